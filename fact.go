@@ -1,0 +1,101 @@
+package kgmem
+
+import "time"
+
+// Fact is one entity–relation triple with its provenance and its two time axes.
+//
+// World time says when the fact was true: ValidAt (zero: unknown, assumed
+// always) and InvalidAt (zero: still true). System time says when kgmem believed
+// it: CreatedAt and ExpiredAt (zero: current belief). Invalidating a contradicted
+// fact sets InvalidAt to the new fact's ValidAt and ExpiredAt to now; the fact
+// stays stored as history.
+type Fact struct {
+	ID        string    `json:"id"`
+	Namespace Namespace `json:"namespace"`
+	SubjectID string    `json:"subject_id"`
+	// Predicate is the canonical lower_snake relation name ("leads").
+	Predicate string `json:"predicate"`
+	ObjectID  string `json:"object_id"`
+	// SubjectName and ObjectName are filled in by stores on read; ignored on write.
+	SubjectName string `json:"subject"`
+	ObjectName  string `json:"object"`
+	// Text is the fact as one self-contained sentence ("Bob leads the ML team.").
+	Text string `json:"fact"`
+	// Confidence in [0, 1].
+	Confidence float64 `json:"confidence"`
+	// Importance from 1 (trivia) to 10 (never forget: name, allergies).
+	Importance int `json:"importance"`
+	// Episodes are the ids of the episodes this fact was drawn from.
+	Episodes   []string       `json:"episodes,omitempty"`
+	Attributes map[string]any `json:"attributes,omitempty"`
+	ValidAt    time.Time      `json:"valid_at,omitzero"`
+	InvalidAt  time.Time      `json:"invalid_at,omitzero"`
+	CreatedAt  time.Time      `json:"created_at"`
+	ExpiredAt  time.Time      `json:"expired_at,omitzero"`
+	Decay      DecayState     `json:"decay"`
+}
+
+// Current reports whether the fact is kgmem's current belief: not expired by a
+// contradiction and not ended in world time.
+func (f Fact) Current() bool { return f.ExpiredAt.IsZero() && f.InvalidAt.IsZero() }
+
+// ValidAtInstant reports whether the fact held at world time t, as far as was
+// known at system time t: it had been recorded by t, it had started by t, it had
+// not ended by t, and it had not been superseded by t.
+func (f Fact) ValidAtInstant(t time.Time) bool {
+	if !f.CreatedAt.IsZero() && f.CreatedAt.After(t) && (f.ValidAt.IsZero() || f.ValidAt.After(t)) {
+		return false
+	}
+	if !f.ValidAt.IsZero() && f.ValidAt.After(t) {
+		return false
+	}
+	if !f.InvalidAt.IsZero() && !f.InvalidAt.After(t) {
+		return false
+	}
+	return true
+}
+
+// Triple is a fact as a client or an LLM states it, before entity resolution:
+// names instead of ids. POST /v1/facts takes these; extraction produces them.
+type Triple struct {
+	Subject     string         `json:"subject"`
+	SubjectType string         `json:"subject_type,omitempty"`
+	Predicate   string         `json:"predicate"`
+	Object      string         `json:"object"`
+	ObjectType  string         `json:"object_type,omitempty"`
+	Text        string         `json:"fact,omitempty"`
+	ValidAt     time.Time      `json:"valid_at,omitzero"`
+	InvalidAt   time.Time      `json:"invalid_at,omitzero"`
+	Confidence  float64        `json:"confidence,omitempty"`
+	Importance  int            `json:"importance,omitempty"`
+	Attributes  map[string]any `json:"metadata,omitempty"`
+	// EpisodeIDs are the episodes the triple was drawn from (provenance).
+	EpisodeIDs []string `json:"episode_ids,omitempty"`
+}
+
+// ChangeOp says what ingesting a triple did to the graph.
+type ChangeOp string
+
+// The fact change operations.
+const (
+	// OpAdded: a new fact was stored.
+	OpAdded ChangeOp = "added"
+	// OpDuplicate: the fact was already known; it was reinforced and gained provenance.
+	OpDuplicate ChangeOp = "duplicate"
+	// OpUpdated: the same fact was restated with richer text; it was rewritten in place.
+	OpUpdated ChangeOp = "updated"
+	// OpInvalidated: an older fact was contradicted and expired (kept as history).
+	OpInvalidated ChangeOp = "invalidated"
+	// OpSkipped: the triple was rejected (reason given) and nothing was stored for it.
+	OpSkipped ChangeOp = "skipped"
+)
+
+// FactChange reports one effect of an ingest on the graph.
+type FactChange struct {
+	Op   ChangeOp `json:"op"`
+	Fact Fact     `json:"fact,omitzero"`
+	// SupersededBy is, for OpInvalidated, the id of the fact that contradicted it.
+	SupersededBy string `json:"superseded_by,omitempty"`
+	// Reason explains OpSkipped and, when known, the other decisions.
+	Reason string `json:"reason,omitempty"`
+}

@@ -1,0 +1,155 @@
+package kgmem
+
+import "context"
+
+// GraphStore is the source of truth: entities, facts (with history), episodes and
+// the mentions between them, plus full-text search. Every method is scoped to one
+// namespace; no method ever reads or writes another namespace's records.
+//
+// Implementations: graph/sqlite (embedded default) and graph/neo4j. Both pass the
+// conformance suite in graph/graphtest.
+type GraphStore interface {
+	// Apply writes one ChangeSet atomically: all of it or nothing.
+	Apply(ctx context.Context, cs ChangeSet) error
+
+	// Episodes returns the episodes with the given ids, in the order of ids;
+	// ids that do not exist in ns are left out.
+	Episodes(ctx context.Context, ns Namespace, ids []string) ([]Episode, error)
+	// ListEpisodes pages through the episodes of ns in id order.
+	ListEpisodes(ctx context.Context, ns Namespace, page Page) ([]Episode, error)
+
+	// Entity returns one entity, or an error wrapping ErrNotFound.
+	Entity(ctx context.Context, ns Namespace, id string) (Entity, error)
+	// Entities returns the entities with the given ids, in the order of ids;
+	// missing ids are left out.
+	Entities(ctx context.Context, ns Namespace, ids []string) ([]Entity, error)
+	// FindEntities lists entities of ns matching the filter, ordered by name.
+	FindEntities(ctx context.Context, ns Namespace, filter EntityFilter) ([]Entity, error)
+
+	// Fact returns one fact (current or historical), or an error wrapping ErrNotFound.
+	Fact(ctx context.Context, ns Namespace, id string) (Fact, error)
+	// Facts returns the facts with the given ids, in the order of ids; missing ids are left out.
+	Facts(ctx context.Context, ns Namespace, ids []string) ([]Fact, error)
+	// ListFacts lists facts of ns matching the filter, newest first.
+	ListFacts(ctx context.Context, ns Namespace, filter FactFilter) ([]Fact, error)
+
+	// SearchText runs full-text (BM25) search over fact text, episode content and
+	// entity names and aliases, best first. Scores are positive, higher is better.
+	SearchText(ctx context.Context, ns Namespace, q TextQuery) ([]Hit, error)
+	// Neighborhood returns the entities and facts within q.Depth hops of the seed
+	// entities, visiting at most q.FanOut facts per entity.
+	Neighborhood(ctx context.Context, ns Namespace, q NeighborhoodQuery) (Subgraph, error)
+
+	// SetDecay overwrites the decay state of the given records.
+	SetDecay(ctx context.Context, ns Namespace, updates []DecayUpdate) error
+	// DeleteFact hard-deletes one fact; ErrNotFound when absent.
+	DeleteFact(ctx context.Context, ns Namespace, id string) error
+	// PurgeNamespace hard-deletes everything in ns and reports how much.
+	PurgeNamespace(ctx context.Context, ns Namespace) (PurgeStats, error)
+
+	// Ping checks the backend is reachable.
+	Ping(ctx context.Context) error
+	// Close releases the store.
+	Close() error
+}
+
+// ChangeSet is one atomic write to a GraphStore, always in one namespace.
+type ChangeSet struct {
+	Namespace Namespace
+	// Episodes are inserted; an episode whose id already exists is left untouched.
+	Episodes []Episode
+	// Entities are upserted by id (all fields replaced).
+	Entities []Entity
+	// Facts are upserted by id (all fields replaced). Invalidating a fact is an
+	// upsert with InvalidAt and ExpiredAt set. Subject and object must exist in
+	// the store or in this ChangeSet.
+	Facts []Fact
+	// Mentions link episodes to entities; duplicates are ignored.
+	Mentions []Mention
+}
+
+// Empty reports whether the change set writes nothing.
+func (cs ChangeSet) Empty() bool {
+	return len(cs.Episodes) == 0 && len(cs.Entities) == 0 && len(cs.Facts) == 0 && len(cs.Mentions) == 0
+}
+
+// Page selects a slice of an id-ordered listing: records with id > After, at most Limit.
+type Page struct {
+	After string
+	Limit int
+}
+
+// EntityFilter selects entities. Zero fields do not filter.
+type EntityFilter struct {
+	// Names matches entities whose normalised name or any normalised alias equals
+	// NormalizeName of one of these.
+	Names []string
+	// Query matches entities whose name or alias contains it, case-insensitively.
+	Query string
+	// Type keeps only entities of this type.
+	Type string
+	// Limit caps the result (0: the store's default of 100).
+	Limit int
+}
+
+// FactFilter selects facts. Zero fields do not filter.
+type FactFilter struct {
+	// EntityID keeps facts whose subject or object is this entity.
+	EntityID string
+	// Predicate keeps facts with this predicate.
+	Predicate string
+	// IncludeExpired also returns invalidated (historical) facts.
+	IncludeExpired bool
+	// Limit caps the result (0: the store's default of 100).
+	Limit int
+}
+
+// TextQuery is a full-text search.
+type TextQuery struct {
+	Text string
+	// Kinds restricts the search (empty: all kinds).
+	Kinds []Kind
+	// IncludeExpired also searches invalidated facts.
+	IncludeExpired bool
+	Limit          int
+}
+
+// Hit is one search result from a single retriever: a record and its score.
+type Hit struct {
+	Kind  Kind    `json:"kind"`
+	ID    string  `json:"id"`
+	Score float64 `json:"score"`
+}
+
+// NeighborhoodQuery is a bounded traversal from seed entities.
+type NeighborhoodQuery struct {
+	Seeds []string
+	// Depth in hops (1 = facts touching a seed).
+	Depth int
+	// FanOut caps the facts followed from any one entity, so hubs stay cheap.
+	FanOut int
+	// IncludeExpired also traverses invalidated facts.
+	IncludeExpired bool
+}
+
+// Subgraph is the result of a traversal.
+type Subgraph struct {
+	Entities []Entity
+	Facts    []Fact
+	// Distance maps each entity id to its hop count from the nearest seed (seeds: 0).
+	Distance map[string]int
+}
+
+// DecayUpdate sets the decay state of one record.
+type DecayUpdate struct {
+	Kind  Kind
+	ID    string
+	State DecayState
+}
+
+// PurgeStats counts what a purge removed.
+type PurgeStats struct {
+	Episodes int `json:"episodes"`
+	Entities int `json:"entities"`
+	Facts    int `json:"facts"`
+}

@@ -1,0 +1,51 @@
+package kgmem
+
+import (
+	"context"
+	"time"
+)
+
+// VectorIndex stores one embedding per searchable record (fact, entity, episode),
+// keyed by the graph's id so writes are idempotent upserts. It is derived data:
+// the GraphStore is the source of truth and can rebuild it.
+//
+// Implementations: vector/embedded (default) and vector/milvus. Both pass the
+// conformance suite in vector/vectortest.
+type VectorIndex interface {
+	// Dimension is the vector length the index holds. Upserting or searching with
+	// another length fails with ErrDimensionMismatch.
+	Dimension() int
+	// Upsert inserts or replaces records by id.
+	Upsert(ctx context.Context, records []VectorRecord) error
+	// Delete removes records of ns by id; absent ids are ignored.
+	Delete(ctx context.Context, ns Namespace, ids []string) error
+	// DeleteNamespace removes every record of ns.
+	DeleteNamespace(ctx context.Context, ns Namespace) error
+	// Search returns the K records of q.Namespace nearest to q.Vector by cosine
+	// similarity, best first; Score is the cosine similarity in [-1, 1].
+	Search(ctx context.Context, q VectorQuery) ([]Hit, error)
+	// Count returns how many records ns holds, of kind k (empty: all kinds).
+	Count(ctx context.Context, ns Namespace, k Kind) (int, error)
+	// Ping checks the backend is reachable.
+	Ping(ctx context.Context) error
+	// Close releases the index.
+	Close() error
+}
+
+// VectorRecord is one embedding.
+type VectorRecord struct {
+	ID        string
+	Namespace Namespace
+	Kind      Kind
+	Vector    []float32
+	CreatedAt time.Time
+}
+
+// VectorQuery is a filtered nearest-neighbour search.
+type VectorQuery struct {
+	Namespace Namespace
+	Vector    []float32
+	// Kinds restricts the search (empty: all kinds).
+	Kinds []Kind
+	K     int
+}
