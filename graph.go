@@ -1,6 +1,9 @@
 package kgmem
 
-import "context"
+import (
+	"context"
+	"encoding/json"
+)
 
 // GraphStore is the source of truth: entities, facts (with history), episodes and
 // the mentions between them, plus full-text search. Every method is scoped to one
@@ -23,14 +26,14 @@ type GraphStore interface {
 	// Entities returns the entities with the given ids, in the order of ids;
 	// missing ids are left out.
 	Entities(ctx context.Context, ns Namespace, ids []string) ([]Entity, error)
-	// FindEntities lists entities of ns matching the filter, ordered by name.
+	// FindEntities lists entities of ns matching the filter in id order.
 	FindEntities(ctx context.Context, ns Namespace, filter EntityFilter) ([]Entity, error)
 
 	// Fact returns one fact (current or historical), or an error wrapping ErrNotFound.
 	Fact(ctx context.Context, ns Namespace, id string) (Fact, error)
 	// Facts returns the facts with the given ids, in the order of ids; missing ids are left out.
 	Facts(ctx context.Context, ns Namespace, ids []string) ([]Fact, error)
-	// ListFacts lists facts of ns matching the filter, newest first.
+	// ListFacts lists facts of ns matching the filter in id order.
 	ListFacts(ctx context.Context, ns Namespace, filter FactFilter) ([]Fact, error)
 
 	// SearchText runs full-text (BM25) search over fact text, episode content and
@@ -44,8 +47,15 @@ type GraphStore interface {
 	SetDecay(ctx context.Context, ns Namespace, updates []DecayUpdate) error
 	// DeleteFact hard-deletes one fact; ErrNotFound when absent.
 	DeleteFact(ctx context.Context, ns Namespace, id string) error
-	// PurgeNamespace hard-deletes everything in ns and reports how much.
+	// PurgeNamespace hard-deletes everything in ns (settings included) and reports how much.
 	PurgeNamespace(ctx context.Context, ns Namespace) (PurgeStats, error)
+
+	// Namespaces lists every namespace that holds at least one record or settings, sorted.
+	Namespaces(ctx context.Context) ([]Namespace, error)
+	// Settings returns the settings of ns (the zero value when none were stored).
+	Settings(ctx context.Context, ns Namespace) (NamespaceSettings, error)
+	// PutSettings replaces the settings of ns.
+	PutSettings(ctx context.Context, ns Namespace, s NamespaceSettings) error
 
 	// Ping checks the backend is reachable.
 	Ping(ctx context.Context) error
@@ -73,7 +83,8 @@ func (cs ChangeSet) Empty() bool {
 	return len(cs.Episodes) == 0 && len(cs.Entities) == 0 && len(cs.Facts) == 0 && len(cs.Mentions) == 0
 }
 
-// Page selects a slice of an id-ordered listing: records with id > After, at most Limit.
+// Page selects a slice of an id-ordered listing: records with id > After, at
+// most Limit (0: the store's default of 100).
 type Page struct {
 	After string
 	Limit int
@@ -88,8 +99,8 @@ type EntityFilter struct {
 	Query string
 	// Type keeps only entities of this type.
 	Type string
-	// Limit caps the result (0: the store's default of 100).
-	Limit int
+	// After and Limit page through the result in id order (Limit 0: 100).
+	Page
 }
 
 // FactFilter selects facts. Zero fields do not filter.
@@ -100,8 +111,8 @@ type FactFilter struct {
 	Predicate string
 	// IncludeExpired also returns invalidated (historical) facts.
 	IncludeExpired bool
-	// Limit caps the result (0: the store's default of 100).
-	Limit int
+	// After and Limit page through the result in id order (Limit 0: 100).
+	Page
 }
 
 // TextQuery is a full-text search.
@@ -152,4 +163,24 @@ type PurgeStats struct {
 	Episodes int `json:"episodes"`
 	Entities int `json:"entities"`
 	Facts    int `json:"facts"`
+}
+
+// NamespaceSettings are the per-namespace options, stored with the graph.
+type NamespaceSettings struct {
+	// Schema constrains extraction to declared entity and relation types.
+	Schema *Schema `json:"schema,omitempty"`
+	// Writes switches kinds of graph changes off, like the peers' insert/update/delete toggles.
+	Writes WritePolicy `json:"writes"`
+	// Decay holds the decay package's parameters as JSON; that package owns the shape.
+	Decay json.RawMessage `json:"decay,omitempty"`
+}
+
+// WritePolicy says which changes ingestion may make. The zero value allows all.
+type WritePolicy struct {
+	// DisableInserts stops new facts from being added.
+	DisableInserts bool `json:"disable_inserts,omitempty"`
+	// DisableUpdates stops existing facts from being rewritten.
+	DisableUpdates bool `json:"disable_updates,omitempty"`
+	// DisableInvalidations stops contradicted facts from being invalidated.
+	DisableInvalidations bool `json:"disable_invalidations,omitempty"`
 }

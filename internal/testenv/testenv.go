@@ -1,0 +1,36 @@
+// Package testenv locates the real Neo4j and Milvus servers that integration
+// tests run against. scripts/test.sh starts both and exports their addresses.
+// Outside CI a missing server skips the test; in CI (CI set) it fails it, so a
+// broken service start can never pass as green.
+package testenv
+
+import (
+	"os"
+	"testing"
+)
+
+// Environment variables set by scripts/test.sh.
+const (
+	Neo4jURIVar   = "KGMEM_TEST_NEO4J_URI"
+	MilvusAddrVar = "KGMEM_TEST_MILVUS_ADDR"
+	ciVar         = "CI"
+)
+
+// Neo4jURI returns the Bolt URI of the test Neo4j (auth disabled).
+func Neo4jURI(t testing.TB) string { return require(t, Neo4jURIVar, "Neo4j") }
+
+// MilvusAddr returns the host:port of the test Milvus.
+func MilvusAddr(t testing.TB) string { return require(t, MilvusAddrVar, "Milvus") }
+
+func require(t testing.TB, name, what string) string {
+	t.Helper()
+	if v := os.Getenv(name); v != "" {
+		return v
+	}
+	msg := what + " integration test needs " + name + "; run the suite with scripts/test.sh, which starts " + what
+	if os.Getenv(ciVar) != "" {
+		t.Fatal(msg)
+	}
+	t.Skip(msg)
+	return ""
+}
