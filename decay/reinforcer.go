@@ -1,0 +1,352 @@
+package decay
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/kgmem/kgmem"
+)
+
+// Reinforcer defaults.
+const (
+	DefaultReinforceInterval = 5 * time.Second
+	DefaultReinforceBatch    = 512
+	DefaultApplyTimeout      = 30 * time.Second
+)
+
+// ReinforcerConfig configures a Reinforcer.
+type ReinforcerConfig struct {
+	// Store is where decay states are read and written. Required.
+	Store kgmem.GraphStore
+	// JournalPath is the file that makes queued reinforcements survive a crash.
+	// Its directory is created if needed. Required.
+	JournalPath string
+	// Models gives each namespace's model; nil means StoreModels(Store).
+	Models ModelFunc
+	// Clock stamps each Enqueue; nil means kgmem.SystemClock.
+	Clock kgmem.Clock
+	// Interval between background applies; 0 means DefaultReinforceInterval.
+	Interval time.Duration
+	// BatchSize is the number of queued refs that triggers an apply before the
+	// interval is up; 0 means DefaultReinforceBatch.
+	BatchSize int
+	// ApplyTimeout bounds one background apply; 0 means DefaultApplyTimeout.
+	ApplyTimeout time.Duration
+	// Logger reports background failures; nil means slog.Default().
+	Logger *slog.Logger
+}
+
+// Reinforcer applies reinforcements (recalls, restatements) off the request
+// path, durably. Enqueue appends to a journal file, fsyncs it and returns; a
+// background goroutine applies the queue (Model.Reinforce on the current state,
+// then GraphStore.SetDecay) every Interval or when BatchSize refs are waiting,
+// and then drops the applied entries from the journal. A new Reinforcer replays
+// the journal its predecessor left, so a crash loses no reinforcement; one that
+// was applied just before a crash may be applied twice (at least once).
+//
+// Each queued reinforcement keeps the time it was enqueued at, so a backlog
+// applied late still reinforces at the right times. Refs whose records were
+// deleted meanwhile are dropped. The store is written with SetDecay only; a
+// concurrent upsert of the same record by the engine may overwrite one
+// reinforcement (last writer wins).
+//
+// All methods are safe for concurrent use.
+type Reinforcer struct {
+	cfg    ReinforcerConfig
+	models ModelFunc
+	clock  kgmem.Clock
+	log    *slog.Logger
+
+	applyMu sync.Mutex // serialises applies (background loop, Flush, Close)
+
+	mu          sync.Mutex // guards the fields below and the journal
+	journal     *journal
+	pending     []journalEntry
+	pendingRefs int
+	closed      bool
+
+	kick   chan struct{}
+	stop   chan struct{}
+	done   chan struct{}
+	ctx    context.Context
+	cancel context.CancelFunc
+}
+
+// NewReinforcer opens (or creates) the journal, queues what it holds, and
+// starts the background loop, which applies a replayed backlog at once.
+func NewReinforcer(cfg ReinforcerConfig) (*Reinforcer, error) {
+	switch {
+	case cfg.Store == nil:
+		return nil, fmt.Errorf("new reinforcer: %w", kgmem.Invalidf("store", "is required"))
+	case cfg.JournalPath == "":
+		return nil, fmt.Errorf("new reinforcer: %w", kgmem.Invalidf("journal_path", "is required"))
+	case cfg.Interval < 0:
+		return nil, fmt.Errorf("new reinforcer: %w", kgmem.Invalidf("interval", "must not be negative"))
+	case cfg.BatchSize < 0:
+		return nil, fmt.Errorf("new reinforcer: %w", kgmem.Invalidf("batch_size", "must not be negative"))
+	case cfg.ApplyTimeout < 0:
+		return nil, fmt.Errorf("new reinforcer: %w", kgmem.Invalidf("apply_timeout", "must not be negative"))
+	}
+	if cfg.Interval == 0 {
+		cfg.Interval = DefaultReinforceInterval
+	}
+	if cfg.BatchSize == 0 {
+		cfg.BatchSize = DefaultReinforceBatch
+	}
+	if cfg.ApplyTimeout == 0 {
+		cfg.ApplyTimeout = DefaultApplyTimeout
+	}
+	r := &Reinforcer{
+		cfg:    cfg,
+		models: cfg.Models,
+		clock:  cfg.Clock,
+		log:    cfg.Logger,
+		kick:   make(chan struct{}, 1),
+		stop:   make(chan struct{}),
+		done:   make(chan struct{}),
+	}
+	if r.models == nil {
+		r.models = StoreModels(cfg.Store)
+	}
+	if r.clock == nil {
+		r.clock = kgmem.SystemClock{}
+	}
+	if r.log == nil {
+		r.log = slog.Default()
+	}
+	j, entries, skipped, err := openJournal(cfg.JournalPath)
+	if err != nil {
+		return nil, fmt.Errorf("new reinforcer: %w", err)
+	}
+	if skipped > 0 {
+		r.log.Warn("decay: skipped unreadable reinforcement journal lines", "path", cfg.JournalPath, "lines", skipped)
+	}
+	r.journal, r.pending = j, entries
+	for _, e := range entries {
+		r.pendingRefs += len(e.Refs)
+	}
+	r.ctx, r.cancel = context.WithCancel(context.Background())
+	go r.run()
+	if len(entries) > 0 {
+		r.signal()
+	}
+	return r, nil
+}
+
+// Enqueue queues a reinforcement of refs in ns at the clock's now. It returns
+// once the journal holds it on disk, without touching the store. Invalid input
+// fails with kgmem.ErrInvalid and queues nothing; a closed Reinforcer or a
+// journal write failure fails with kgmem.ErrUnavailable.
+func (r *Reinforcer) Enqueue(ns kgmem.Namespace, refs ...Ref) error {
+	if len(refs) == 0 {
+		return nil
+	}
+	if _, err := kgmem.ParseNamespace(string(ns)); err != nil {
+		return fmt.Errorf("enqueue reinforcement: %w", err)
+	}
+	if err := validateRefs(refs); err != nil {
+		return fmt.Errorf("enqueue reinforcement: %w", err)
+	}
+	e := journalEntry{NS: ns, At: r.clock.Now(), Refs: slices.Clone(refs)}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed {
+		return fmt.Errorf("enqueue reinforcement: reinforcer is closed: %w", kgmem.ErrUnavailable)
+	}
+	if err := r.journal.append(e); err != nil {
+		return fmt.Errorf("enqueue reinforcement: %w: %w", kgmem.ErrUnavailable, err)
+	}
+	r.pending = append(r.pending, e)
+	r.pendingRefs += len(e.Refs)
+	if r.pendingRefs >= r.cfg.BatchSize {
+		r.signal()
+	}
+	return nil
+}
+
+// Pending returns how many queued refs wait to be applied.
+func (r *Reinforcer) Pending() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.pendingRefs
+}
+
+// Flush applies everything queued so far and returns when it is written (or
+// an error when some of it could not be; that part stays queued and journaled).
+func (r *Reinforcer) Flush(ctx context.Context) error {
+	r.mu.Lock()
+	closed := r.closed
+	r.mu.Unlock()
+	if closed {
+		return fmt.Errorf("flush reinforcements: reinforcer is closed: %w", kgmem.ErrUnavailable)
+	}
+	return r.apply(ctx)
+}
+
+// Close stops the background loop, applies what is queued, and closes the
+// journal. What cannot be applied stays in the journal for the next start.
+// Close is idempotent.
+func (r *Reinforcer) Close(ctx context.Context) error {
+	r.mu.Lock()
+	if r.closed {
+		r.mu.Unlock()
+		return nil
+	}
+	r.closed = true
+	r.mu.Unlock()
+
+	close(r.stop)
+	select {
+	case <-r.done:
+	case <-ctx.Done():
+		r.cancel()
+		<-r.done
+	}
+	r.cancel()
+	err := r.apply(ctx)
+	r.mu.Lock()
+	cerr := r.journal.close()
+	r.mu.Unlock()
+	if err = errors.Join(err, cerr); err != nil {
+		return fmt.Errorf("close reinforcer: %w", err)
+	}
+	return nil
+}
+
+// signal wakes the background loop without blocking.
+func (r *Reinforcer) signal() {
+	select {
+	case r.kick <- struct{}{}:
+	default:
+	}
+}
+
+// run is the background loop.
+func (r *Reinforcer) run() {
+	defer close(r.done)
+	ticker := time.NewTicker(r.cfg.Interval)
+	defer ticker.Stop()
+	for {
+		select {
+		case <-r.stop:
+			return
+		case <-ticker.C:
+		case <-r.kick:
+		}
+		ctx, cancel := context.WithTimeout(r.ctx, r.cfg.ApplyTimeout)
+		if err := r.apply(ctx); err != nil {
+			r.log.Warn("decay: applying reinforcements failed; will retry", "err", err, "pending", r.Pending())
+		}
+		cancel()
+	}
+}
+
+// apply takes the queue, applies it namespace by namespace, puts back what
+// must be retried, and rewrites the journal to hold exactly what is still queued.
+func (r *Reinforcer) apply(ctx context.Context) error {
+	r.applyMu.Lock()
+	defer r.applyMu.Unlock()
+
+	r.mu.Lock()
+	batch := r.pending
+	r.pending, r.pendingRefs = nil, 0
+	r.mu.Unlock()
+	if len(batch) == 0 {
+		return nil
+	}
+
+	retry, err := r.applyBatch(ctx, batch)
+
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.pending = append(retry, r.pending...)
+	r.pendingRefs = 0
+	for _, e := range r.pending {
+		r.pendingRefs += len(e.Refs)
+	}
+	if len(retry) == len(batch) {
+		return err // nothing applied: the journal is still exact
+	}
+	if jerr := r.journal.rewrite(r.pending); jerr != nil {
+		// The applied entries stay in the journal and may be applied again after a restart.
+		return errors.Join(err, fmt.Errorf("compact reinforcement journal: %w", jerr))
+	}
+	return err
+}
+
+// applyBatch applies entries grouped by namespace and returns the entries of
+// namespaces that failed with a retryable error. Entries failing with
+// kgmem.ErrInvalid or kgmem.ErrNotFound can never succeed and are dropped.
+func (r *Reinforcer) applyBatch(ctx context.Context, batch []journalEntry) ([]journalEntry, error) {
+	byNS := make(map[kgmem.Namespace][]journalEntry)
+	var order []kgmem.Namespace
+	for _, e := range batch {
+		if _, ok := byNS[e.NS]; !ok {
+			order = append(order, e.NS)
+		}
+		byNS[e.NS] = append(byNS[e.NS], e)
+	}
+	var (
+		retry []journalEntry
+		errs  []error
+	)
+	for _, ns := range order {
+		err := r.applyNamespace(ctx, ns, byNS[ns])
+		switch {
+		case err == nil:
+		case errors.Is(err, kgmem.ErrInvalid) || errors.Is(err, kgmem.ErrNotFound):
+			r.log.Error("decay: dropping reinforcements that cannot be applied", "namespace", ns, "err", err)
+			errs = append(errs, err)
+		default:
+			retry = append(retry, byNS[ns]...)
+			errs = append(errs, err)
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return retry, fmt.Errorf("apply reinforcements: %w", err)
+	}
+	return retry, nil
+}
+
+// applyNamespace reinforces every ref of entries at each time it was enqueued,
+// in time order, and writes the new states.
+func (r *Reinforcer) applyNamespace(ctx context.Context, ns kgmem.Namespace, entries []journalEntry) error {
+	model, err := r.models(ctx, ns)
+	if err != nil {
+		return fmt.Errorf("model of %s: %w", ns, err)
+	}
+	times := make(map[Ref][]time.Time)
+	var refs []Ref
+	for _, e := range entries {
+		for _, ref := range e.Refs {
+			if _, ok := times[ref]; !ok {
+				refs = append(refs, ref)
+			}
+			times[ref] = append(times[ref], e.At)
+		}
+	}
+	records, err := loadRecords(ctx, r.cfg.Store, ns, refs)
+	if err != nil {
+		return err
+	}
+	updates := make([]kgmem.DecayUpdate, 0, len(records))
+	for _, ref := range refs {
+		rec, ok := records[ref]
+		if !ok {
+			continue // deleted since it was recalled
+		}
+		s := model.Backfill(rec.state, rec.created)
+		ts := times[ref]
+		slices.SortFunc(ts, time.Time.Compare)
+		for _, t := range ts {
+			s = model.Reinforce(s, rec.importance, t)
+		}
+		updates = append(updates, kgmem.DecayUpdate{Kind: ref.Kind, ID: ref.ID, State: s})
+	}
+	return setDecay(ctx, r.cfg.Store, ns, updates)
+}
