@@ -1,0 +1,126 @@
+package graphtest
+
+import (
+	"fmt"
+	"maps"
+	"testing"
+
+	"github.com/kgmem/kgmem"
+)
+
+// testNeighborhood covers bounded traversal: depth, fan-out caps on hubs,
+// distances, expired facts, and missing seeds.
+func testNeighborhood(t *testing.T, open Opener) {
+	h := newH(t, open)
+	ns := kgmem.Namespace("graph/hood")
+	// Chain A-B-C-D (B-C stored backwards: traversal ignores direction), an
+	// expired fact A-X, and a hub H with 50 leaves.
+	a, b, c, d, x := Entity(ns, "ent_nb_a", "A"), Entity(ns, "ent_nb_b", "B"), Entity(ns, "ent_nb_c", "C"), Entity(ns, "ent_nb_d", "D"), Entity(ns, "ent_nb_x", "X")
+	ab := Fact(ns, "fact_nb_ab", a.ID, "knows", b.ID, "A knows B.")
+	cb := Fact(ns, "fact_nb_cb", c.ID, "knows", b.ID, "C knows B.")
+	cd := Fact(ns, "fact_nb_cd", c.ID, "knows", d.ID, "C knows D.")
+	ax := Fact(ns, "fact_nb_ax", a.ID, "knew", x.ID, "A knew X.")
+	ax.InvalidAt, ax.ExpiredAt = at(1), at(1)
+	hub := Entity(ns, "ent_nb_hub", "Hub")
+	cs := kgmem.ChangeSet{Namespace: ns, Entities: []kgmem.Entity{a, b, c, d, x, hub}, Facts: []kgmem.Fact{ab, cb, cd, ax}}
+	for i := range 50 {
+		leaf := Entity(ns, fmt.Sprintf("ent_nb_leaf%02d", i), fmt.Sprintf("Leaf %d", i))
+		cs.Entities = append(cs.Entities, leaf)
+		cs.Facts = append(cs.Facts, Fact(ns, fmt.Sprintf("fact_nb_hub%02d", i), hub.ID, "has", leaf.ID, fmt.Sprintf("Hub has leaf %d.", i)))
+	}
+	h.apply(cs)
+
+	tests := []struct {
+		name      string
+		q         kgmem.NeighborhoodQuery
+		wantFacts []string
+		wantDist  map[string]int
+	}{
+		{"Depth1", kgmem.NeighborhoodQuery{Seeds: []string{a.ID}, Depth: 1, FanOut: 10},
+			[]string{ab.ID}, map[string]int{a.ID: 0, b.ID: 1}},
+		{"Depth2", kgmem.NeighborhoodQuery{Seeds: []string{a.ID}, Depth: 2, FanOut: 10},
+			[]string{ab.ID, cb.ID}, map[string]int{a.ID: 0, b.ID: 1, c.ID: 2}},
+		{"Depth3", kgmem.NeighborhoodQuery{Seeds: []string{a.ID}, Depth: 3, FanOut: 10},
+			[]string{ab.ID, cb.ID, cd.ID}, map[string]int{a.ID: 0, b.ID: 1, c.ID: 2, d.ID: 3}},
+		{"MiddleSeed", kgmem.NeighborhoodQuery{Seeds: []string{b.ID}, Depth: 1, FanOut: 10},
+			[]string{ab.ID, cb.ID}, map[string]int{a.ID: 1, b.ID: 0, c.ID: 1}},
+		{"TwoSeedsNearestWins", kgmem.NeighborhoodQuery{Seeds: []string{a.ID, d.ID}, Depth: 2, FanOut: 10},
+			[]string{ab.ID, cb.ID, cd.ID}, map[string]int{a.ID: 0, b.ID: 1, c.ID: 1, d.ID: 0}},
+		{"IncludeExpired", kgmem.NeighborhoodQuery{Seeds: []string{a.ID}, Depth: 1, FanOut: 10, IncludeExpired: true},
+			[]string{ab.ID, ax.ID}, map[string]int{a.ID: 0, b.ID: 1, x.ID: 1}},
+		{"MissingSeedIgnored", kgmem.NeighborhoodQuery{Seeds: []string{"ent_nb_missing", a.ID}, Depth: 1, FanOut: 10},
+			[]string{ab.ID}, map[string]int{a.ID: 0, b.ID: 1}},
+		{"OnlyMissingSeeds", kgmem.NeighborhoodQuery{Seeds: []string{"ent_nb_missing"}, Depth: 2, FanOut: 10}, nil, map[string]int{}},
+		{"NoSeeds", kgmem.NeighborhoodQuery{Depth: 2, FanOut: 10}, nil, map[string]int{}},
+		{"IsolatedSeed", kgmem.NeighborhoodQuery{Seeds: []string{x.ID}, Depth: 2, FanOut: 10}, nil, map[string]int{x.ID: 0}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			g := h.neighborhood(ns, tc.q)
+			checkSubgraph(t, g)
+			sameSet(t, "facts", factIDs(g.Facts), tc.wantFacts)
+			if !maps.Equal(g.Distance, tc.wantDist) && (len(g.Distance) != 0 || len(tc.wantDist) != 0) {
+				t.Fatalf("Distance = %v, want %v", g.Distance, tc.wantDist)
+			}
+		})
+	}
+	t.Run("FanOutCapsHub", func(t *testing.T) {
+		for _, fanOut := range []int{1, 10, 49} {
+			g := h.neighborhood(ns, kgmem.NeighborhoodQuery{Seeds: []string{hub.ID}, Depth: 2, FanOut: fanOut})
+			checkSubgraph(t, g)
+			if len(g.Facts) != fanOut || len(g.Entities) != fanOut+1 {
+				t.Errorf("FanOut %d: got %d facts and %d entities, want %d and %d", fanOut, len(g.Facts), len(g.Entities), fanOut, fanOut+1)
+			}
+		}
+		g := h.neighborhood(ns, kgmem.NeighborhoodQuery{Seeds: []string{hub.ID}, Depth: 1, FanOut: 100})
+		if len(g.Facts) != 50 || len(g.Entities) != 51 {
+			t.Errorf("FanOut 100: got %d facts and %d entities, want 50 and 51", len(g.Facts), len(g.Entities))
+		}
+	})
+	t.Run("LeafReachesHubButNotSiblingsAtDepth1", func(t *testing.T) {
+		g := h.neighborhood(ns, kgmem.NeighborhoodQuery{Seeds: []string{"ent_nb_leaf07"}, Depth: 1, FanOut: 5})
+		checkSubgraph(t, g)
+		sameSet(t, "facts", factIDs(g.Facts), []string{"fact_nb_hub07"})
+	})
+	t.Run("RecordsComplete", func(t *testing.T) {
+		g := h.neighborhood(ns, kgmem.NeighborhoodQuery{Seeds: []string{a.ID}, Depth: 1, FanOut: 10})
+		for _, e := range g.Entities {
+			if e.ID == b.ID {
+				checkEntity(t, e, b)
+			}
+		}
+		for _, f := range g.Facts {
+			checkFact(t, f, ab, a.Name, b.Name)
+		}
+	})
+}
+
+// checkSubgraph checks the invariants of any traversal result: every entity
+// has a distance, every distance an entity, every fact's ends are included and
+// nothing is returned twice.
+func checkSubgraph(t *testing.T, g kgmem.Subgraph) {
+	t.Helper()
+	ents := map[string]bool{}
+	for _, e := range g.Entities {
+		if ents[e.ID] {
+			t.Errorf("entity %s returned twice", e.ID)
+		}
+		ents[e.ID] = true
+		if _, ok := g.Distance[e.ID]; !ok {
+			t.Errorf("entity %s has no distance", e.ID)
+		}
+	}
+	if len(g.Distance) != len(ents) {
+		t.Errorf("Distance has %d entries for %d entities: %v", len(g.Distance), len(ents), g.Distance)
+	}
+	facts := map[string]bool{}
+	for _, f := range g.Facts {
+		if facts[f.ID] {
+			t.Errorf("fact %s returned twice", f.ID)
+		}
+		facts[f.ID] = true
+		if !ents[f.SubjectID] || !ents[f.ObjectID] {
+			t.Errorf("fact %s links %s and %s, not both among the entities", f.ID, f.SubjectID, f.ObjectID)
+		}
+	}
+}

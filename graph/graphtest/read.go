@@ -1,0 +1,246 @@
+package graphtest
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/kgmem/kgmem"
+)
+
+// testRead covers the lookups and listings: not found, FindEntities by names,
+// query and type, ListFacts filters, and paging.
+func testRead(t *testing.T, open Opener) {
+	t.Run("NotFound", func(t *testing.T) { testNotFound(t, open) })
+	t.Run("FindEntities", func(t *testing.T) { testFindEntities(t, open) })
+	t.Run("ListFacts", func(t *testing.T) { testListFacts(t, open) })
+	t.Run("Paging", func(t *testing.T) { testPaging(t, open) })
+	t.Run("BadArguments", func(t *testing.T) { testBadArguments(t, open) })
+}
+
+func testNotFound(t *testing.T, open Opener) {
+	h := newH(t, open)
+	ns := kgmem.Namespace("read/notfound")
+	h.apply(kgmem.ChangeSet{Namespace: ns, Entities: []kgmem.Entity{Entity(ns, "ent_nf_a", "A")}})
+	_, err := h.s.Entity(h.ctx, ns, "ent_nf_missing")
+	wantErr(t, "Entity", err, kgmem.ErrNotFound)
+	_, err = h.s.Fact(h.ctx, ns, "fact_nf_missing")
+	wantErr(t, "Fact", err, kgmem.ErrNotFound)
+	_, err = h.s.Entity(h.ctx, "read/never-written", "ent_nf_a")
+	wantErr(t, "Entity in an empty namespace", err, kgmem.ErrNotFound)
+	for name, call := range map[string]func() (int, error){
+		"Entities": func() (int, error) { r, err := h.s.Entities(h.ctx, ns, []string{"x", "y"}); return len(r), err },
+		"Facts":    func() (int, error) { r, err := h.s.Facts(h.ctx, ns, []string{"x"}); return len(r), err },
+		"Episodes": func() (int, error) { r, err := h.s.Episodes(h.ctx, ns, []string{"x"}); return len(r), err },
+	} {
+		if n, err := call(); n != 0 || err != nil {
+			t.Errorf("%s of missing ids = %d records, %v; want none, no error", name, n, err)
+		}
+	}
+}
+
+func testFindEntities(t *testing.T, open Opener) {
+	h := newH(t, open)
+	ns := kgmem.Namespace("read/find")
+	bob := Entity(ns, "ent_fe_1", "Robert Smith", "Bob", "Bobby")
+	zoe := Entity(ns, "ent_fe_2", "Zoë Ñúñez", "Zoe")
+	acme := Entity(ns, "ent_fe_3", "ACME Corp.")
+	acme.Type = kgmem.TypeOrganization
+	bobOrg := Entity(ns, "ent_fe_4", "Bob's Burgers", "bob")
+	bobOrg.Type = kgmem.TypeOrganization
+	jp := Entity(ns, "ent_fe_5", "東京", "Tokyo")
+	jp.Type = kgmem.TypePlace
+	h.apply(kgmem.ChangeSet{Namespace: ns, Entities: []kgmem.Entity{bob, zoe, acme, bobOrg, jp}})
+
+	tests := []struct {
+		name   string
+		filter kgmem.EntityFilter
+		want   []string
+	}{
+		{"All", kgmem.EntityFilter{}, []string{bob.ID, zoe.ID, acme.ID, bobOrg.ID, jp.ID}},
+		{"NameExact", kgmem.EntityFilter{Names: []string{"Robert Smith"}}, []string{bob.ID}},
+		{"NameNormalised", kgmem.EntityFilter{Names: []string{"  ROBERT   smith. "}}, []string{bob.ID}},
+		{"AliasNormalised", kgmem.EntityFilter{Names: []string{"  BOB "}}, []string{bob.ID, bobOrg.ID}},
+		{"SeveralNames", kgmem.EntityFilter{Names: []string{"bobby", "acme corp", "nobody"}}, []string{bob.ID, acme.ID}},
+		{"UnicodeName", kgmem.EntityFilter{Names: []string{"ZOË ÑÚÑEZ"}}, []string{zoe.ID}},
+		{"CJKName", kgmem.EntityFilter{Names: []string{"東京"}}, []string{jp.ID}},
+		{"NoPartialNameMatch", kgmem.EntityFilter{Names: []string{"Robert"}}, nil},
+		{"QuerySubstring", kgmem.EntityFilter{Query: "smi"}, []string{bob.ID}},
+		{"QueryCaseInsensitive", kgmem.EntityFilter{Query: "OB"}, []string{bob.ID, bobOrg.ID}},
+		{"QueryMatchesAlias", kgmem.EntityFilter{Query: "toky"}, []string{jp.ID}},
+		{"QueryUnicode", kgmem.EntityFilter{Query: "ñúñ"}, []string{zoe.ID}},
+		{"QueryNoMatch", kgmem.EntityFilter{Query: "xyz"}, nil},
+		{"QueryIsNotAPattern", kgmem.EntityFilter{Query: "%"}, nil},
+		{"Type", kgmem.EntityFilter{Type: kgmem.TypeOrganization}, []string{acme.ID, bobOrg.ID}},
+		{"TypeAndName", kgmem.EntityFilter{Type: kgmem.TypeOrganization, Names: []string{"bob"}}, []string{bobOrg.ID}},
+		{"TypeAndQuery", kgmem.EntityFilter{Type: kgmem.TypePerson, Query: "bob"}, []string{bob.ID}},
+		{"UnknownType", kgmem.EntityFilter{Type: "Spaceship"}, nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			// The contract promises id order; the fixture ids sort as listed.
+			sameIDs(t, "FindEntities", h.findEntities(ns, tc.filter), sorted(tc.want))
+		})
+	}
+}
+
+func testListFacts(t *testing.T, open Opener) {
+	h := newH(t, open)
+	ns := kgmem.Namespace("read/facts")
+	a, b, c := Entity(ns, "ent_lf_a", "A"), Entity(ns, "ent_lf_b", "B"), Entity(ns, "ent_lf_c", "C")
+	ab := Fact(ns, "fact_lf_1", a.ID, "knows", b.ID, "A knows B.")
+	bc := Fact(ns, "fact_lf_2", b.ID, "knows", c.ID, "B knows C.")
+	ca := Fact(ns, "fact_lf_3", c.ID, "likes", a.ID, "C likes A.")
+	old := Fact(ns, "fact_lf_4", a.ID, "likes", c.ID, "A liked C.")
+	old.InvalidAt, old.ExpiredAt = at(1), at(2)
+	ended := Fact(ns, "fact_lf_5", b.ID, "worked_at", a.ID, "B worked at A until last year.")
+	ended.InvalidAt = at(-24) // ended in world time but still believed: not expired
+	self := Fact(ns, "fact_lf_6", c.ID, "likes", c.ID, "C likes itself.")
+	h.apply(kgmem.ChangeSet{Namespace: ns, Entities: []kgmem.Entity{a, b, c}, Facts: []kgmem.Fact{ab, bc, ca, old, ended, self}})
+
+	tests := []struct {
+		name   string
+		filter kgmem.FactFilter
+		want   []string
+	}{
+		{"All", kgmem.FactFilter{}, []string{ab.ID, bc.ID, ca.ID, ended.ID, self.ID}},
+		{"AllWithHistory", kgmem.FactFilter{IncludeExpired: true}, []string{ab.ID, bc.ID, ca.ID, old.ID, ended.ID, self.ID}},
+		{"SubjectOrObject", kgmem.FactFilter{EntityID: a.ID}, []string{ab.ID, ca.ID, ended.ID}},
+		{"SubjectOrObjectWithHistory", kgmem.FactFilter{EntityID: a.ID, IncludeExpired: true}, []string{ab.ID, ca.ID, old.ID, ended.ID}},
+		{"SelfLoopOnce", kgmem.FactFilter{EntityID: c.ID}, []string{bc.ID, ca.ID, self.ID}},
+		{"Predicate", kgmem.FactFilter{Predicate: "likes"}, []string{ca.ID, self.ID}},
+		{"PredicateWithHistory", kgmem.FactFilter{Predicate: "likes", IncludeExpired: true}, []string{ca.ID, old.ID, self.ID}},
+		{"EntityAndPredicate", kgmem.FactFilter{EntityID: b.ID, Predicate: "knows"}, []string{ab.ID, bc.ID}},
+		{"UnknownEntity", kgmem.FactFilter{EntityID: "ent_lf_missing"}, nil},
+		{"UnknownPredicate", kgmem.FactFilter{Predicate: "hates"}, nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			sameIDs(t, "ListFacts", h.listFacts(ns, tc.filter), tc.want)
+		})
+	}
+	t.Run("NamesFilled", func(t *testing.T) {
+		fs, err := h.s.ListFacts(h.ctx, ns, kgmem.FactFilter{EntityID: a.ID, Predicate: "knows"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sameIDs(t, "ListFacts", factIDs(fs), []string{ab.ID})
+		checkFact(t, fs[0], ab, a.Name, b.Name)
+	})
+}
+
+func testPaging(t *testing.T, open Opener) {
+	h := newH(t, open)
+	ns := kgmem.Namespace("read/paging")
+	const n = 105 // more than the default page of 100
+	var cs = kgmem.ChangeSet{Namespace: ns}
+	var entIDs, factIDs, epIDs []string
+	for i := range n {
+		e := Entity(ns, fmt.Sprintf("ent_pg_%03d", i), fmt.Sprintf("Member %03d", i), "member")
+		cs.Entities = append(cs.Entities, e)
+		entIDs = append(entIDs, e.ID)
+		f := Fact(ns, fmt.Sprintf("fact_pg_%03d", i), e.ID, "member_of", "ent_pg_000", fmt.Sprintf("Member %03d is a member.", i))
+		cs.Facts = append(cs.Facts, f)
+		factIDs = append(factIDs, f.ID)
+		ep := Episode(ns, fmt.Sprintf("ep_pg_%03d", i), "Ann", fmt.Sprintf("message %d", i))
+		cs.Episodes = append(cs.Episodes, ep)
+		epIDs = append(epIDs, ep.ID)
+	}
+	// Write in reverse so that insertion order differs from id order.
+	for i, j := 0, n-1; i < j; i, j = i+1, j-1 {
+		cs.Entities[i], cs.Entities[j] = cs.Entities[j], cs.Entities[i]
+		cs.Facts[i], cs.Facts[j] = cs.Facts[j], cs.Facts[i]
+		cs.Episodes[i], cs.Episodes[j] = cs.Episodes[j], cs.Episodes[i]
+	}
+	h.apply(cs)
+
+	listEpisodes := func(p kgmem.Page) []string {
+		eps, err := h.s.ListEpisodes(h.ctx, ns, p)
+		if err != nil {
+			t.Fatalf("ListEpisodes(%+v): %v", p, err)
+		}
+		return episodeIDs(eps)
+	}
+	lists := []struct {
+		name string
+		all  []string
+		list func(p kgmem.Page) []string
+	}{
+		{"FindEntities", entIDs, func(p kgmem.Page) []string { return h.findEntities(ns, kgmem.EntityFilter{Page: p}) }},
+		{"FindEntitiesByName", entIDs, func(p kgmem.Page) []string {
+			return h.findEntities(ns, kgmem.EntityFilter{Names: []string{"MEMBER"}, Page: p})
+		}},
+		{"ListFacts", factIDs, func(p kgmem.Page) []string { return h.listFacts(ns, kgmem.FactFilter{Page: p}) }},
+		{"ListFactsByEntity", factIDs, func(p kgmem.Page) []string {
+			return h.listFacts(ns, kgmem.FactFilter{EntityID: "ent_pg_000", Page: p})
+		}},
+		{"ListEpisodes", epIDs, listEpisodes},
+	}
+	for _, l := range lists {
+		t.Run(l.name, func(t *testing.T) {
+			sameIDs(t, "default limit", l.list(kgmem.Page{}), l.all[:100])
+			sameIDs(t, "first page", l.list(kgmem.Page{Limit: 40}), l.all[:40])
+			sameIDs(t, "second page", l.list(kgmem.Page{After: l.all[39], Limit: 40}), l.all[40:80])
+			sameIDs(t, "last page", l.list(kgmem.Page{After: l.all[79], Limit: 40}), l.all[80:])
+			sameIDs(t, "after the end", l.list(kgmem.Page{After: l.all[n-1], Limit: 40}), nil)
+			// After need not be an existing id: it is a lower bound.
+			sameIDs(t, "after a gap", l.list(kgmem.Page{After: l.all[9] + "~", Limit: 3}), l.all[10:13])
+		})
+	}
+}
+
+func testBadArguments(t *testing.T, open Opener) {
+	h := newH(t, open)
+	ns := kgmem.Namespace("read/bad")
+	h.apply(kgmem.ChangeSet{Namespace: ns, Entities: []kgmem.Entity{Entity(ns, "ent_ba_1", "A")}})
+	bad := kgmem.Namespace("no//good")
+	calls := map[string]func() error{
+		"Entity":       func() error { _, err := h.s.Entity(h.ctx, bad, "ent_ba_1"); return err },
+		"Entities":     func() error { _, err := h.s.Entities(h.ctx, bad, []string{"ent_ba_1"}); return err },
+		"Fact":         func() error { _, err := h.s.Fact(h.ctx, bad, "x"); return err },
+		"Facts":        func() error { _, err := h.s.Facts(h.ctx, bad, []string{"x"}); return err },
+		"Episodes":     func() error { _, err := h.s.Episodes(h.ctx, bad, []string{"x"}); return err },
+		"ListEpisodes": func() error { _, err := h.s.ListEpisodes(h.ctx, bad, kgmem.Page{}); return err },
+		"FindEntities": func() error { _, err := h.s.FindEntities(h.ctx, bad, kgmem.EntityFilter{}); return err },
+		"ListFacts":    func() error { _, err := h.s.ListFacts(h.ctx, bad, kgmem.FactFilter{}); return err },
+		"SearchText":   func() error { _, err := h.s.SearchText(h.ctx, bad, kgmem.TextQuery{Text: "a"}); return err },
+		"Neighborhood": func() error {
+			_, err := h.s.Neighborhood(h.ctx, bad, kgmem.NeighborhoodQuery{Seeds: []string{"ent_ba_1"}, Depth: 1})
+			return err
+		},
+		"SetDecay":    func() error { return h.s.SetDecay(h.ctx, bad, nil) },
+		"DeleteFact":  func() error { return h.s.DeleteFact(h.ctx, bad, "x") },
+		"Purge":       func() error { _, err := h.s.PurgeNamespace(h.ctx, bad); return err },
+		"Settings":    func() error { _, err := h.s.Settings(h.ctx, bad); return err },
+		"PutSettings": func() error { return h.s.PutSettings(h.ctx, bad, kgmem.NamespaceSettings{}) },
+		"EmptyEntity": func() error { _, err := h.s.Entity(h.ctx, "", "ent_ba_1"); return err },
+		"NegativeLimit": func() error {
+			_, err := h.s.FindEntities(h.ctx, ns, kgmem.EntityFilter{Page: kgmem.Page{Limit: -1}})
+			return err
+		},
+		"NegativeFactLimit": func() error {
+			_, err := h.s.ListFacts(h.ctx, ns, kgmem.FactFilter{Page: kgmem.Page{Limit: -1}})
+			return err
+		},
+		"NegativeEpisodeLimit": func() error { _, err := h.s.ListEpisodes(h.ctx, ns, kgmem.Page{Limit: -5}); return err },
+		"NegativeSearchLimit":  func() error { _, err := h.s.SearchText(h.ctx, ns, kgmem.TextQuery{Text: "a", Limit: -1}); return err },
+		"UnknownKind": func() error {
+			_, err := h.s.SearchText(h.ctx, ns, kgmem.TextQuery{Text: "a", Kinds: []kgmem.Kind{"planet"}})
+			return err
+		},
+		"NegativeDepth": func() error {
+			_, err := h.s.Neighborhood(h.ctx, ns, kgmem.NeighborhoodQuery{Seeds: []string{"ent_ba_1"}, Depth: -1})
+			return err
+		},
+		"NegativeFanOut": func() error {
+			_, err := h.s.Neighborhood(h.ctx, ns, kgmem.NeighborhoodQuery{Seeds: []string{"ent_ba_1"}, Depth: 1, FanOut: -1})
+			return err
+		},
+		"DecayUnknownKind": func() error {
+			return h.s.SetDecay(h.ctx, ns, []kgmem.DecayUpdate{{Kind: "planet", ID: "ent_ba_1"}})
+		},
+	}
+	for name, call := range calls {
+		t.Run(name, func(t *testing.T) { wantErr(t, name, call(), kgmem.ErrInvalid) })
+	}
+	checkEntity(t, h.entity(ns, "ent_ba_1"), Entity(ns, "ent_ba_1", "A"))
+}
