@@ -1,0 +1,241 @@
+package api_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/kgmem/kgmem"
+	"github.com/kgmem/kgmem/api"
+	"github.com/kgmem/kgmem/embed"
+	"github.com/kgmem/kgmem/graph/sqlite"
+	"github.com/kgmem/kgmem/memory"
+	"github.com/kgmem/kgmem/vector/hnsw"
+)
+
+// testServer is the API over the real embedded backends in a temporary directory.
+type testServer struct {
+	t      *testing.T
+	url    string
+	graph  kgmem.GraphStore
+	engine *memory.Engine
+}
+
+func newTestServer(t *testing.T, opts api.Options, extractor kgmem.Extractor) *testServer {
+	t.Helper()
+	ctx := context.Background()
+	dir := t.TempDir()
+	g, err := sqlite.Open(ctx, filepath.Join(dir, "graph.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	emb := embed.NewHashing(256)
+	v, err := hnsw.Open(ctx, filepath.Join(dir, "vectors.db"), emb.Dimension(), hnsw.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	eng, err := memory.New(memory.Config{Graph: g, Vectors: v, Embedder: emb, Extractor: extractor})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(api.New(eng, opts, nil).Handler())
+	t.Cleanup(func() {
+		srv.Close()
+		_ = v.Close()
+		_ = g.Close()
+	})
+	return &testServer{t: t, url: srv.URL, graph: g, engine: eng}
+}
+
+// do sends a request with a raw body and decodes a JSON answer into out (if non-nil).
+func (s *testServer) do(method, path, contentType string, body []byte, out any) (int, http.Header) {
+	s.t.Helper()
+	req, err := http.NewRequest(method, s.url+path, bytes.NewReader(body))
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	if contentType != "" {
+		req.Header.Set("Content-Type", contentType)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(resp.Body)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	if out != nil && len(raw) > 0 {
+		if err := json.Unmarshal(raw, out); err != nil {
+			s.t.Fatalf("%s %s: decode %q: %v", method, path, raw, err)
+		}
+	}
+	return resp.StatusCode, resp.Header
+}
+
+// json sends v as JSON and decodes the answer into out.
+func (s *testServer) json(method, path string, v any, out any) int {
+	s.t.Helper()
+	var body []byte
+	if v != nil {
+		var err error
+		if body, err = json.Marshal(v); err != nil {
+			s.t.Fatal(err)
+		}
+	}
+	status, _ := s.do(method, path, "application/json", body, out)
+	return status
+}
+
+// counts reports how many records ns holds, straight from the store.
+func (s *testServer) counts(ns kgmem.Namespace) (episodes, facts, entities int) {
+	s.t.Helper()
+	ctx := context.Background()
+	eps, err := s.graph.ListEpisodes(ctx, ns, kgmem.Page{Limit: 10000})
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	fs, err := s.graph.ListFacts(ctx, ns, kgmem.FactFilter{IncludeExpired: true, Page: kgmem.Page{Limit: 10000}})
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	ents, err := s.graph.FindEntities(ctx, ns, kgmem.EntityFilter{Page: kgmem.Page{Limit: 10000}})
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	return len(eps), len(fs), len(ents)
+}
+
+type message = map[string]any
+
+func conversation() []message {
+	return []message{
+		{"id": "m1", "role": "user", "name": "Caroline", "content": "I went to the LGBTQ support group yesterday and it was so powerful.", "timestamp": "2023-05-08T13:56:00Z"},
+		{"id": "m2", "role": "user", "name": "Melanie", "content": "That's great! I'm painting a sunrise over the lake for my kids.", "timestamp": "2023-05-08T13:57:00Z"},
+		{"id": "m3", "role": "user", "name": "Caroline", "content": "I'm researching adoption agencies because I want to give a child a loving home.", "timestamp": "2023-05-08T13:58:00Z"},
+	}
+}
+
+type ingestResponse struct {
+	Episodes []struct {
+		ID        string `json:"id"`
+		MessageID string `json:"message_id"`
+		ThreadID  string `json:"thread_id"`
+		Created   bool   `json:"created"`
+	} `json:"episodes"`
+	Facts []kgmem.FactChange `json:"facts"`
+}
+
+type searchResponse struct {
+	Facts []struct {
+		ID     string       `json:"id"`
+		Fact   string       `json:"fact"`
+		Status string       `json:"status"`
+		Score  memory.Score `json:"score"`
+	} `json:"facts"`
+	Episodes []struct {
+		ID        string         `json:"id"`
+		MessageID string         `json:"message_id"`
+		ThreadID  string         `json:"thread_id"`
+		Name      string         `json:"name"`
+		Content   string         `json:"content"`
+		Timestamp string         `json:"timestamp"`
+		Metadata  map[string]any `json:"metadata"`
+		Score     memory.Score   `json:"score"`
+	} `json:"episodes"`
+	Entities []struct {
+		ID   string `json:"id"`
+		Name string `json:"name"`
+	} `json:"entities"`
+	Context string `json:"context"`
+}
+
+func TestIngestAndSearch(t *testing.T) {
+	s := newTestServer(t, api.Options{}, nil)
+	var ing ingestResponse
+	if st := s.json("POST", "/v1/memories", map[string]any{"namespace": "acme/users/u42", "thread_id": "t1", "messages": conversation()}, &ing); st != http.StatusCreated {
+		t.Fatalf("ingest status %d, want 201", st)
+	}
+	if len(ing.Episodes) != 3 || !ing.Episodes[0].Created || ing.Episodes[0].MessageID != "m1" || ing.Episodes[0].ThreadID != "t1" {
+		t.Fatalf("episodes %+v", ing.Episodes)
+	}
+
+	var res searchResponse
+	if st := s.json("POST", "/v1/search", map[string]any{"namespace": "acme/users/u42", "query": "adoption agencies", "limit": 2}, &res); st != 200 {
+		t.Fatalf("search status %d", st)
+	}
+	if len(res.Episodes) == 0 || res.Episodes[0].MessageID != "m3" {
+		t.Fatalf("top episode %+v, want m3", res.Episodes)
+	}
+	top := res.Episodes[0]
+	if top.Name != "Caroline" || top.ThreadID != "t1" || !strings.HasPrefix(top.Timestamp, "2023-05-08T13:58:00") {
+		t.Errorf("episode fields %+v", top)
+	}
+	if len(top.Score.Sources) != 2 {
+		t.Errorf("score breakdown %+v: want both vector and bm25 to find the best match", top.Score)
+	}
+	for _, src := range top.Score.Sources {
+		if src.Rank != 1 {
+			t.Errorf("%s ranked the best match %d, want 1", src.Retriever, src.Rank)
+		}
+	}
+	if top.Score.Final <= 0 || top.Score.Final < res.Episodes[len(res.Episodes)-1].Score.Final {
+		t.Errorf("scores not ordered: %+v", res.Episodes)
+	}
+	if len(res.Episodes) > 2 {
+		t.Errorf("limit 2 returned %d episodes", len(res.Episodes))
+	}
+	if !strings.Contains(res.Context, "[2023-05-08 13:58] Caroline: I'm researching adoption agencies") {
+		t.Errorf("context %q lacks the dated message", res.Context)
+	}
+}
+
+func TestRepostIsIdempotent(t *testing.T) {
+	s := newTestServer(t, api.Options{}, nil)
+	body := map[string]any{"namespace": "n1", "thread_id": "t1", "messages": conversation()}
+	var first, second ingestResponse
+	if st := s.json("POST", "/v1/memories", body, &first); st != http.StatusCreated {
+		t.Fatalf("first post %d", st)
+	}
+	if st := s.json("POST", "/v1/memories", body, &second); st != http.StatusOK {
+		t.Fatalf("re-post %d, want 200", st)
+	}
+	for i, ep := range second.Episodes {
+		if ep.Created || ep.ID != first.Episodes[i].ID {
+			t.Errorf("re-posted episode %d: %+v, want the stored one, not created", i, ep)
+		}
+	}
+	// A batch mixing known and new messages stores only the new one.
+	mixed := append(conversation(), message{"id": "m4", "name": "Melanie", "content": "Adoption is a wonderful choice.", "timestamp": "2023-05-08T14:00:00Z"})
+	var third ingestResponse
+	if st := s.json("POST", "/v1/memories", map[string]any{"namespace": "n1", "thread_id": "t1", "messages": mixed}, &third); st != http.StatusCreated {
+		t.Fatalf("mixed post %d", st)
+	}
+	if eps, _, _ := s.counts("n1"); eps != 4 {
+		t.Fatalf("store holds %d episodes, want 4", eps)
+	}
+	// The same message id in another thread is another message.
+	if st := s.json("POST", "/v1/memories", map[string]any{"namespace": "n1", "thread_id": "t2", "messages": conversation()[:1]}, nil); st != http.StatusCreated {
+		t.Fatalf("other thread %d, want 201", st)
+	}
+	if eps, _, _ := s.counts("n1"); eps != 5 {
+		t.Fatalf("store holds %d episodes, want 5", eps)
+	}
+	// Searching finds each message once.
+	var res searchResponse
+	s.json("POST", "/v1/search", map[string]any{"namespace": "n1", "query": "LGBTQ support group", "include": []string{"episodes"}}, &res)
+	seen := map[string]int{}
+	for _, ep := range res.Episodes {
+		seen[ep.ID]++
+		if seen[ep.ID] > 1 {
+			t.Errorf("episode %s returned twice", ep.ID)
+		}
+	}
+}

@@ -1,0 +1,48 @@
+package api
+
+import (
+	"net/http"
+
+	"github.com/kgmem/kgmem"
+	"github.com/kgmem/kgmem/memory"
+	"github.com/labstack/echo/v4"
+)
+
+// entityList is the body of GET /v1/entities.
+type entityList struct {
+	Entities []kgmem.Entity `json:"entities"`
+	// Next is the cursor for the next page ("after"), empty on the last page.
+	Next string `json:"next,omitempty"`
+}
+
+func (s *Server) listEntities(c echo.Context) error {
+	ns, err := namespaceParam(c)
+	if err != nil {
+		return err
+	}
+	page, err := s.pageParams(c)
+	if err != nil {
+		return err
+	}
+	ents, err := s.engine.ListEntities(c.Request().Context(), memory.ListEntitiesRequest{Namespace: ns, Query: c.QueryParam("q"), Type: c.QueryParam("type"), Page: page})
+	if err != nil {
+		return err
+	}
+	out := entityList{Entities: ents}
+	if len(ents) == page.Limit {
+		out.Next = ents[len(ents)-1].ID
+	}
+	return c.JSON(http.StatusOK, out)
+}
+
+func (s *Server) getEntity(c echo.Context) error {
+	ns, err := namespaceParam(c)
+	if err != nil {
+		return err
+	}
+	ent, err := s.engine.Entity(c.Request().Context(), ns, c.Param("id"))
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, ent)
+}

@@ -1,0 +1,117 @@
+package api
+
+import (
+	"fmt"
+	"net/http"
+
+	"github.com/kgmem/kgmem"
+	"github.com/kgmem/kgmem/memory"
+	"github.com/labstack/echo/v4"
+)
+
+// factsRequest is the body of POST /v1/facts.
+type factsRequest struct {
+	Namespace string       `json:"namespace"`
+	Facts     []tripleJSON `json:"facts"`
+}
+
+type tripleJSON struct {
+	Subject     string         `json:"subject"`
+	SubjectType string         `json:"subject_type"`
+	Predicate   string         `json:"predicate"`
+	Object      string         `json:"object"`
+	ObjectType  string         `json:"object_type"`
+	Fact        string         `json:"fact"`
+	ValidAt     string         `json:"valid_at"`
+	InvalidAt   string         `json:"invalid_at"`
+	Confidence  float64        `json:"confidence"`
+	Importance  int            `json:"importance"`
+	EpisodeIDs  []string       `json:"episode_ids"`
+	Metadata    map[string]any `json:"metadata"`
+}
+
+func (s *Server) postFacts(c echo.Context) error {
+	var body factsRequest
+	if err := decodeJSON(c, &body); err != nil {
+		return err
+	}
+	ns, err := kgmem.ParseNamespace(body.Namespace)
+	if err != nil {
+		return err
+	}
+	req := memory.AddFactsRequest{Namespace: ns}
+	for i, t := range body.Facts {
+		validAt, err := parseTime(fmt.Sprintf("facts[%d].valid_at", i), t.ValidAt)
+		if err != nil {
+			return err
+		}
+		invalidAt, err := parseTime(fmt.Sprintf("facts[%d].invalid_at", i), t.InvalidAt)
+		if err != nil {
+			return err
+		}
+		req.Facts = append(req.Facts, kgmem.Triple{
+			Subject: t.Subject, SubjectType: t.SubjectType, Predicate: t.Predicate, Object: t.Object, ObjectType: t.ObjectType,
+			Text: t.Fact, ValidAt: validAt, InvalidAt: invalidAt, Confidence: t.Confidence, Importance: t.Importance,
+			Attributes: t.Metadata, EpisodeIDs: t.EpisodeIDs,
+		})
+	}
+	res, err := s.engine.AddFacts(c.Request().Context(), req)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, res)
+}
+
+func (s *Server) getFact(c echo.Context) error {
+	ns, err := namespaceParam(c)
+	if err != nil {
+		return err
+	}
+	f, err := s.engine.Fact(c.Request().Context(), ns, c.Param("id"))
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, f)
+}
+
+// factList is the body of GET /v1/facts.
+type factList struct {
+	Facts []memory.FactView `json:"facts"`
+	// Next is the cursor for the next page ("after"), empty on the last page.
+	Next string `json:"next,omitempty"`
+}
+
+func (s *Server) listFacts(c echo.Context) error {
+	ns, err := namespaceParam(c)
+	if err != nil {
+		return err
+	}
+	page, err := s.pageParams(c)
+	if err != nil {
+		return err
+	}
+	current, err := boolParam(c, "current_only")
+	if err != nil {
+		return err
+	}
+	facts, err := s.engine.ListFacts(c.Request().Context(), memory.ListFactsRequest{Namespace: ns, Entity: c.QueryParam("entity"), CurrentOnly: current, Page: page})
+	if err != nil {
+		return err
+	}
+	out := factList{Facts: facts}
+	if len(facts) == page.Limit {
+		out.Next = facts[len(facts)-1].ID
+	}
+	return c.JSON(http.StatusOK, out)
+}
+
+func (s *Server) deleteFact(c echo.Context) error {
+	ns, err := namespaceParam(c)
+	if err != nil {
+		return err
+	}
+	if err := s.engine.DeleteFact(c.Request().Context(), ns, c.Param("id")); err != nil {
+		return err
+	}
+	return c.NoContent(http.StatusNoContent)
+}

@@ -1,0 +1,48 @@
+package api
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/kgmem/kgmem"
+	"github.com/kgmem/kgmem/memory"
+	"github.com/labstack/echo/v4"
+)
+
+// searchRequest is the body of POST /v1/search.
+type searchRequest struct {
+	Namespace      string   `json:"namespace"`
+	Query          string   `json:"query"`
+	Limit          int      `json:"limit"`
+	Include        []string `json:"include"`
+	IncludeHistory bool     `json:"include_history"`
+}
+
+func (s *Server) postSearch(c echo.Context) error {
+	var body searchRequest
+	if err := decodeJSON(c, &body); err != nil {
+		return err
+	}
+	ns, err := kgmem.ParseNamespace(body.Namespace)
+	if err != nil {
+		return err
+	}
+	req := memory.SearchRequest{Namespace: ns, Query: body.Query, Limit: body.Limit, IncludeHistory: body.IncludeHistory}
+	for i, inc := range body.Include {
+		// Accept the plural the response uses ("facts") and the kind ("fact").
+		k := kgmem.Kind(strings.TrimSuffix(inc, "s"))
+		if inc == "entities" {
+			k = kgmem.KindEntity
+		}
+		if !k.Valid() {
+			return kgmem.Invalidf(fmt.Sprintf("include[%d]", i), "is %q; use facts, episodes or entities", inc)
+		}
+		req.Include = append(req.Include, k)
+	}
+	res, err := s.engine.Search(c.Request().Context(), req)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, res)
+}

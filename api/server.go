@@ -1,0 +1,146 @@
+package api
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/kgmem/kgmem/memory"
+	"github.com/labstack/echo/v4"
+	"github.com/labstack/echo/v4/middleware"
+)
+
+// Options bound what one request may cost.
+type Options struct {
+	// MaxBodyBytes caps a request body (default 8 MiB).
+	MaxBodyBytes int64
+	// MaxPageSize caps ?limit= on list routes (default 1000).
+	MaxPageSize int
+	// RequestTimeout is the deadline of one request's work (default 30 s).
+	RequestTimeout time.Duration
+}
+
+func (o Options) withDefaults() Options {
+	if o.MaxBodyBytes <= 0 {
+		o.MaxBodyBytes = 8 << 20
+	}
+	if o.MaxPageSize <= 0 {
+		o.MaxPageSize = 1000
+	}
+	if o.RequestTimeout <= 0 {
+		o.RequestTimeout = 30 * time.Second
+	}
+	return o
+}
+
+// Server is the HTTP API over one Engine.
+type Server struct {
+	engine *memory.Engine
+	opts   Options
+	log    *slog.Logger
+	echo   *echo.Echo
+}
+
+// New builds the API server and its routes.
+func New(engine *memory.Engine, opts Options, log *slog.Logger) *Server {
+	if log == nil {
+		log = slog.Default()
+	}
+	s := &Server{engine: engine, opts: opts.withDefaults(), log: log, echo: echo.New()}
+	e := s.echo
+	e.HideBanner, e.HidePort = true, true
+	e.HTTPErrorHandler = s.errorHandler
+	e.Use(middleware.RequestID())
+	e.Use(middleware.RecoverWithConfig(middleware.RecoverConfig{LogErrorFunc: func(c echo.Context, err error, stack []byte) error {
+		s.log.ErrorContext(c.Request().Context(), "panic in handler", "error", err, "stack", string(stack))
+		return err
+	}}))
+	e.Use(s.requestLogger())
+	e.Use(s.limitBody)
+	e.Use(middleware.ContextTimeoutWithConfig(middleware.ContextTimeoutConfig{Timeout: s.opts.RequestTimeout}))
+	s.routes()
+	return s
+}
+
+// routes registers every route; openapi.json documents each of them (a test checks).
+func (s *Server) routes() {
+	e := s.echo
+	e.GET("/healthz", s.healthz)
+	e.GET("/readyz", s.readyz)
+	e.GET("/openapi.json", s.openAPI)
+	v1 := e.Group("/v1")
+	v1.POST("/memories", s.postMemories)
+	v1.POST("/facts", s.postFacts)
+	v1.GET("/facts", s.listFacts)
+	v1.GET("/facts/:id", s.getFact)
+	v1.DELETE("/facts/:id", s.deleteFact)
+	v1.GET("/entities", s.listEntities)
+	v1.GET("/entities/:id", s.getEntity)
+	v1.POST("/search", s.postSearch)
+	v1.DELETE("/namespaces/:namespace", s.purgeNamespace)
+}
+
+// Handler returns the server as an http.Handler (for tests and embedding).
+func (s *Server) Handler() http.Handler { return s.echo }
+
+// Routes lists the registered method and path pairs.
+func (s *Server) Routes() []*echo.Route { return s.echo.Routes() }
+
+// limitBody caps the request body; the decoder turns an overrun into a 413.
+func (s *Server) limitBody(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		req := c.Request()
+		if req.ContentLength > s.opts.MaxBodyBytes {
+			return echo.NewHTTPError(http.StatusRequestEntityTooLarge, fmt.Sprintf("request body is %d bytes, at most %d allowed", req.ContentLength, s.opts.MaxBodyBytes))
+		}
+		req.Body = http.MaxBytesReader(c.Response(), req.Body, s.opts.MaxBodyBytes)
+		return next(c)
+	}
+}
+
+// requestLogger logs one line per request: method, route, status, latency and
+// request id, never bodies or query text.
+func (s *Server) requestLogger() echo.MiddlewareFunc {
+	return middleware.RequestLoggerWithConfig(middleware.RequestLoggerConfig{
+		LogStatus: true, LogMethod: true, LogRoutePath: true, LogLatency: true, LogRequestID: true, LogError: true,
+		HandleError: true,
+		LogValuesFunc: func(c echo.Context, v middleware.RequestLoggerValues) error {
+			level := slog.LevelInfo
+			if v.Status >= 500 {
+				level = slog.LevelError
+			}
+			s.log.LogAttrs(c.Request().Context(), level, "request",
+				slog.String("method", v.Method), slog.String("route", v.RoutePath), slog.Int("status", v.Status),
+				slog.Duration("latency", v.Latency), slog.String("request_id", v.RequestID))
+			return nil
+		},
+	})
+}
+
+// Serve answers on ln until ctx is cancelled, then shuts down gracefully,
+// letting in-flight requests (and their writes) finish within grace.
+func (s *Server) Serve(ctx context.Context, ln net.Listener, grace time.Duration) error {
+	srv := &http.Server{
+		Handler:           s.echo,
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       60 * time.Second,
+		WriteTimeout:      s.opts.RequestTimeout + 10*time.Second,
+		IdleTimeout:       120 * time.Second,
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return fmt.Errorf("serve %s: %w", ln.Addr(), err)
+	case <-ctx.Done():
+	}
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), grace)
+	defer cancel()
+	if err := srv.Shutdown(shutdownCtx); err != nil {
+		return fmt.Errorf("graceful shutdown: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,121 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+
+	"github.com/kgmem/kgmem"
+	"github.com/kgmem/kgmem/embed"
+	"github.com/kgmem/kgmem/graph/sqlite"
+	"github.com/kgmem/kgmem/memory"
+	"github.com/kgmem/kgmem/triples"
+	"github.com/kgmem/kgmem/vector/hnsw"
+)
+
+// backends are the opened stores and the engine over them.
+type backends struct {
+	graph   kgmem.GraphStore
+	vectors kgmem.VectorIndex
+	engine  *memory.Engine
+}
+
+// openBackends opens the configured graph store, vector index, embedder and
+// extractor, and builds the engine. On failure everything opened is closed.
+func openBackends(ctx context.Context, cfg *config, log *slog.Logger) (b *backends, err error) {
+	b = &backends{}
+	defer func() {
+		if err != nil {
+			b.close(log)
+		}
+	}()
+	embedder, err := openEmbedder(cfg)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.Graph == "sqlite" || cfg.Vector == "hnsw" {
+		if err := os.MkdirAll(cfg.DataDir, 0o755); err != nil {
+			return nil, fmt.Errorf("create data directory: %w", err)
+		}
+	}
+	if b.graph, err = openGraph(ctx, cfg); err != nil {
+		return nil, err
+	}
+	if b.vectors, err = openVectors(ctx, cfg, embedder); err != nil {
+		return nil, err
+	}
+	var extractor kgmem.Extractor
+	if cfg.LLMBaseURL != "" {
+		extractor, err = triples.NewExtractor(triples.ExtractorConfig{
+			BaseURL: cfg.LLMBaseURL, APIKey: cfg.LLMAPIKey, Model: cfg.LLMModel, Azure: cfg.LLMAzure,
+			Timeout: cfg.LLMTimeout, Mode: triples.Mode(cfg.LLMMode),
+		})
+		if err != nil {
+			return nil, fmt.Errorf("configure extraction LLM: %w", err)
+		}
+	}
+	b.engine, err = memory.New(memory.Config{
+		Graph: b.graph, Vectors: b.vectors, Embedder: embedder, Extractor: extractor, Logger: log,
+	})
+	if err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+func openEmbedder(cfg *config) (kgmem.Embedder, error) {
+	if cfg.Embedder == "hash" {
+		return embed.NewHashing(cfg.EmbedDim), nil
+	}
+	e, err := embed.NewOpenAI(embed.OpenAIConfig{
+		BaseURL: cfg.EmbedBaseURL, APIKey: cfg.EmbedAPIKey, Model: cfg.EmbedModel, Dimensions: cfg.EmbedDim,
+		Azure: cfg.EmbedAzure, BatchSize: cfg.EmbedBatch, Timeout: cfg.EmbedTimeout,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("configure embeddings endpoint: %w", err)
+	}
+	return e, nil
+}
+
+func openGraph(ctx context.Context, cfg *config) (kgmem.GraphStore, error) {
+	switch cfg.Graph {
+	case "sqlite":
+		path := filepath.Join(cfg.DataDir, "graph.db")
+		s, err := sqlite.Open(ctx, path)
+		if err != nil {
+			return nil, fmt.Errorf("open embedded graph store %s: %w", path, err)
+		}
+		return s, nil
+	}
+	return nil, fmt.Errorf("graph backend %q is not built into this binary", cfg.Graph)
+}
+
+func openVectors(ctx context.Context, cfg *config, embedder kgmem.Embedder) (kgmem.VectorIndex, error) {
+	switch cfg.Vector {
+	case "hnsw":
+		path := filepath.Join(cfg.DataDir, "vectors.db")
+		ix, err := hnsw.Open(ctx, path, embedder.Dimension(), hnsw.Options{})
+		if err != nil {
+			return nil, fmt.Errorf("open embedded vector index %s: %w", path, err)
+		}
+		return ix, nil
+	}
+	return nil, fmt.Errorf("vector backend %q is not built into this binary", cfg.Vector)
+}
+
+// close closes whatever was opened, logging failures.
+func (b *backends) close(log *slog.Logger) {
+	var errs []error
+	if b.vectors != nil {
+		errs = append(errs, b.vectors.Close())
+	}
+	if b.graph != nil {
+		errs = append(errs, b.graph.Close())
+	}
+	if err := errors.Join(errs...); err != nil {
+		log.Error("closing backends", "error", err)
+	}
+}

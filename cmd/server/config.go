@@ -1,0 +1,188 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// config is the server's effective configuration: every field is a flag and a
+// KGMEM_* environment variable (the flag wins).
+type config struct {
+	Addr    string
+	DataDir string
+
+	Graph         string
+	Neo4jURI      string
+	Neo4jUser     string
+	Neo4jPassword string
+	Neo4jDatabase string
+
+	Vector           string
+	MilvusAddr       string
+	MilvusCollection string
+
+	Embedder     string
+	EmbedDim     int
+	EmbedBaseURL string
+	EmbedModel   string
+	EmbedAPIKey  string
+	EmbedAzure   bool
+	EmbedBatch   int
+	EmbedTimeout time.Duration
+
+	LLMBaseURL string
+	LLMModel   string
+	LLMAPIKey  string
+	LLMMode    string
+	LLMAzure   bool
+	LLMTimeout time.Duration
+
+	MaxBodyBytes   int64
+	RequestTimeout time.Duration
+	ShutdownGrace  time.Duration
+	LogLevel       string
+	LogFormat      string
+
+	// envErrs collects malformed KGMEM_* values, reported by validate.
+	envErrs []error
+}
+
+// bindFlags registers every config field on fs, defaulting from the environment.
+func (c *config) bindFlags(fs *flag.FlagSet) {
+	str := func(p *string, name, env, def, usage string) {
+		fs.StringVar(p, name, envOr(env, def), usage+" ($"+env+")")
+	}
+	integer := func(p *int, name, env string, def int, usage string) {
+		fs.IntVar(p, name, c.envInt(env, def), usage+" ($"+env+")")
+	}
+	boolean := func(p *bool, name, env string, usage string) {
+		fs.BoolVar(p, name, c.envBool(env), usage+" ($"+env+")")
+	}
+	dur := func(p *time.Duration, name, env string, def time.Duration, usage string) {
+		fs.DurationVar(p, name, c.envDuration(env, def), usage+" ($"+env+")")
+	}
+	str(&c.Addr, "addr", "KGMEM_ADDR", "127.0.0.1:8080", "listen address")
+	str(&c.DataDir, "data-dir", "KGMEM_DATA_DIR", "kgmem-data", "directory of the embedded graph store and vector index")
+	str(&c.Graph, "graph", "KGMEM_GRAPH", "sqlite", "graph backend: sqlite (embedded) or neo4j")
+	str(&c.Neo4jURI, "neo4j-uri", "KGMEM_NEO4J_URI", "bolt://127.0.0.1:7687", "Neo4j Bolt URI")
+	str(&c.Neo4jUser, "neo4j-user", "KGMEM_NEO4J_USER", "neo4j", "Neo4j user")
+	str(&c.Neo4jPassword, "neo4j-password", "KGMEM_NEO4J_PASSWORD", "", "Neo4j password (empty: auth disabled)")
+	str(&c.Neo4jDatabase, "neo4j-database", "KGMEM_NEO4J_DATABASE", "neo4j", "Neo4j database")
+	str(&c.Vector, "vector", "KGMEM_VECTOR", "hnsw", "vector backend: hnsw (embedded) or milvus")
+	str(&c.MilvusAddr, "milvus-addr", "KGMEM_MILVUS_ADDR", "127.0.0.1:19530", "Milvus gRPC address")
+	str(&c.MilvusCollection, "milvus-collection", "KGMEM_MILVUS_COLLECTION", "kgmem_vectors", "Milvus collection")
+	str(&c.Embedder, "embedder", "KGMEM_EMBEDDER", "hash", "embedder: hash (offline, no model) or openai (any OpenAI-compatible endpoint)")
+	integer(&c.EmbedDim, "embed-dim", "KGMEM_EMBED_DIM", 256, "embedding dimension")
+	str(&c.EmbedBaseURL, "embed-base-url", "KGMEM_EMBED_BASE_URL", "https://api.openai.com/v1", "embeddings endpoint base URL")
+	str(&c.EmbedModel, "embed-model", "KGMEM_EMBED_MODEL", "text-embedding-3-small", "embeddings model")
+	str(&c.EmbedAPIKey, "embed-api-key", "KGMEM_EMBED_API_KEY", os.Getenv("OPENAI_API_KEY"), "embeddings API key")
+	boolean(&c.EmbedAzure, "embed-azure", "KGMEM_EMBED_AZURE", "the embeddings endpoint is Azure OpenAI")
+	integer(&c.EmbedBatch, "embed-batch", "KGMEM_EMBED_BATCH", 64, "texts per embeddings request")
+	dur(&c.EmbedTimeout, "embed-timeout", "KGMEM_EMBED_TIMEOUT", 30*time.Second, "embeddings request timeout")
+	str(&c.LLMBaseURL, "llm-base-url", "KGMEM_LLM_BASE_URL", "", "chat endpoint base URL for extraction (empty: extraction off)")
+	str(&c.LLMModel, "llm-model", "KGMEM_LLM_MODEL", "", "chat model for extraction")
+	str(&c.LLMAPIKey, "llm-api-key", "KGMEM_LLM_API_KEY", os.Getenv("OPENAI_API_KEY"), "chat API key")
+	str(&c.LLMMode, "llm-mode", "KGMEM_LLM_MODE", "auto", "structured output: auto, json_schema, json_object or text")
+	boolean(&c.LLMAzure, "llm-azure", "KGMEM_LLM_AZURE", "the chat endpoint is Azure OpenAI")
+	dur(&c.LLMTimeout, "llm-timeout", "KGMEM_LLM_TIMEOUT", 60*time.Second, "chat request timeout")
+	fs.Int64Var(&c.MaxBodyBytes, "max-body-bytes", int64(c.envInt("KGMEM_MAX_BODY_BYTES", 8<<20)), "request body limit in bytes ($KGMEM_MAX_BODY_BYTES)")
+	dur(&c.RequestTimeout, "request-timeout", "KGMEM_REQUEST_TIMEOUT", 30*time.Second, "per-request deadline")
+	dur(&c.ShutdownGrace, "shutdown-grace", "KGMEM_SHUTDOWN_GRACE", 20*time.Second, "time in-flight requests get to finish on SIGINT/SIGTERM")
+	str(&c.LogLevel, "log-level", "KGMEM_LOG_LEVEL", "info", "debug, info, warn or error")
+	str(&c.LogFormat, "log-format", "KGMEM_LOG_FORMAT", "text", "text or json")
+}
+
+// validate rejects unknown choices before anything is opened.
+func (c *config) validate() error {
+	if err := errors.Join(c.envErrs...); err != nil {
+		return err
+	}
+	checks := []struct {
+		name, value string
+		allowed     []string
+	}{
+		{"graph", c.Graph, []string{"sqlite", "neo4j"}},
+		{"vector", c.Vector, []string{"hnsw", "milvus"}},
+		{"embedder", c.Embedder, []string{"hash", "openai"}},
+		{"llm-mode", c.LLMMode, []string{"auto", "json_schema", "json_object", "text"}},
+		{"log-level", c.LogLevel, []string{"debug", "info", "warn", "error"}},
+		{"log-format", c.LogFormat, []string{"text", "json"}},
+	}
+	for _, ch := range checks {
+		if !slices.Contains(ch.allowed, ch.value) {
+			return fmt.Errorf("--%s is %q; use one of %s", ch.name, ch.value, strings.Join(ch.allowed, ", "))
+		}
+	}
+	if c.EmbedDim < 8 || c.EmbedDim > 8192 {
+		return fmt.Errorf("--embed-dim is %d; use 8..8192", c.EmbedDim)
+	}
+	if (c.LLMBaseURL == "") != (c.LLMModel == "") {
+		return fmt.Errorf("set both --llm-base-url and --llm-model to enable extraction, or neither")
+	}
+	return nil
+}
+
+// logValue lists the effective configuration for the start-up log, secrets masked.
+func (c *config) logValue() []any {
+	return []any{
+		"addr", c.Addr, "data_dir", c.DataDir, "graph", c.Graph, "neo4j_uri", c.Neo4jURI, "neo4j_password", mask(c.Neo4jPassword),
+		"vector", c.Vector, "milvus_addr", c.MilvusAddr, "embedder", c.Embedder, "embed_dim", c.EmbedDim,
+		"embed_base_url", c.EmbedBaseURL, "embed_model", c.EmbedModel, "embed_api_key", mask(c.EmbedAPIKey),
+		"llm_base_url", c.LLMBaseURL, "llm_model", c.LLMModel, "llm_api_key", mask(c.LLMAPIKey), "llm_mode", c.LLMMode,
+		"max_body_bytes", c.MaxBodyBytes, "request_timeout", c.RequestTimeout,
+	}
+}
+
+func (c *config) logger() *slog.Logger {
+	var level slog.Level
+	_ = level.UnmarshalText([]byte(c.LogLevel)) // validated
+	opts := &slog.HandlerOptions{Level: level}
+	if c.LogFormat == "json" {
+		return slog.New(slog.NewJSONHandler(os.Stderr, opts))
+	}
+	return slog.New(slog.NewTextHandler(os.Stderr, opts))
+}
+
+func mask(secret string) string {
+	if secret == "" {
+		return ""
+	}
+	return "***"
+}
+
+func envOr(name, def string) string {
+	if v, ok := os.LookupEnv(name); ok {
+		return v
+	}
+	return def
+}
+
+// envValue parses $name with parse, falling back to def when unset and
+// recording an error when malformed.
+func envValue[T any](c *config, name string, def T, parse func(string) (T, error)) T {
+	raw, ok := os.LookupEnv(name)
+	if !ok || raw == "" {
+		return def
+	}
+	v, err := parse(raw)
+	if err != nil {
+		c.envErrs = append(c.envErrs, fmt.Errorf("$%s is %q: %w", name, raw, err))
+		return def
+	}
+	return v
+}
+
+func (c *config) envInt(name string, def int) int { return envValue(c, name, def, strconv.Atoi) }
+
+func (c *config) envBool(name string) bool { return envValue(c, name, false, strconv.ParseBool) }
+
+func (c *config) envDuration(name string, def time.Duration) time.Duration {
+	return envValue(c, name, def, time.ParseDuration)
+}

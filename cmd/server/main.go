@@ -1,0 +1,62 @@
+// Command server is the kgmem binary: the memory server and its maintenance
+// subcommands.
+//
+//	server [serve] [flags]   run the HTTP API (the default)
+//	server version           print the version
+//
+// Every flag is also a KGMEM_* environment variable; `server serve -h` lists them.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+// version is set at build time with -ldflags "-X main.version=…".
+var version = "dev"
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, os.Args[1:], os.Stdout, os.Stderr); err != nil {
+		if !errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintln(os.Stderr, "kgmem:", err)
+		}
+		os.Exit(2)
+	}
+}
+
+// run dispatches to a subcommand; serve is the default.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	cmd := "serve"
+	if len(args) > 0 && len(args[0]) > 0 && args[0][0] != '-' {
+		cmd, args = args[0], args[1:]
+	}
+	switch cmd {
+	case "serve":
+		return serve(ctx, args, stderr)
+	case "version":
+		fmt.Fprintln(stdout, "kgmem", version)
+		return nil
+	case "help":
+		fmt.Fprint(stdout, usage)
+		return nil
+	}
+	return fmt.Errorf("unknown command %q\n%s", cmd, usage)
+}
+
+const usage = `usage: server [command] [flags]
+
+commands:
+  serve     run the memory server (default)
+  version   print the version
+  help      this text
+
+Run "server serve -h" for the flags; each is also a KGMEM_* environment variable.
+`

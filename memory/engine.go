@@ -1,0 +1,129 @@
+package memory
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/kgmem/kgmem"
+	"github.com/kgmem/kgmem/episodes"
+	"github.com/kgmem/kgmem/triples"
+)
+
+// Config wires an Engine to its backends. Graph, Vectors and Embedder are required.
+type Config struct {
+	Graph    kgmem.GraphStore
+	Vectors  kgmem.VectorIndex
+	Embedder kgmem.Embedder
+	// Extractor turns messages into triples; nil disables "extract": true.
+	Extractor kgmem.Extractor
+	// Integrator resolves triples into graph changes; nil builds a rule-based one.
+	Integrator *triples.Integrator
+	// Clock defaults to the system clock.
+	Clock kgmem.Clock
+	// Logger defaults to slog.Default().
+	Logger *slog.Logger
+	// Limits bound incoming messages; zero fields take episodes.DefaultLimits.
+	Limits episodes.Limits
+	// Search tunes retrieval; zero fields take DefaultSearchOptions.
+	Search SearchOptions
+}
+
+// Engine runs ingestion and search over one graph store and one vector index.
+// It is safe for concurrent use: writes to one namespace are serialised, writes
+// to different namespaces and all reads run in parallel.
+type Engine struct {
+	graph      kgmem.GraphStore
+	vectors    kgmem.VectorIndex
+	embedder   kgmem.Embedder
+	extractor  kgmem.Extractor
+	integrator *triples.Integrator
+	clock      kgmem.Clock
+	log        *slog.Logger
+	limits     episodes.Limits
+	search     SearchOptions
+	writeLocks [64]sync.Mutex
+}
+
+// New checks cfg and returns an Engine.
+func New(cfg Config) (*Engine, error) {
+	switch {
+	case cfg.Graph == nil:
+		return nil, errors.New("memory: Config.Graph is required")
+	case cfg.Vectors == nil:
+		return nil, errors.New("memory: Config.Vectors is required")
+	case cfg.Embedder == nil:
+		return nil, errors.New("memory: Config.Embedder is required")
+	}
+	if d, e := cfg.Vectors.Dimension(), cfg.Embedder.Dimension(); d != e {
+		return nil, fmt.Errorf("memory: vector index holds %d-dimensional vectors but embedder %s makes %d: %w",
+			d, cfg.Embedder.Name(), e, kgmem.ErrDimensionMismatch)
+	}
+	e := &Engine{
+		graph:      cfg.Graph,
+		vectors:    cfg.Vectors,
+		embedder:   cfg.Embedder,
+		extractor:  cfg.Extractor,
+		integrator: cfg.Integrator,
+		clock:      cfg.Clock,
+		log:        cfg.Logger,
+		limits:     withDefaultLimits(cfg.Limits),
+		search:     cfg.Search.withDefaults(),
+	}
+	if e.clock == nil {
+		e.clock = kgmem.SystemClock{}
+	}
+	if e.log == nil {
+		e.log = slog.Default()
+	}
+	if e.integrator == nil {
+		e.integrator = triples.NewIntegrator(cfg.Graph, triples.IntegratorOptions{Clock: e.clock, Embedder: cfg.Embedder})
+	}
+	return e, nil
+}
+
+func withDefaultLimits(l episodes.Limits) episodes.Limits {
+	d := episodes.DefaultLimits()
+	if l.MaxMessages <= 0 {
+		l.MaxMessages = d.MaxMessages
+	}
+	if l.MaxContentBytes <= 0 {
+		l.MaxContentBytes = d.MaxContentBytes
+	}
+	if l.MaxFieldBytes <= 0 {
+		l.MaxFieldBytes = d.MaxFieldBytes
+	}
+	return l
+}
+
+// Limits returns the message limits the engine enforces.
+func (e *Engine) Limits() episodes.Limits { return e.limits }
+
+// ExtractionEnabled reports whether an Extractor is configured.
+func (e *Engine) ExtractionEnabled() bool { return e.extractor != nil }
+
+// lockNamespace serialises writes to ns (striped: bounded memory for any number of namespaces).
+func (e *Engine) lockNamespace(ns kgmem.Namespace) func() {
+	h := fnv.New32a()
+	h.Write([]byte(ns))
+	m := &e.writeLocks[h.Sum32()%uint32(len(e.writeLocks))]
+	m.Lock()
+	return m.Unlock
+}
+
+// Ready checks that every backend answers.
+func (e *Engine) Ready(ctx context.Context) error {
+	if err := e.graph.Ping(ctx); err != nil {
+		return fmt.Errorf("graph store: %w", err)
+	}
+	if err := e.vectors.Ping(ctx); err != nil {
+		return fmt.Errorf("vector index: %w", err)
+	}
+	return nil
+}
+
+func (e *Engine) now() time.Time { return e.clock.Now().UTC().Truncate(time.Millisecond) }

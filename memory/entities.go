@@ -1,0 +1,71 @@
+package memory
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/kgmem/kgmem"
+)
+
+// Entity returns one entity of ns.
+func (e *Engine) Entity(ctx context.Context, ns kgmem.Namespace, id string) (kgmem.Entity, error) {
+	ent, err := e.graph.Entity(ctx, ns, id)
+	if err != nil {
+		return kgmem.Entity{}, fmt.Errorf("entity %q: %w", id, err)
+	}
+	return ent, nil
+}
+
+// ListEntitiesRequest selects entities to list.
+type ListEntitiesRequest struct {
+	Namespace kgmem.Namespace
+	// Query matches names and aliases by substring, case-insensitively.
+	Query string
+	Type  string
+	kgmem.Page
+}
+
+// ListEntities lists entities of ns.
+func (e *Engine) ListEntities(ctx context.Context, req ListEntitiesRequest) ([]kgmem.Entity, error) {
+	ents, err := e.graph.FindEntities(ctx, req.Namespace, kgmem.EntityFilter{Query: req.Query, Type: req.Type, Page: req.Page})
+	if err != nil {
+		return nil, fmt.Errorf("list entities: %w", err)
+	}
+	return nonNil(ents), nil
+}
+
+// resolveEntity finds an entity by id, else by normalised name or alias.
+func (e *Engine) resolveEntity(ctx context.Context, ns kgmem.Namespace, ref string) (kgmem.Entity, error) {
+	ent, err := e.graph.Entity(ctx, ns, ref)
+	if err == nil {
+		return ent, nil
+	}
+	if !errors.Is(err, kgmem.ErrNotFound) {
+		return kgmem.Entity{}, fmt.Errorf("entity %q: %w", ref, err)
+	}
+	ents, err := e.graph.FindEntities(ctx, ns, kgmem.EntityFilter{Names: []string{ref}, Page: kgmem.Page{Limit: 2}})
+	if err != nil {
+		return kgmem.Entity{}, fmt.Errorf("entity %q: %w", ref, err)
+	}
+	if len(ents) == 0 {
+		return kgmem.Entity{}, fmt.Errorf("entity %q in namespace %q: %w", ref, ns, kgmem.ErrNotFound)
+	}
+	return ents[0], nil
+}
+
+// PurgeNamespace hard-deletes everything in ns, graph and vectors.
+func (e *Engine) PurgeNamespace(ctx context.Context, ns kgmem.Namespace) (kgmem.PurgeStats, error) {
+	unlock := e.lockNamespace(ns)
+	defer unlock()
+	// Vectors first: if the graph purge then fails, a retry finishes the job and
+	// no vector is left pointing at nothing.
+	if err := e.vectors.DeleteNamespace(ctx, ns); err != nil {
+		return kgmem.PurgeStats{}, fmt.Errorf("purge vectors of %q: %w", ns, err)
+	}
+	stats, err := e.graph.PurgeNamespace(ctx, ns)
+	if err != nil {
+		return kgmem.PurgeStats{}, fmt.Errorf("purge graph of %q: %w", ns, err)
+	}
+	return stats, nil
+}

@@ -1,0 +1,207 @@
+package memory
+
+import (
+	"context"
+	"fmt"
+	"unicode/utf8"
+
+	"github.com/kgmem/kgmem"
+	"github.com/kgmem/kgmem/triples"
+)
+
+// Limits on explicitly posted facts.
+const (
+	maxFactsPerRequest = 1000
+	maxNameBytes       = 256
+	maxFactTextBytes   = 4096
+)
+
+// AddFactsRequest posts triples directly (bring-your-own extraction).
+type AddFactsRequest struct {
+	Namespace kgmem.Namespace
+	Facts     []kgmem.Triple
+}
+
+// AddFactsResult reports what the posted triples changed.
+type AddFactsResult struct {
+	Facts []kgmem.FactChange `json:"facts"`
+	Usage kgmem.LLMUsage     `json:"usage"`
+}
+
+// AddFacts validates the triples, resolves their entities by normalised name
+// within the namespace, decides per triple (add, duplicate, update, invalidate)
+// and writes the result atomically. Any invalid triple rejects the whole request
+// and nothing is written.
+func (e *Engine) AddFacts(ctx context.Context, req AddFactsRequest) (AddFactsResult, error) {
+	if err := validateTriples(req.Facts); err != nil {
+		return AddFactsResult{}, err
+	}
+	unlock := e.lockNamespace(req.Namespace)
+	defer unlock()
+
+	if err := e.checkEpisodesExist(ctx, req.Namespace, req.Facts); err != nil {
+		return AddFactsResult{}, err
+	}
+	settings, err := e.graph.Settings(ctx, req.Namespace)
+	if err != nil {
+		return AddFactsResult{}, fmt.Errorf("read namespace settings: %w", err)
+	}
+	out, err := e.integrator.Integrate(ctx, triples.IntegrateRequest{
+		Namespace: req.Namespace,
+		Triples:   req.Facts,
+		Policy:    settings.Writes,
+		Schema:    settings.Schema,
+	})
+	if err != nil {
+		return AddFactsResult{}, fmt.Errorf("integrate facts: %w", err)
+	}
+	cs := out.Changes
+	cs.Namespace = req.Namespace
+	if err := e.write(ctx, cs); err != nil {
+		return AddFactsResult{}, err
+	}
+	return AddFactsResult{Facts: nonNil(out.FactChanges), Usage: out.Usage}, nil
+}
+
+func validateTriples(ts []kgmem.Triple) error {
+	if len(ts) == 0 {
+		return kgmem.Invalidf("facts", "must hold at least one fact")
+	}
+	if len(ts) > maxFactsPerRequest {
+		return kgmem.Invalidf("facts", "holds %d facts, at most %d allowed per request", len(ts), maxFactsPerRequest)
+	}
+	for i, t := range ts {
+		path := fmt.Sprintf("facts[%d]", i)
+		for _, f := range []struct {
+			name, value string
+			required    bool
+			max         int
+		}{
+			{"subject", t.Subject, true, maxNameBytes},
+			{"predicate", t.Predicate, true, maxNameBytes},
+			{"object", t.Object, true, maxNameBytes},
+			{"subject_type", t.SubjectType, false, maxNameBytes},
+			{"object_type", t.ObjectType, false, maxNameBytes},
+			{"fact", t.Text, false, maxFactTextBytes},
+		} {
+			switch {
+			case f.required && kgmem.NormalizeName(f.value) == "":
+				return kgmem.Invalidf(path+"."+f.name, "is empty")
+			case len(f.value) > f.max:
+				return kgmem.Invalidf(path+"."+f.name, "is %d bytes, at most %d allowed", len(f.value), f.max)
+			case !utf8.ValidString(f.value):
+				return kgmem.Invalidf(path+"."+f.name, "is not valid UTF-8")
+			}
+		}
+		if _, err := triples.NormalizePredicate(t.Predicate); err != nil {
+			return kgmem.Invalidf(path+".predicate", "%v", err)
+		}
+		if t.Confidence < 0 || t.Confidence > 1 {
+			return kgmem.Invalidf(path+".confidence", "is %v, must be within [0, 1]", t.Confidence)
+		}
+		if t.Importance < 0 || t.Importance > 10 {
+			return kgmem.Invalidf(path+".importance", "is %d, must be within 1..10 (0: default)", t.Importance)
+		}
+		if !t.ValidAt.IsZero() && !t.InvalidAt.IsZero() && t.InvalidAt.Before(t.ValidAt) {
+			return kgmem.Invalidf(path+".invalid_at", "is before valid_at")
+		}
+	}
+	return nil
+}
+
+// checkEpisodesExist rejects provenance that points at episodes ns does not hold.
+func (e *Engine) checkEpisodesExist(ctx context.Context, ns kgmem.Namespace, ts []kgmem.Triple) error {
+	for i, t := range ts {
+		if len(t.EpisodeIDs) == 0 {
+			continue
+		}
+		found, err := e.graph.Episodes(ctx, ns, t.EpisodeIDs)
+		if err != nil {
+			return fmt.Errorf("look up provenance episodes: %w", err)
+		}
+		if len(found) != len(t.EpisodeIDs) {
+			have := make(map[string]bool, len(found))
+			for _, ep := range found {
+				have[ep.ID] = true
+			}
+			for _, id := range t.EpisodeIDs {
+				if !have[id] {
+					return kgmem.Invalidf(fmt.Sprintf("facts[%d].episode_ids", i), "episode %q does not exist in namespace %q", id, ns)
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// FactView is a fact with its status spelled out for clients.
+type FactView struct {
+	kgmem.Fact
+	// Status is "current", "invalidated" (contradicted by a newer fact; history)
+	// or "ended" (its world time ended without a contradiction).
+	Status string `json:"status"`
+}
+
+// NewFactView labels f with its status.
+func NewFactView(f kgmem.Fact) FactView {
+	switch {
+	case !f.ExpiredAt.IsZero():
+		return FactView{Fact: f, Status: "invalidated"}
+	case !f.InvalidAt.IsZero():
+		return FactView{Fact: f, Status: "ended"}
+	}
+	return FactView{Fact: f, Status: "current"}
+}
+
+// Fact returns one fact of ns, current or historical.
+func (e *Engine) Fact(ctx context.Context, ns kgmem.Namespace, id string) (FactView, error) {
+	f, err := e.graph.Fact(ctx, ns, id)
+	if err != nil {
+		return FactView{}, fmt.Errorf("fact %q: %w", id, err)
+	}
+	return NewFactView(f), nil
+}
+
+// ListFactsRequest selects facts to list.
+type ListFactsRequest struct {
+	Namespace kgmem.Namespace
+	// Entity is an entity id or a name/alias; empty lists the whole namespace.
+	Entity string
+	// CurrentOnly leaves out invalidated facts (history is included by default).
+	CurrentOnly bool
+	kgmem.Page
+}
+
+// ListFacts lists facts of ns, with history, optionally about one entity.
+func (e *Engine) ListFacts(ctx context.Context, req ListFactsRequest) ([]FactView, error) {
+	filter := kgmem.FactFilter{IncludeExpired: !req.CurrentOnly, Page: req.Page}
+	if req.Entity != "" {
+		ent, err := e.resolveEntity(ctx, req.Namespace, req.Entity)
+		if err != nil {
+			return nil, err
+		}
+		filter.EntityID = ent.ID
+	}
+	facts, err := e.graph.ListFacts(ctx, req.Namespace, filter)
+	if err != nil {
+		return nil, fmt.Errorf("list facts: %w", err)
+	}
+	views := make([]FactView, len(facts))
+	for i, f := range facts {
+		views[i] = NewFactView(f)
+	}
+	return views, nil
+}
+
+// DeleteFact hard-deletes one fact and its vector.
+func (e *Engine) DeleteFact(ctx context.Context, ns kgmem.Namespace, id string) error {
+	unlock := e.lockNamespace(ns)
+	defer unlock()
+	if err := e.graph.DeleteFact(ctx, ns, id); err != nil {
+		return fmt.Errorf("delete fact %q: %w", id, err)
+	}
+	if err := e.vectors.Delete(ctx, ns, []string{id}); err != nil {
+		e.log.ErrorContext(ctx, "vector delete failed after graph delete; run `server reindex` to repair", "namespace", ns, "id", id, "error", err)
+	}
+	return nil
+}

@@ -1,0 +1,150 @@
+package memory
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/kgmem/kgmem"
+	"github.com/kgmem/kgmem/episodes"
+	"github.com/kgmem/kgmem/triples"
+)
+
+// IngestRequest is one batch of messages of one thread.
+type IngestRequest struct {
+	Namespace kgmem.Namespace
+	ThreadID  string
+	Messages  []episodes.Message
+	// Extract asks the configured LLM for triples from the new messages.
+	Extract bool
+	// Schema overrides the namespace's schema for this request's extraction.
+	Schema *kgmem.Schema
+}
+
+// IngestResult reports what an ingest stored and changed.
+type IngestResult struct {
+	Episodes []EpisodeStatus    `json:"episodes"`
+	Facts    []kgmem.FactChange `json:"facts"`
+	Usage    kgmem.LLMUsage     `json:"usage"`
+	// Warnings report anything that did not go to plan but lost nothing
+	// (for example: the LLM failed, so no facts were extracted; episodes kept).
+	Warnings []string `json:"warnings,omitempty"`
+}
+
+// EpisodeStatus is a stored episode and whether this request created it
+// (false: it existed already, and nothing was written for it).
+type EpisodeStatus struct {
+	kgmem.Episode
+	Created bool `json:"created"`
+}
+
+// ErrExtractionDisabled is returned when a request asks for extraction but no
+// LLM is configured. It wraps kgmem.ErrInvalid: the request is rejected unchanged.
+var ErrExtractionDisabled = fmt.Errorf("%w: extraction requested but no LLM is configured (set KGMEM_LLM_BASE_URL and KGMEM_LLM_MODEL)", kgmem.ErrInvalid)
+
+// Ingest stores every message as an episode (idempotently: a message already
+// stored under the same namespace, thread and id is not written again), extracts
+// and integrates triples from the new ones when asked, embeds what changed, and
+// writes the graph atomically.
+func (e *Engine) Ingest(ctx context.Context, req IngestRequest) (IngestResult, error) {
+	if req.Extract && e.extractor == nil {
+		return IngestResult{}, ErrExtractionDisabled
+	}
+	now := e.now()
+	eps, err := episodes.Build(req.Namespace, req.ThreadID, req.Messages, now, e.limits)
+	if err != nil {
+		return IngestResult{}, err
+	}
+
+	unlock := e.lockNamespace(req.Namespace)
+	defer unlock()
+
+	existing, err := e.graph.Episodes(ctx, req.Namespace, episodeIDs(eps))
+	if err != nil {
+		return IngestResult{}, fmt.Errorf("look up existing episodes: %w", err)
+	}
+	stored := make(map[string]kgmem.Episode, len(existing))
+	for _, ep := range existing {
+		stored[ep.ID] = ep
+	}
+	var res IngestResult
+	var fresh []kgmem.Episode
+	for _, ep := range eps {
+		if old, ok := stored[ep.ID]; ok {
+			res.Episodes = append(res.Episodes, EpisodeStatus{Episode: old})
+			continue
+		}
+		ep.Decay = kgmem.DecayState{LastReinforcedAt: now}
+		fresh = append(fresh, ep)
+		res.Episodes = append(res.Episodes, EpisodeStatus{Episode: ep, Created: true})
+	}
+	res.Facts = []kgmem.FactChange{}
+	if len(fresh) == 0 {
+		return res, nil
+	}
+
+	cs := kgmem.ChangeSet{Namespace: req.Namespace, Episodes: fresh}
+	if req.Extract {
+		changes, facts, usage, warnings := e.extract(ctx, req, fresh)
+		res.Usage, res.Warnings = usage, warnings
+		res.Facts = facts
+		cs.Entities, cs.Facts, cs.Mentions = changes.Entities, changes.Facts, changes.Mentions
+	}
+	if err := e.write(ctx, cs); err != nil {
+		return IngestResult{}, err
+	}
+	return res, nil
+}
+
+// extract runs the extractor and the integrator over the new episodes. An LLM
+// failure never fails the ingest: the episodes are kept and a warning explains.
+func (e *Engine) extract(ctx context.Context, req IngestRequest, fresh []kgmem.Episode) (kgmem.ChangeSet, []kgmem.FactChange, kgmem.LLMUsage, []string) {
+	settings, err := e.graph.Settings(ctx, req.Namespace)
+	if err != nil {
+		return kgmem.ChangeSet{}, []kgmem.FactChange{}, kgmem.LLMUsage{}, []string{"extraction skipped: reading namespace settings: " + err.Error()}
+	}
+	schema := req.Schema
+	if schema == nil {
+		schema = settings.Schema
+	}
+	ext, err := e.extractor.Extract(ctx, kgmem.ExtractRequest{Namespace: req.Namespace, Messages: fresh, Schema: schema})
+	usage := ext.Usage
+	warnings := append([]string(nil), ext.Warnings...)
+	if err != nil {
+		e.log.WarnContext(ctx, "extraction failed; episodes kept", "namespace", req.Namespace, "error", err)
+		return kgmem.ChangeSet{}, []kgmem.FactChange{}, usage, append(warnings, "extraction failed, episodes kept without facts: "+err.Error())
+	}
+	for i := range ext.Triples {
+		if len(ext.Triples[i].EpisodeIDs) == 0 {
+			ext.Triples[i].EpisodeIDs = episodeIDs(fresh)
+		}
+	}
+	out, err := e.integrator.Integrate(ctx, triples.IntegrateRequest{
+		Namespace: req.Namespace,
+		Entities:  ext.Entities,
+		Triples:   ext.Triples,
+		Episodes:  fresh,
+		Policy:    settings.Writes,
+		Schema:    schema,
+	})
+	usage = usage.Add(out.Usage)
+	if err != nil {
+		e.log.WarnContext(ctx, "integration failed; episodes kept", "namespace", req.Namespace, "error", err)
+		return kgmem.ChangeSet{}, []kgmem.FactChange{}, usage, append(warnings, "integrating extracted facts failed, episodes kept without facts: "+err.Error())
+	}
+	return out.Changes, nonNil(out.FactChanges), usage, warnings
+}
+
+func episodeIDs(eps []kgmem.Episode) []string {
+	ids := make([]string, len(eps))
+	for i, ep := range eps {
+		ids[i] = ep.ID
+	}
+	return ids
+}
+
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}

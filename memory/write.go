@@ -1,0 +1,80 @@
+package memory
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/kgmem/kgmem"
+)
+
+// write embeds what cs adds or changes, applies cs to the graph atomically, then
+// upserts the vectors. Embedding first means an unreachable embedder rejects the
+// write before anything is stored; the graph is the source of truth, so a vector
+// write failing after it is logged and repaired by a reindex rather than undone.
+func (e *Engine) write(ctx context.Context, cs kgmem.ChangeSet) error {
+	records, err := e.embedChanges(ctx, cs)
+	if err != nil {
+		return err
+	}
+	if err := e.graph.Apply(ctx, cs); err != nil {
+		return fmt.Errorf("write graph: %w", err)
+	}
+	if len(records) == 0 {
+		return nil
+	}
+	if err := e.vectors.Upsert(ctx, records); err != nil {
+		// TODO(#5): durable outbox so vectors catch up without a manual reindex.
+		e.log.ErrorContext(ctx, "vector upsert failed after graph write; run `server reindex` to repair",
+			"namespace", cs.Namespace, "records", len(records), "error", err)
+	}
+	return nil
+}
+
+// embedChanges embeds every episode, fact and entity that cs writes.
+func (e *Engine) embedChanges(ctx context.Context, cs kgmem.ChangeSet) ([]kgmem.VectorRecord, error) {
+	var texts []string
+	var records []kgmem.VectorRecord
+	add := func(kind kgmem.Kind, id, text string, created time.Time) {
+		texts = append(texts, text)
+		records = append(records, kgmem.VectorRecord{ID: id, Namespace: cs.Namespace, Kind: kind, CreatedAt: created})
+	}
+	for _, ep := range cs.Episodes {
+		add(kgmem.KindEpisode, ep.ID, EpisodeText(ep), ep.CreatedAt)
+	}
+	for _, f := range cs.Facts {
+		add(kgmem.KindFact, f.ID, f.Text, f.CreatedAt)
+	}
+	for _, ent := range cs.Entities {
+		add(kgmem.KindEntity, ent.ID, EntityText(ent), ent.CreatedAt)
+	}
+	if len(texts) == 0 {
+		return nil, nil
+	}
+	vecs, err := e.embedder.Embed(ctx, texts)
+	if err != nil {
+		return nil, fmt.Errorf("embed %d texts with %s: %w", len(texts), e.embedder.Name(), err)
+	}
+	if len(vecs) != len(records) {
+		return nil, fmt.Errorf("embedder %s returned %d vectors for %d texts: %w", e.embedder.Name(), len(vecs), len(texts), kgmem.ErrUnavailable)
+	}
+	for i := range records {
+		records[i].Vector = vecs[i]
+	}
+	return records, nil
+}
+
+// EpisodeText is what gets embedded for an episode: the speaker's name and the
+// message, so "what did Caroline say about…" matches her messages.
+func EpisodeText(ep kgmem.Episode) string {
+	if ep.Name == "" {
+		return ep.Content
+	}
+	return ep.Name + ": " + ep.Content
+}
+
+// EntityText is what gets embedded for an entity: its names and type.
+func EntityText(ent kgmem.Entity) string {
+	return strings.Join(ent.Names(), ", ") + " (" + ent.Type + ")"
+}
