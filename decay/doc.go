@@ -26,7 +26,7 @@
 // e^(−0.105·90/5) ≈ 0.15 after three months and ≈ 0.0005 after a year, so a
 // months-old fact would sink out of reach; long-timeline benchmarks such as
 // LoCoMo ask exactly about those. The power law keeps 0.44 after three months
-// and 0.23 after a year: old facts are outranked by fresh, equally relevant
+// and 0.24 after a year: old facts are outranked by fresh, equally relevant
 // ones, yet stay findable. ACT-R's sum is also heavy-tailed but needs every past
 // recall time stored per item; FSRS folds that history into one number, S,
 // which the stores already persist. FSRS's curve is also fitted on hundreds of
