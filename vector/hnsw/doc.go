@@ -1,0 +1,27 @@
+// Package hnsw is kgmem's embedded vector index, the default kgmem.VectorIndex.
+//
+// Vectors are durable in one SQLite file (modernc.org/sqlite, pure Go): each
+// Upsert or Delete is one transaction, and the file records the dimension, so
+// reopening it with another fails with kgmem.ErrDimensionMismatch.
+//
+// Search runs in memory. The first search of a namespace loads its vectors
+// into one shard per record kind; every later write keeps loaded shards
+// current. A shard smaller than Options.ExactBelow (default 2,000) is scanned
+// exactly; a larger one is searched through a Hierarchical Navigable Small
+// World graph with the neighbour-selection heuristic, built when the shard
+// crosses the threshold. Deletes and replacements leave tombstones in the
+// graph (routed through, never returned); once they reach a quarter of the
+// slots the shard compacts and rebuilds. A kind filter selects shards, so
+// filtered searches are as accurate as unfiltered ones.
+//
+// The graph is implemented here. github.com/coder/hnsw was measured first and
+// is unusable for this: its search stops at the first expansion that does not
+// improve the best distance, so raising EfSearch does not help, and recall@10
+// on 20,000 vectors of dimension 256 was 0.02 (Gaussian) and 0.23 (clustered)
+// for EfSearch 32–256. It also panics when re-adding an existing key and
+// leaves empty layers after deletes.
+//
+// Memory: a loaded namespace costs about 4·dim bytes per vector plus, in
+// graph mode, about 2·M links per vector. Loaded namespaces stay in memory
+// until Close or DeleteNamespace.
+package hnsw

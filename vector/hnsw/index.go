@@ -1,0 +1,243 @@
+package hnsw
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"slices"
+	"sync"
+
+	"github.com/kgmem/kgmem"
+	"github.com/samber/lo"
+)
+
+// Index is the embedded kgmem.VectorIndex: vectors persisted in SQLite,
+// searched in memory. It is safe for concurrent use.
+type Index struct {
+	store *store
+	dim   int
+	opts  Options
+
+	// writeMu serialises writes, so the store and the loaded shards change
+	// in the same order.
+	writeMu sync.Mutex
+	mu      sync.Mutex // guards spaces
+	spaces  map[kgmem.Namespace]*space
+}
+
+var _ kgmem.VectorIndex = (*Index)(nil)
+
+// space is the in-memory state of one namespace: one shard per kind, loaded
+// from the store on first search and kept current by every later write.
+type space struct {
+	mu     sync.RWMutex
+	loaded bool
+	shards map[kgmem.Kind]*shard
+}
+
+// Open opens the index stored at path (a SQLite file, created when missing)
+// for vectors of dimension dim. A file created with another dimension is
+// refused with an error wrapping kgmem.ErrDimensionMismatch.
+func Open(ctx context.Context, path string, dim int, opts Options) (*Index, error) {
+	if path == "" {
+		return nil, kgmem.Invalidf("path", "is required")
+	}
+	if dim <= 0 {
+		return nil, kgmem.Invalidf("dimension", "must be positive, got %d", dim)
+	}
+	s, err := openStore(ctx, path, dim)
+	if err != nil {
+		return nil, err
+	}
+	return &Index{store: s, dim: dim, opts: opts.withDefaults(), spaces: map[kgmem.Namespace]*space{}}, nil
+}
+
+// Dimension returns the vector length the index holds.
+func (x *Index) Dimension() int { return x.dim }
+
+// Upsert inserts or replaces records by (namespace, id) in one transaction.
+// The whole batch is validated first: one bad record rejects it all.
+func (x *Index) Upsert(ctx context.Context, records []kgmem.VectorRecord) error {
+	if err := checkRecords(records, x.dim); err != nil {
+		return fmt.Errorf("upsert vectors: %w", err)
+	}
+	if len(records) == 0 {
+		return nil
+	}
+	x.writeMu.Lock()
+	defer x.writeMu.Unlock()
+	if err := x.store.upsert(ctx, records); err != nil {
+		return err
+	}
+	for ns, recs := range lo.GroupBy(records, func(r kgmem.VectorRecord) kgmem.Namespace { return r.Namespace }) {
+		x.apply(ns, func(sp *space) {
+			for _, r := range recs {
+				for k, sh := range sp.shards {
+					if k != r.Kind {
+						sh.remove(r.ID)
+					}
+				}
+				shardOf(sp.shards, r.Kind, x.opts).put(r.ID, normalized(r.Vector))
+			}
+		})
+	}
+	return nil
+}
+
+// Delete removes records of ns by id; absent ids are ignored.
+func (x *Index) Delete(ctx context.Context, ns kgmem.Namespace, ids []string) error {
+	if err := checkNamespace("namespace", ns); err != nil {
+		return fmt.Errorf("delete vectors: %w", err)
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	x.writeMu.Lock()
+	defer x.writeMu.Unlock()
+	if err := x.store.delete(ctx, ns, ids); err != nil {
+		return err
+	}
+	x.apply(ns, func(sp *space) {
+		for _, id := range ids {
+			for _, sh := range sp.shards {
+				sh.remove(id)
+			}
+		}
+	})
+	return nil
+}
+
+// DeleteNamespace removes every record of ns.
+func (x *Index) DeleteNamespace(ctx context.Context, ns kgmem.Namespace) error {
+	if err := checkNamespace("namespace", ns); err != nil {
+		return fmt.Errorf("delete namespace: %w", err)
+	}
+	x.writeMu.Lock()
+	defer x.writeMu.Unlock()
+	if err := x.store.deleteNamespace(ctx, ns); err != nil {
+		return err
+	}
+	x.mu.Lock()
+	delete(x.spaces, ns)
+	x.mu.Unlock()
+	return nil
+}
+
+// Search returns the q.K records of q.Namespace nearest q.Vector by cosine
+// similarity, best first. The namespace's shards are loaded on first use.
+func (x *Index) Search(ctx context.Context, q kgmem.VectorQuery) ([]kgmem.Hit, error) {
+	if err := checkQuery(q, x.dim); err != nil {
+		return nil, fmt.Errorf("search vectors: %w", err)
+	}
+	sp, err := x.load(ctx, q.Namespace)
+	if err != nil {
+		return nil, err
+	}
+	kinds := q.Kinds
+	if len(kinds) == 0 {
+		kinds = kgmem.AllKinds()
+	}
+	vec := normalized(q.Vector)
+	sp.mu.RLock()
+	defer sp.mu.RUnlock()
+	var hits []kgmem.Hit
+	for _, k := range lo.Uniq(kinds) {
+		if sh := sp.shards[k]; sh != nil {
+			hits = append(hits, sh.search(vec, q.K, k)...)
+		}
+	}
+	slices.SortFunc(hits, func(a, b kgmem.Hit) int {
+		return cmp.Or(cmp.Compare(b.Score, a.Score), cmp.Compare(a.ID, b.ID))
+	})
+	return hits[:min(q.K, len(hits))], nil
+}
+
+// Count returns how many records ns holds, of kind k (empty: all kinds).
+func (x *Index) Count(ctx context.Context, ns kgmem.Namespace, k kgmem.Kind) (int, error) {
+	if err := checkNamespace("namespace", ns); err != nil {
+		return 0, fmt.Errorf("count vectors: %w", err)
+	}
+	if k != "" {
+		if err := checkKind("kind", k); err != nil {
+			return 0, fmt.Errorf("count vectors: %w", err)
+		}
+	}
+	return x.store.count(ctx, ns, k)
+}
+
+// Ping checks the store answers.
+func (x *Index) Ping(ctx context.Context) error { return x.store.ping(ctx) }
+
+// Close releases the store; the index must not be used afterwards.
+func (x *Index) Close() error {
+	x.mu.Lock()
+	clear(x.spaces)
+	x.mu.Unlock()
+	if err := x.store.db.Close(); err != nil {
+		return fmt.Errorf("close vector store: %w", err)
+	}
+	return nil
+}
+
+// space returns the namespace state, creating an unloaded one.
+func (x *Index) space(ns kgmem.Namespace) *space {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	sp := x.spaces[ns]
+	if sp == nil {
+		sp = &space{shards: map[kgmem.Kind]*shard{}}
+		x.spaces[ns] = sp
+	}
+	return sp
+}
+
+// apply runs fn on the namespace's shards if they are loaded; unloaded
+// namespaces pick the change up from the store when they load.
+func (x *Index) apply(ns kgmem.Namespace, fn func(sp *space)) {
+	x.mu.Lock()
+	sp := x.spaces[ns]
+	x.mu.Unlock()
+	if sp == nil {
+		return
+	}
+	sp.mu.Lock()
+	defer sp.mu.Unlock()
+	if sp.loaded {
+		fn(sp)
+	}
+}
+
+// load returns the namespace's state, reading it from the store first if needed.
+func (x *Index) load(ctx context.Context, ns kgmem.Namespace) (*space, error) {
+	sp := x.space(ns)
+	sp.mu.RLock()
+	loaded := sp.loaded
+	sp.mu.RUnlock()
+	if loaded {
+		return sp, nil
+	}
+	sp.mu.Lock()
+	defer sp.mu.Unlock()
+	if sp.loaded {
+		return sp, nil
+	}
+	shards := map[kgmem.Kind]*shard{}
+	err := x.store.load(ctx, ns, func(r kgmem.VectorRecord) {
+		shardOf(shards, r.Kind, x.opts).put(r.ID, normalized(r.Vector))
+	})
+	if err != nil {
+		return nil, err
+	}
+	sp.shards, sp.loaded = shards, true
+	return sp, nil
+}
+
+// shardOf returns the shard of kind k, creating it.
+func shardOf(shards map[kgmem.Kind]*shard, k kgmem.Kind, opts Options) *shard {
+	sh := shards[k]
+	if sh == nil {
+		sh = newShard(opts)
+		shards[k] = sh
+	}
+	return sh
+}

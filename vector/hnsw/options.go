@@ -1,0 +1,49 @@
+package hnsw
+
+// Options tune the in-memory search structures. The zero value gives the
+// defaults below; changing them never changes what is stored on disk.
+type Options struct {
+	// M is the number of neighbours each graph node keeps per level (twice
+	// that on the bottom level). Default 16.
+	M int
+	// EfConstruction is the beam width while inserting into the graph: higher
+	// builds a better graph, more slowly. Default 200.
+	EfConstruction int
+	// EfSearch is the beam width of a graph search (raised to K when K is
+	// larger): higher finds more true neighbours, more slowly. Default 128.
+	EfSearch int
+	// ExactBelow is the size, in vectors of one namespace and kind, below
+	// which search is an exact scan instead of a graph search. Default 2,000;
+	// 1 makes every non-empty shard use the graph.
+	ExactBelow int
+	// Seed makes graph construction reproducible. Default 1.
+	Seed uint64
+}
+
+// Defaults of Options.
+const (
+	DefaultM              = 16
+	DefaultEfConstruction = 200
+	DefaultEfSearch       = 128
+	DefaultExactBelow     = 2000
+)
+
+// withDefaults fills the zero fields of o.
+func (o Options) withDefaults() Options {
+	if o.M <= 0 {
+		o.M = DefaultM
+	}
+	if o.EfConstruction <= 0 {
+		o.EfConstruction = DefaultEfConstruction
+	}
+	if o.EfSearch <= 0 {
+		o.EfSearch = DefaultEfSearch
+	}
+	if o.ExactBelow <= 0 {
+		o.ExactBelow = DefaultExactBelow
+	}
+	if o.Seed == 0 {
+		o.Seed = 1
+	}
+	return o
+}

@@ -1,0 +1,189 @@
+package hnsw
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net/url"
+	"strconv"
+	"time"
+
+	"github.com/kgmem/kgmem"
+	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
+)
+
+// store persists the vectors in one SQLite file: the source the in-memory
+// shards are loaded from.
+type store struct {
+	db  *sql.DB
+	dim int
+}
+
+const schema = `
+CREATE TABLE IF NOT EXISTS meta (
+	key   TEXT PRIMARY KEY,
+	value TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS vectors (
+	namespace  TEXT    NOT NULL,
+	id         TEXT    NOT NULL,
+	kind       TEXT    NOT NULL,
+	created_at INTEGER NOT NULL,
+	vector     BLOB    NOT NULL,
+	PRIMARY KEY (namespace, id)
+);
+CREATE INDEX IF NOT EXISTS vectors_namespace_kind ON vectors (namespace, kind);
+`
+
+// openStore opens (creating if needed) the SQLite file at path and checks
+// that it holds vectors of dimension dim.
+func openStore(ctx context.Context, path string, dim int) (*store, error) {
+	dsn := "file:" + (&url.URL{Path: path}).EscapedPath() +
+		"?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_txlock=immediate"
+	db, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		return nil, fmt.Errorf("open vector store %s: %w", path, err)
+	}
+	s := &store{db: db, dim: dim}
+	if err := s.init(ctx, path); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+func (s *store) init(ctx context.Context, path string) error {
+	if _, err := s.db.ExecContext(ctx, schema); err != nil {
+		return fmt.Errorf("create vector store schema in %s: %w", path, err)
+	}
+	_, err := s.db.ExecContext(ctx, `INSERT INTO meta (key, value) VALUES ('dimension', ?) ON CONFLICT (key) DO NOTHING`, strconv.Itoa(s.dim))
+	if err != nil {
+		return fmt.Errorf("record dimension in %s: %w", path, err)
+	}
+	var stored string
+	if err := s.db.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = 'dimension'`).Scan(&stored); err != nil {
+		return fmt.Errorf("read dimension of %s: %w", path, err)
+	}
+	if stored != strconv.Itoa(s.dim) {
+		return fmt.Errorf("vector index %s holds dimension %s, opened with dimension %d: %w", path, stored, s.dim, kgmem.ErrDimensionMismatch)
+	}
+	return nil
+}
+
+// upsert writes records in one transaction.
+func (s *store) upsert(ctx context.Context, records []kgmem.VectorRecord) error {
+	return s.tx(ctx, "upsert vectors", func(tx *sql.Tx) error {
+		stmt, err := tx.PrepareContext(ctx, `INSERT INTO vectors (namespace, id, kind, created_at, vector) VALUES (?, ?, ?, ?, ?)
+			ON CONFLICT (namespace, id) DO UPDATE SET kind = excluded.kind, created_at = excluded.created_at, vector = excluded.vector`)
+		if err != nil {
+			return err
+		}
+		defer stmt.Close()
+		for _, r := range records {
+			if _, err := stmt.ExecContext(ctx, string(r.Namespace), r.ID, string(r.Kind), r.CreatedAt.UnixNano(), encodeVector(r.Vector)); err != nil {
+				return fmt.Errorf("record %s: %w", r.ID, err)
+			}
+		}
+		return nil
+	})
+}
+
+// delete removes ids of ns in one transaction.
+func (s *store) delete(ctx context.Context, ns kgmem.Namespace, ids []string) error {
+	return s.tx(ctx, "delete vectors", func(tx *sql.Tx) error {
+		stmt, err := tx.PrepareContext(ctx, `DELETE FROM vectors WHERE namespace = ? AND id = ?`)
+		if err != nil {
+			return err
+		}
+		defer stmt.Close()
+		for _, id := range ids {
+			if _, err := stmt.ExecContext(ctx, string(ns), id); err != nil {
+				return fmt.Errorf("record %s: %w", id, err)
+			}
+		}
+		return nil
+	})
+}
+
+// deleteNamespace removes every record of ns.
+func (s *store) deleteNamespace(ctx context.Context, ns kgmem.Namespace) error {
+	if _, err := s.db.ExecContext(ctx, `DELETE FROM vectors WHERE namespace = ?`, string(ns)); err != nil {
+		return fmt.Errorf("delete namespace %s: %w", ns, err)
+	}
+	return nil
+}
+
+// count counts the records of ns, of kind k when k is set.
+func (s *store) count(ctx context.Context, ns kgmem.Namespace, k kgmem.Kind) (int, error) {
+	q, args := `SELECT count(*) FROM vectors WHERE namespace = ?`, []any{string(ns)}
+	if k != "" {
+		q, args = q+` AND kind = ?`, append(args, string(k))
+	}
+	var n int
+	if err := s.db.QueryRowContext(ctx, q, args...).Scan(&n); err != nil {
+		return 0, fmt.Errorf("count vectors of %s: %w", ns, err)
+	}
+	return n, nil
+}
+
+// load calls fn for every record of ns.
+func (s *store) load(ctx context.Context, ns kgmem.Namespace, fn func(r kgmem.VectorRecord)) error {
+	rows, err := s.db.QueryContext(ctx, `SELECT id, kind, created_at, vector FROM vectors WHERE namespace = ?`, string(ns))
+	if err != nil {
+		return fmt.Errorf("load vectors of %s: %w", ns, err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var (
+			r    = kgmem.VectorRecord{Namespace: ns}
+			kind string
+			at   int64
+			blob []byte
+		)
+		if err := rows.Scan(&r.ID, &kind, &at, &blob); err != nil {
+			return fmt.Errorf("load vectors of %s: %w", ns, err)
+		}
+		r.Kind, r.CreatedAt = kgmem.Kind(kind), time.Unix(0, at).UTC()
+		if r.Vector, err = decodeVector(blob, s.dim); err != nil {
+			return fmt.Errorf("load vector %s of %s: %w", r.ID, ns, err)
+		}
+		fn(r)
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("load vectors of %s: %w", ns, err)
+	}
+	return nil
+}
+
+// ping checks the database answers.
+func (s *store) ping(ctx context.Context) error {
+	if err := s.db.PingContext(ctx); err != nil {
+		return fmt.Errorf("ping vector store: %w: %w", kgmem.ErrUnavailable, err)
+	}
+	return nil
+}
+
+// tx runs fn in a transaction, committing when it returns nil.
+func (s *store) tx(ctx context.Context, what string, fn func(tx *sql.Tx) error) (err error) {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("%s: begin: %w", what, err)
+	}
+	defer func() {
+		if err != nil {
+			err = errors.Join(fmt.Errorf("%s: %w", what, err), rollback(tx))
+		}
+	}()
+	if err := fn(tx); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+func rollback(tx *sql.Tx) error {
+	if err := tx.Rollback(); err != nil && !errors.Is(err, sql.ErrTxDone) {
+		return fmt.Errorf("rollback: %w", err)
+	}
+	return nil
+}

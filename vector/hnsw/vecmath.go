@@ -1,0 +1,62 @@
+package hnsw
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+
+	"github.com/viterin/vek/vek32"
+)
+
+// dot is the inner product of two equal-length vectors (SIMD where available).
+func dot(a, b []float32) float32 {
+	if len(a) == 0 {
+		return 0
+	}
+	return vek32.Dot(a, b)
+}
+
+// normalized returns a unit-length copy of v; a zero vector stays zero, so
+// every similarity against it is 0 rather than NaN.
+func normalized(v []float32) []float32 {
+	out := make([]float32, len(v))
+	var sum float64
+	for _, x := range v {
+		sum += float64(x) * float64(x)
+	}
+	if sum == 0 {
+		return out
+	}
+	inv := 1 / math.Sqrt(sum)
+	for i, x := range v {
+		out[i] = float32(float64(x) * inv)
+	}
+	return out
+}
+
+// similarity is the cosine similarity of two unit (or zero) vectors, clamped
+// to [-1, 1] against float rounding.
+func similarity(a, b []float32) float64 {
+	return min(1, max(-1, float64(dot(a, b))))
+}
+
+// encodeVector serialises v as little-endian float32s.
+func encodeVector(v []float32) []byte {
+	buf := make([]byte, 4*len(v))
+	for i, x := range v {
+		binary.LittleEndian.PutUint32(buf[4*i:], math.Float32bits(x))
+	}
+	return buf
+}
+
+// decodeVector parses what encodeVector wrote, checking the length.
+func decodeVector(buf []byte, dim int) ([]float32, error) {
+	if len(buf) != 4*dim {
+		return nil, fmt.Errorf("stored vector has %d bytes, want %d for dimension %d", len(buf), 4*dim, dim)
+	}
+	v := make([]float32, dim)
+	for i := range v {
+		v[i] = math.Float32frombits(binary.LittleEndian.Uint32(buf[4*i:]))
+	}
+	return v, nil
+}
