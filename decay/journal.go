@@ -69,7 +69,7 @@ func readJournal(path string) ([]journalEntry, int, error) {
 		line, err := rd.ReadBytes('\n')
 		if line = bytes.TrimSpace(line); len(line) > 0 {
 			var e journalEntry
-			if json.Unmarshal(line, &e) == nil && validateRefs(e.Refs) == nil && e.NS != "" {
+			if json.Unmarshal(line, &e) == nil && validEntry(e) {
 				entries = append(entries, e)
 			} else {
 				skipped++
@@ -82,6 +82,12 @@ func readJournal(path string) ([]journalEntry, int, error) {
 			return nil, 0, fmt.Errorf("read journal: %w", err)
 		}
 	}
+}
+
+// validEntry reports whether a decoded journal line is a usable entry.
+func validEntry(e journalEntry) bool {
+	_, err := kgmem.ParseNamespace(string(e.NS))
+	return err == nil && !e.At.IsZero() && len(e.Refs) > 0 && validateRefs(e.Refs) == nil
 }
 
 // append writes one entry and fsyncs it. A failed write is cut off again so the

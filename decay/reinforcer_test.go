@@ -91,7 +91,7 @@ func TestReinforcerFlushApplies(t *testing.T) {
 		if r.Pending() != 4 || journalSize(t, path) == 0 {
 			t.Fatalf("after Enqueue: pending %d, journal %d bytes", r.Pending(), journalSize(t, path))
 		}
-		if got := stateOf(t, store, ns, fact); got != before[fact] {
+		if got := stateOf(t, store, ns, fact); !sameState(got, before[fact]) {
 			t.Fatalf("Enqueue wrote to the store synchronously: %+v", got)
 		}
 		if err := r.Flush(ctx); err != nil {
@@ -101,7 +101,7 @@ func TestReinforcerFlushApplies(t *testing.T) {
 		importance := map[Ref]int{fact: 3}
 		for ref, old := range before {
 			want := m.Reinforce(m.Backfill(old, epoch), importance[ref], clock.Now())
-			if got := stateOf(t, store, ns, ref); got != want {
+			if got := stateOf(t, store, ns, ref); !sameState(got, want) {
 				t.Errorf("%v: state %+v, want %+v", ref, got, want)
 			}
 		}
@@ -179,7 +179,7 @@ func TestReinforcerCrashLosesNothing(t *testing.T) {
 		waitFor(t, "the replayed journal to be applied", func() bool { return r2.Pending() == 0 })
 		for ns, states := range want {
 			for ref, w := range states {
-				if got := stateOf(t, store, ns, ref); got != w {
+				if got := stateOf(t, store, ns, ref); !sameState(got, w) {
 					t.Errorf("%s %v: %+v, want %+v", ns, ref, got, w)
 				}
 			}

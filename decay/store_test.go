@@ -120,3 +120,10 @@ func entityRef(id string) Ref  { return Ref{kgmem.KindEntity, id} }
 func episodeRef(id string) Ref { return Ref{kgmem.KindEpisode, id} }
 
 func numbered(prefix string, i int) string { return fmt.Sprintf("%s_%04d", prefix, i) }
+
+// sameState compares decay states by instant, not by time.Time representation
+// (stores may hand times back in another location or precision-normalised form).
+func sameState(a, b kgmem.DecayState) bool {
+	return a.Stability == b.Stability && a.Reinforcements == b.Reinforcements && a.Pinned == b.Pinned &&
+		a.LastReinforcedAt.Equal(b.LastReinforcedAt) && a.ForgottenAt.Equal(b.ForgottenAt)
+}

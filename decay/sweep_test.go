@@ -101,7 +101,7 @@ func TestSweepSimulatedYear(t *testing.T) {
 		if stateOf(t, store, other, bystander).Forgotten() {
 			t.Errorf("sweep of %s forgot a record of %s", ns, other)
 		}
-		if s := stateOf(t, store, ns, pinned); s != m.Pin(m.Initial(1, epoch), epoch) {
+		if s := stateOf(t, store, ns, pinned); !sameState(s, m.Pin(m.Initial(1, epoch), epoch)) {
 			t.Errorf("pinned record's state changed: %+v", s)
 		}
 		if r := m.Retention(stateOf(t, store, ns, recalled), 1, lastSweep); r < 0.5 {
@@ -170,7 +170,7 @@ func TestRestoreAndPinItems(t *testing.T) {
 				t.Errorf("pin %s: %v, want %v", tt.name, err, tt.want)
 			}
 		}
-		if got := stateOf(t, store, ns, a); got != before {
+		if got := stateOf(t, store, ns, a); !sameState(got, before) {
 			t.Fatalf("failed calls changed the state: %+v -> %+v", before, got)
 		}
 		if _, err := RestoreItems(ctx, store, "acme/u2", m, forgetAt, a); !errors.Is(err, kgmem.ErrNotFound) {
