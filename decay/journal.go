@@ -143,7 +143,7 @@ func (j *journal) rewrite(entries []journalEntry) error {
 	if j.f != nil {
 		_ = j.f.Close() // the renamed-over file is gone; its handle holds nothing to keep.
 	}
-	f, err := os.OpenFile(j.path, os.O_WRONLY|os.O_APPEND, 0o644)
+	f, err := os.OpenFile(j.path, os.O_WRONLY|os.O_APPEND, 0o600)
 	if err != nil {
 		return fmt.Errorf("reopen journal: %w", err)
 	}
@@ -153,7 +153,7 @@ func (j *journal) rewrite(entries []journalEntry) error {
 
 // writeSynced writes data to a new file at path and fsyncs it.
 func writeSynced(path string, data []byte) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
 	if err != nil {
 		return fmt.Errorf("create journal: %w", err)
 	}

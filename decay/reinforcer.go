@@ -55,7 +55,8 @@ type ReinforcerConfig struct {
 // concurrent upsert of the same record by the engine may overwrite one
 // reinforcement (last writer wins).
 //
-// All methods are safe for concurrent use.
+// All methods are safe for concurrent use. One journal file serves one
+// Reinforcer at a time: give each process its own path.
 type Reinforcer struct {
 	cfg    ReinforcerConfig
 	models ModelFunc
