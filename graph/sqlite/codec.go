@@ -1,0 +1,134 @@
+package sqlite
+
+import (
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"hash/fnv"
+	"strings"
+	"time"
+
+	"github.com/kgmem/kgmem"
+	"golang.org/x/text/unicode/norm"
+)
+
+// millis encodes t as unix milliseconds, NULL for the zero time.
+func millis(t time.Time) any {
+	if t.IsZero() {
+		return nil
+	}
+	return t.UnixMilli()
+}
+
+// fromMillis decodes what millis encoded, in UTC.
+func fromMillis(v sql.NullInt64) time.Time {
+	if !v.Valid {
+		return time.Time{}
+	}
+	return time.UnixMilli(v.Int64).UTC()
+}
+
+// jsonMap encodes a map as JSON text, NULL when empty.
+func jsonMap(field string, m map[string]any) (any, error) {
+	if len(m) == 0 {
+		return nil, nil
+	}
+	b, err := json.Marshal(m)
+	if err != nil {
+		return nil, kgmem.Invalidf(field, "cannot be encoded as JSON: %v", err)
+	}
+	return string(b), nil
+}
+
+// fromJSONMap decodes what jsonMap encoded.
+func fromJSONMap(v sql.NullString) (map[string]any, error) {
+	if !v.Valid || v.String == "" {
+		return nil, nil
+	}
+	var m map[string]any
+	if err := json.Unmarshal([]byte(v.String), &m); err != nil {
+		return nil, fmt.Errorf("decode stored map: %w", err)
+	}
+	return m, nil
+}
+
+// jsonList encodes a string list as a JSON array ("[]" when empty).
+func jsonList(l []string) string {
+	if len(l) == 0 {
+		return "[]"
+	}
+	b, _ := json.Marshal(l) // a []string always encodes
+	return string(b)
+}
+
+// fromJSONList decodes what jsonList encoded; an empty list is nil.
+func fromJSONList(s string) ([]string, error) {
+	var l []string
+	if err := json.Unmarshal([]byte(s), &l); err != nil {
+		return nil, fmt.Errorf("decode stored list: %w", err)
+	}
+	if len(l) == 0 {
+		return nil, nil
+	}
+	return l, nil
+}
+
+// decayCols scans the five decay columns every record table has.
+type decayCols struct {
+	stability      float64
+	reinforcedAt   sql.NullInt64
+	reinforcements int
+	pinned         bool
+	forgottenAt    sql.NullInt64
+}
+
+// dest returns scan destinations in column order.
+func (d *decayCols) dest() []any {
+	return []any{&d.stability, &d.reinforcedAt, &d.reinforcements, &d.pinned, &d.forgottenAt}
+}
+
+// state converts the scanned columns.
+func (d *decayCols) state() kgmem.DecayState {
+	return kgmem.DecayState{
+		Stability: d.stability, LastReinforcedAt: fromMillis(d.reinforcedAt),
+		Reinforcements: d.reinforcements, Pinned: d.pinned, ForgottenAt: fromMillis(d.forgottenAt),
+	}
+}
+
+// decayArgs returns the decay state as arguments in column order.
+func decayArgs(d kgmem.DecayState) []any {
+	return []any{d.Stability, millis(d.LastReinforcedAt), d.Reinforcements, d.Pinned, millis(d.ForgottenAt)}
+}
+
+// decaySelect lists the decay columns of alias t.
+func decaySelect(t string) string {
+	return t + ".stability, " + t + ".reinforced_at, " + t + ".reinforcements, " + t + ".pinned, " + t + ".forgotten_at"
+}
+
+// namesSeparator joins an entity's lower-cased names for substring matching;
+// a control character no query contains, so a match never spans two names.
+const namesSeparator = "\x1f"
+
+// lowerKey is the substring-matching form of a name or query: NFKC, lower case.
+func lowerKey(s string) string {
+	return strings.ToLower(norm.NFKC.String(s))
+}
+
+// namesLower joins the lower-cased name and aliases of e.
+func namesLower(e kgmem.Entity) string {
+	parts := make([]string, 0, 1+len(e.Aliases))
+	for _, n := range e.Names() {
+		parts = append(parts, lowerKey(n))
+	}
+	return namesSeparator + strings.Join(parts, namesSeparator) + namesSeparator
+}
+
+// nsToken is the single FTS token that stands for a namespace in the ns column
+// of the full-text tables: letters then digits, so no tokenizer or stemmer
+// alters it, and 64 bits of hash so namespaces practically never share one
+// (a shared token would only cost speed: results are joined on the namespace).
+func nsToken(ns kgmem.Namespace) string {
+	h := fnv.New64a()
+	h.Write([]byte(ns))
+	return fmt.Sprintf("ns%d", h.Sum64())
+}

@@ -1,0 +1,359 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/kgmem/kgmem"
+)
+
+// defaultPageLimit is the page size when Page.Limit is 0.
+const defaultPageLimit = 100
+
+// idChunk bounds the ids bound into one IN (...) list.
+const idChunk = 500
+
+// querier is what reads need: a pool or a transaction.
+type querier interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+}
+
+// pageLimit validates a page and returns its effective limit.
+func pageLimit(field string, p kgmem.Page) (int, error) {
+	switch {
+	case p.Limit < 0:
+		return 0, kgmem.Invalidf(field, "must not be negative, got %d", p.Limit)
+	case p.Limit == 0:
+		return defaultPageLimit, nil
+	}
+	return p.Limit, nil
+}
+
+// placeholders returns "?, ?, …" for n values.
+func placeholders(n int) string {
+	return strings.TrimSuffix(strings.Repeat("?, ", n), ", ")
+}
+
+// anys converts strings to query arguments.
+func anys[T ~string](vs []T) []any {
+	out := make([]any, len(vs))
+	for i, v := range vs {
+		out[i] = string(v)
+	}
+	return out
+}
+
+// byIDs fetches records of ns by id in chunks with fetch (which gets the
+// "id IN (…)" condition and its arguments) and returns them in the order of
+// ids, skipping missing ones.
+func byIDs[T any](ctx context.Context, ids []string, idOf func(T) string,
+	fetch func(ctx context.Context, cond string, args []any) ([]T, error)) ([]T, error) {
+	found := make(map[string]T, len(ids))
+	for start := 0; start < len(ids); start += idChunk {
+		chunk := ids[start:min(start+idChunk, len(ids))]
+		recs, err := fetch(ctx, "id IN ("+placeholders(len(chunk))+")", anys(chunk))
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range recs {
+			found[idOf(r)] = r
+		}
+	}
+	out := make([]T, 0, len(found))
+	for _, id := range ids {
+		if r, ok := found[id]; ok {
+			out = append(out, r)
+		}
+	}
+	return out, nil
+}
+
+// collect runs a query and scans every row with scan.
+func collect[T any](ctx context.Context, q querier, scan func(*sql.Rows) (T, error), query string, args ...any) ([]T, error) {
+	rows, err := q.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, wrapErr(err)
+	}
+	defer func() { _ = rows.Close() }()
+	var out []T
+	for rows.Next() {
+		r, err := scan(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, wrapErr(err)
+	}
+	return out, nil
+}
+
+// --- entities ---
+
+// entityCols are the columns scanEntity reads, from alias e.
+var entityCols = `e.id, e.namespace, e.name, e.type, e.summary, e.aliases, e.attributes, e.created_at, e.updated_at, ` + decaySelect("e")
+
+// scanEntity scans one row of entityCols.
+func scanEntity(rows *sql.Rows) (kgmem.Entity, error) {
+	var (
+		e                kgmem.Entity
+		aliases          string
+		attrs            sql.NullString
+		created, updated sql.NullInt64
+		d                decayCols
+	)
+	dest := append([]any{&e.ID, &e.Namespace, &e.Name, &e.Type, &e.Summary, &aliases, &attrs, &created, &updated}, d.dest()...)
+	if err := rows.Scan(dest...); err != nil {
+		return e, fmt.Errorf("scan entity: %w", err)
+	}
+	var err error
+	if e.Aliases, err = fromJSONList(aliases); err != nil {
+		return e, fmt.Errorf("entity %s aliases: %w", e.ID, err)
+	}
+	if e.Attributes, err = fromJSONMap(attrs); err != nil {
+		return e, fmt.Errorf("entity %s attributes: %w", e.ID, err)
+	}
+	e.CreatedAt, e.UpdatedAt, e.Decay = fromMillis(created), fromMillis(updated), d.state()
+	return e, nil
+}
+
+// entities runs a query on the entities of ns (alias e) with an extra condition.
+func (s *Store) entities(ctx context.Context, q querier, ns kgmem.Namespace, cond string, args ...any) ([]kgmem.Entity, error) {
+	return collect(ctx, q, scanEntity, `SELECT `+entityCols+` FROM entities e WHERE e.namespace = ? AND `+cond,
+		append([]any{ns}, args...)...)
+}
+
+// Entity returns one entity of ns, or an error wrapping kgmem.ErrNotFound.
+func (s *Store) Entity(ctx context.Context, ns kgmem.Namespace, id string) (kgmem.Entity, error) {
+	if err := checkNamespace(ns); err != nil {
+		return kgmem.Entity{}, err
+	}
+	es, err := s.entities(ctx, s.r, ns, `e.id = ?`, id)
+	if err != nil {
+		return kgmem.Entity{}, fmt.Errorf("sqlite: entity %s: %w", id, err)
+	}
+	if len(es) == 0 {
+		return kgmem.Entity{}, fmt.Errorf("sqlite: entity %q in %s: %w", id, ns, kgmem.ErrNotFound)
+	}
+	return es[0], nil
+}
+
+// Entities returns the entities of ns with the given ids, in the order of ids.
+func (s *Store) Entities(ctx context.Context, ns kgmem.Namespace, ids []string) ([]kgmem.Entity, error) {
+	if err := checkNamespace(ns); err != nil {
+		return nil, err
+	}
+	es, err := byIDs(ctx, ids, func(e kgmem.Entity) string { return e.ID },
+		func(ctx context.Context, cond string, args []any) ([]kgmem.Entity, error) {
+			return s.entities(ctx, s.r, ns, "e."+cond, args...)
+		})
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: entities: %w", err)
+	}
+	return es, nil
+}
+
+// FindEntities lists the entities of ns matching f, in id order.
+func (s *Store) FindEntities(ctx context.Context, ns kgmem.Namespace, f kgmem.EntityFilter) ([]kgmem.Entity, error) {
+	if err := checkNamespace(ns); err != nil {
+		return nil, err
+	}
+	limit, err := pageLimit("limit", f.Page)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: find entities: %w", err)
+	}
+	conds, args := []string{`e.id > ?`}, []any{f.After}
+	if f.Type != "" {
+		conds, args = append(conds, `e.type = ?`), append(args, f.Type)
+	}
+	if f.Query != "" {
+		conds, args = append(conds, `instr(e.names_lower, ?) > 0`), append(args, lowerKey(f.Query))
+	}
+	if len(f.Names) > 0 {
+		keys := make([]string, 0, len(f.Names))
+		for _, n := range f.Names {
+			if k := kgmem.NormalizeName(n); k != "" {
+				keys = append(keys, k)
+			}
+		}
+		if len(keys) == 0 {
+			return nil, nil // no name can match
+		}
+		conds = append(conds, `e.id IN (SELECT entity_id FROM entity_names WHERE namespace = ? AND norm IN (`+placeholders(len(keys))+`))`)
+		args = append(append(args, ns), anys(keys)...)
+	}
+	es, err := s.entities(ctx, s.r, ns, strings.Join(conds, " AND ")+` ORDER BY e.id LIMIT ?`, append(args, limit)...)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: find entities: %w", err)
+	}
+	return es, nil
+}
+
+// --- facts ---
+
+// factSelect selects the columns scanFact reads: facts f joined to the
+// names of their subject s and object o.
+var factSelect = `SELECT f.id, f.namespace, f.subject_id, f.predicate, f.object_id, s.name, o.name, f.text, f.confidence,
+	f.importance, f.episodes, f.attributes, f.valid_at, f.invalid_at, f.created_at, f.expired_at, ` + decaySelect("f") + `
+	FROM facts f
+	JOIN entities s ON s.namespace = f.namespace AND s.id = f.subject_id
+	JOIN entities o ON o.namespace = f.namespace AND o.id = f.object_id`
+
+// scanFact scans one row of factSelect.
+func scanFact(rows *sql.Rows) (kgmem.Fact, error) {
+	var (
+		f                                    kgmem.Fact
+		episodes                             string
+		attrs                                sql.NullString
+		validAt, invalidAt, created, expired sql.NullInt64
+		d                                    decayCols
+	)
+	dest := append([]any{&f.ID, &f.Namespace, &f.SubjectID, &f.Predicate, &f.ObjectID, &f.SubjectName, &f.ObjectName,
+		&f.Text, &f.Confidence, &f.Importance, &episodes, &attrs, &validAt, &invalidAt, &created, &expired}, d.dest()...)
+	if err := rows.Scan(dest...); err != nil {
+		return f, fmt.Errorf("scan fact: %w", err)
+	}
+	var err error
+	if f.Episodes, err = fromJSONList(episodes); err != nil {
+		return f, fmt.Errorf("fact %s episodes: %w", f.ID, err)
+	}
+	if f.Attributes, err = fromJSONMap(attrs); err != nil {
+		return f, fmt.Errorf("fact %s attributes: %w", f.ID, err)
+	}
+	f.ValidAt, f.InvalidAt, f.CreatedAt, f.ExpiredAt = fromMillis(validAt), fromMillis(invalidAt), fromMillis(created), fromMillis(expired)
+	f.Decay = d.state()
+	return f, nil
+}
+
+// facts runs a query on the facts of ns (alias f) with an extra condition.
+func (s *Store) facts(ctx context.Context, q querier, ns kgmem.Namespace, cond string, args ...any) ([]kgmem.Fact, error) {
+	return collect(ctx, q, scanFact, factSelect+` WHERE f.namespace = ? AND `+cond, append([]any{ns}, args...)...)
+}
+
+// Fact returns one fact of ns, current or historical, or an error wrapping
+// kgmem.ErrNotFound.
+func (s *Store) Fact(ctx context.Context, ns kgmem.Namespace, id string) (kgmem.Fact, error) {
+	if err := checkNamespace(ns); err != nil {
+		return kgmem.Fact{}, err
+	}
+	fs, err := s.facts(ctx, s.r, ns, `f.id = ?`, id)
+	if err != nil {
+		return kgmem.Fact{}, fmt.Errorf("sqlite: fact %s: %w", id, err)
+	}
+	if len(fs) == 0 {
+		return kgmem.Fact{}, fmt.Errorf("sqlite: fact %q in %s: %w", id, ns, kgmem.ErrNotFound)
+	}
+	return fs[0], nil
+}
+
+// Facts returns the facts of ns with the given ids, in the order of ids.
+func (s *Store) Facts(ctx context.Context, ns kgmem.Namespace, ids []string) ([]kgmem.Fact, error) {
+	if err := checkNamespace(ns); err != nil {
+		return nil, err
+	}
+	fs, err := byIDs(ctx, ids, func(f kgmem.Fact) string { return f.ID },
+		func(ctx context.Context, cond string, args []any) ([]kgmem.Fact, error) {
+			return s.facts(ctx, s.r, ns, "f."+cond, args...)
+		})
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: facts: %w", err)
+	}
+	return fs, nil
+}
+
+// ListFacts lists the facts of ns matching f, in id order.
+func (s *Store) ListFacts(ctx context.Context, ns kgmem.Namespace, f kgmem.FactFilter) ([]kgmem.Fact, error) {
+	if err := checkNamespace(ns); err != nil {
+		return nil, err
+	}
+	limit, err := pageLimit("limit", f.Page)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: list facts: %w", err)
+	}
+	conds, args := []string{`f.id > ?`}, []any{f.After}
+	if !f.IncludeExpired {
+		conds = append(conds, `f.expired_at IS NULL`)
+	}
+	if f.Predicate != "" {
+		conds, args = append(conds, `f.predicate = ?`), append(args, f.Predicate)
+	}
+	if f.EntityID != "" {
+		conds = append(conds, `f.rid IN (SELECT rid FROM facts WHERE namespace = ? AND subject_id = ?
+			UNION ALL SELECT rid FROM facts WHERE namespace = ? AND object_id = ?)`)
+		args = append(args, ns, f.EntityID, ns, f.EntityID)
+	}
+	fs, err := s.facts(ctx, s.r, ns, strings.Join(conds, " AND ")+` ORDER BY f.id LIMIT ?`, append(args, limit)...)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: list facts: %w", err)
+	}
+	return fs, nil
+}
+
+// --- episodes ---
+
+// episodeCols are the columns scanEpisode reads, from alias p.
+var episodeCols = `p.id, p.namespace, p.thread_id, p.message_id, p.role, p.name, p.content, p.timestamp, p.metadata, p.created_at, ` + decaySelect("p")
+
+// scanEpisode scans one row of episodeCols.
+func scanEpisode(rows *sql.Rows) (kgmem.Episode, error) {
+	var (
+		e           kgmem.Episode
+		meta        sql.NullString
+		ts, created sql.NullInt64
+		d           decayCols
+	)
+	dest := append([]any{&e.ID, &e.Namespace, &e.ThreadID, &e.MessageID, &e.Role, &e.Name, &e.Content, &ts, &meta, &created}, d.dest()...)
+	if err := rows.Scan(dest...); err != nil {
+		return e, fmt.Errorf("scan episode: %w", err)
+	}
+	var err error
+	if e.Metadata, err = fromJSONMap(meta); err != nil {
+		return e, fmt.Errorf("episode %s metadata: %w", e.ID, err)
+	}
+	e.Timestamp, e.CreatedAt, e.Decay = fromMillis(ts), fromMillis(created), d.state()
+	return e, nil
+}
+
+// episodes runs a query on the episodes of ns (alias p) with an extra condition.
+func (s *Store) episodes(ctx context.Context, ns kgmem.Namespace, cond string, args ...any) ([]kgmem.Episode, error) {
+	return collect(ctx, s.r, scanEpisode, `SELECT `+episodeCols+` FROM episodes p WHERE p.namespace = ? AND `+cond,
+		append([]any{ns}, args...)...)
+}
+
+// Episodes returns the episodes of ns with the given ids, in the order of ids.
+func (s *Store) Episodes(ctx context.Context, ns kgmem.Namespace, ids []string) ([]kgmem.Episode, error) {
+	if err := checkNamespace(ns); err != nil {
+		return nil, err
+	}
+	eps, err := byIDs(ctx, ids, func(e kgmem.Episode) string { return e.ID },
+		func(ctx context.Context, cond string, args []any) ([]kgmem.Episode, error) {
+			return s.episodes(ctx, ns, "p."+cond, args...)
+		})
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: episodes: %w", err)
+	}
+	return eps, nil
+}
+
+// ListEpisodes pages through the episodes of ns in id order.
+func (s *Store) ListEpisodes(ctx context.Context, ns kgmem.Namespace, page kgmem.Page) ([]kgmem.Episode, error) {
+	if err := checkNamespace(ns); err != nil {
+		return nil, err
+	}
+	limit, err := pageLimit("limit", page)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: list episodes: %w", err)
+	}
+	eps, err := s.episodes(ctx, ns, `p.id > ? ORDER BY p.id LIMIT ?`, page.After, limit)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: list episodes: %w", err)
+	}
+	return eps, nil
+}
+
+// errNoRows reports whether err is sql.ErrNoRows.
+func errNoRows(err error) bool { return errors.Is(err, sql.ErrNoRows) }

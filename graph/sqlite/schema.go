@@ -1,0 +1,164 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+)
+
+// schemaVersion is the layout this package writes, kept in PRAGMA user_version.
+// Bump it and append a step to migrations when the layout changes.
+const schemaVersion = 1
+
+// ftsTokenizer is the tokenizer of every full-text table: Unicode word
+// boundaries, diacritics folded ("Zürich" finds "Zurich"), case folded, and
+// Porter stemming so "leads" finds "lead" and "leading". Stemming is English
+// only; on other languages it leaves most words alone, which is harmless.
+const ftsTokenizer = `porter unicode61 remove_diacritics 2`
+
+// migrations[i] takes the schema from version i to i+1. Every statement is
+// idempotent so that two processes opening a new file at once stay safe.
+var migrations = [][]string{{
+	// Every namespace that holds a record or settings; kept by Apply,
+	// PutSettings and PurgeNamespace so Namespaces never scans the records.
+	`CREATE TABLE IF NOT EXISTS namespaces (
+		namespace TEXT PRIMARY KEY
+	) WITHOUT ROWID`,
+
+	`CREATE TABLE IF NOT EXISTS entities (
+		rid            INTEGER PRIMARY KEY,
+		namespace      TEXT NOT NULL,
+		id             TEXT NOT NULL,
+		name           TEXT NOT NULL,
+		type           TEXT NOT NULL,
+		summary        TEXT NOT NULL,
+		aliases        TEXT NOT NULL,
+		names_lower    TEXT NOT NULL,
+		attributes     TEXT,
+		created_at     INTEGER,
+		updated_at     INTEGER,
+		stability      REAL NOT NULL DEFAULT 0,
+		reinforced_at  INTEGER,
+		reinforcements INTEGER NOT NULL DEFAULT 0,
+		pinned         INTEGER NOT NULL DEFAULT 0,
+		forgotten_at   INTEGER,
+		UNIQUE (namespace, id)
+	)`,
+	`CREATE INDEX IF NOT EXISTS entities_type ON entities (namespace, type, id)`,
+	// The normalised name and every normalised alias of each entity.
+	`CREATE TABLE IF NOT EXISTS entity_names (
+		namespace TEXT NOT NULL,
+		norm      TEXT NOT NULL,
+		entity_id TEXT NOT NULL,
+		PRIMARY KEY (namespace, norm, entity_id)
+	) WITHOUT ROWID`,
+	`CREATE INDEX IF NOT EXISTS entity_names_entity ON entity_names (namespace, entity_id)`,
+
+	`CREATE TABLE IF NOT EXISTS facts (
+		rid            INTEGER PRIMARY KEY,
+		namespace      TEXT NOT NULL,
+		id             TEXT NOT NULL,
+		subject_id     TEXT NOT NULL,
+		predicate      TEXT NOT NULL,
+		object_id      TEXT NOT NULL,
+		text           TEXT NOT NULL,
+		confidence     REAL NOT NULL,
+		importance     INTEGER NOT NULL,
+		episodes       TEXT NOT NULL,
+		attributes     TEXT,
+		valid_at       INTEGER,
+		invalid_at     INTEGER,
+		created_at     INTEGER,
+		expired_at     INTEGER,
+		stability      REAL NOT NULL DEFAULT 0,
+		reinforced_at  INTEGER,
+		reinforcements INTEGER NOT NULL DEFAULT 0,
+		pinned         INTEGER NOT NULL DEFAULT 0,
+		forgotten_at   INTEGER,
+		UNIQUE (namespace, id),
+		FOREIGN KEY (namespace, subject_id) REFERENCES entities (namespace, id),
+		FOREIGN KEY (namespace, object_id) REFERENCES entities (namespace, id)
+	)`,
+	// Traversal takes the most important facts of an entity first: these
+	// indexes serve that order directly, and the foreign-key checks.
+	`CREATE INDEX IF NOT EXISTS facts_subject ON facts (namespace, subject_id, importance DESC, id)`,
+	`CREATE INDEX IF NOT EXISTS facts_object ON facts (namespace, object_id, importance DESC, id)`,
+	`CREATE INDEX IF NOT EXISTS facts_predicate ON facts (namespace, predicate, id)`,
+
+	`CREATE TABLE IF NOT EXISTS episodes (
+		rid            INTEGER PRIMARY KEY,
+		namespace      TEXT NOT NULL,
+		id             TEXT NOT NULL,
+		thread_id      TEXT NOT NULL,
+		message_id     TEXT NOT NULL,
+		role           TEXT NOT NULL,
+		name           TEXT NOT NULL,
+		content        TEXT NOT NULL,
+		timestamp      INTEGER,
+		metadata       TEXT,
+		created_at     INTEGER,
+		stability      REAL NOT NULL DEFAULT 0,
+		reinforced_at  INTEGER,
+		reinforcements INTEGER NOT NULL DEFAULT 0,
+		pinned         INTEGER NOT NULL DEFAULT 0,
+		forgotten_at   INTEGER,
+		UNIQUE (namespace, id)
+	)`,
+
+	`CREATE TABLE IF NOT EXISTS mentions (
+		namespace  TEXT NOT NULL,
+		episode_id TEXT NOT NULL,
+		entity_id  TEXT NOT NULL,
+		PRIMARY KEY (namespace, episode_id, entity_id),
+		FOREIGN KEY (namespace, episode_id) REFERENCES episodes (namespace, id),
+		FOREIGN KEY (namespace, entity_id) REFERENCES entities (namespace, id)
+	) WITHOUT ROWID`,
+	`CREATE INDEX IF NOT EXISTS mentions_entity ON mentions (namespace, entity_id)`,
+
+	`CREATE TABLE IF NOT EXISTS settings (
+		namespace TEXT PRIMARY KEY,
+		body      TEXT NOT NULL
+	) WITHOUT ROWID`,
+
+	// Full-text tables. rowid is the rid of the record; ns holds one token
+	// per namespace (see nsToken) so a MATCH is restricted to one namespace
+	// inside the index instead of after it. Contentless: the text lives in
+	// the record tables only.
+	`CREATE VIRTUAL TABLE IF NOT EXISTS fact_fts USING fts5 (ns, body, content='', contentless_delete=1, tokenize='` + ftsTokenizer + `')`,
+	`CREATE VIRTUAL TABLE IF NOT EXISTS episode_fts USING fts5 (ns, body, content='', contentless_delete=1, tokenize='` + ftsTokenizer + `')`,
+	`CREATE VIRTUAL TABLE IF NOT EXISTS entity_fts USING fts5 (ns, body, content='', contentless_delete=1, tokenize='` + ftsTokenizer + `')`,
+}}
+
+// migrate brings the schema of db up to schemaVersion in one immediate
+// transaction, so concurrent openers of a new file wait for each other.
+func migrate(ctx context.Context, db *sql.DB) error {
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("begin: %w", wrapErr(err))
+	}
+	defer func() { _ = tx.Rollback() }()
+	var version int
+	if err := tx.QueryRowContext(ctx, `PRAGMA user_version`).Scan(&version); err != nil {
+		return fmt.Errorf("read schema version: %w", wrapErr(err))
+	}
+	if version > schemaVersion {
+		return fmt.Errorf("database schema version %d is newer than this build's %d", version, schemaVersion)
+	}
+	for v := version; v < schemaVersion; v++ {
+		for _, stmt := range migrations[v] {
+			if _, err := tx.ExecContext(ctx, stmt); err != nil {
+				return fmt.Errorf("schema step %d: %w", v+1, wrapErr(err))
+			}
+		}
+	}
+	if version != schemaVersion {
+		// PRAGMA takes no parameters; schemaVersion is a constant.
+		if _, err := tx.ExecContext(ctx, fmt.Sprintf(`PRAGMA user_version = %d`, schemaVersion)); err != nil {
+			return fmt.Errorf("write schema version: %w", wrapErr(err))
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("commit schema: %w", wrapErr(err))
+	}
+	return nil
+}

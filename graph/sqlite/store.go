@@ -1,0 +1,134 @@
+// Package sqlite is the embedded kgmem.GraphStore: one SQLite file (pure Go,
+// modernc.org/sqlite) with FTS5 full-text tables, no server to run.
+//
+// Layout: tables keyed by (namespace, id) with an integer rowid that also keys
+// the FTS5 tables; every query filters by namespace first, through an index
+// whose leading column is the namespace. Times are INTEGER unix milliseconds in
+// UTC (NULL for the zero time); maps and lists are JSON text.
+//
+// Durability: WAL journal with synchronous=NORMAL. Every Apply is one
+// transaction, so a crash never leaves half a ChangeSet; in WAL mode NORMAL
+// keeps the file consistent on power loss too and only risks the last
+// transactions before the loss, while sparing an fsync per commit (the WAL is
+// synced at checkpoints). The graph can be re-ingested from its episodes, so
+// that trade is the right default for an embedded memory.
+//
+// Concurrency: one writer connection (SQLite allows one writer at a time;
+// transactions start IMMEDIATE so they queue on busy_timeout instead of
+// failing on lock upgrade) and a pool of query-only reader connections that WAL
+// lets run beside it. Several Stores, in one process or several, may open the
+// same file.
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net/url"
+	"runtime"
+	"strings"
+
+	"github.com/kgmem/kgmem"
+	sqlite3 "modernc.org/sqlite"
+	sqlite3lib "modernc.org/sqlite/lib"
+)
+
+// busyTimeoutMillis is how long a connection waits for a lock held by another
+// connection before failing with kgmem.ErrUnavailable.
+const busyTimeoutMillis = 10_000
+
+// Store is a kgmem.GraphStore in one SQLite file. It is safe for concurrent use.
+type Store struct {
+	w *sql.DB // the single writer connection
+	r *sql.DB // query-only readers
+}
+
+var _ kgmem.GraphStore = (*Store)(nil)
+
+// Open opens (creating if needed) the store in the SQLite file at path and
+// brings its schema up to date. Close it when done.
+func Open(ctx context.Context, path string) (*Store, error) {
+	if path == "" || path == ":memory:" || strings.ContainsAny(path, "?#") {
+		return nil, kgmem.Invalidf("path", "must be a file path without '?' or '#', got %q", path)
+	}
+	common := []string{
+		fmt.Sprintf("busy_timeout(%d)", busyTimeoutMillis),
+		"foreign_keys(1)",
+		"temp_store(memory)",
+		"cache_size(-32000)", // 32 MB page cache per connection
+	}
+	w, err := openPool(path, append(common, "journal_mode(WAL)", "synchronous(NORMAL)"), "immediate", 1)
+	if err != nil {
+		return nil, err
+	}
+	if err := migrate(ctx, w); err != nil {
+		_ = w.Close()
+		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
+	}
+	readers := max(4, runtime.GOMAXPROCS(0))
+	r, err := openPool(path, append(common, "query_only(1)", "mmap_size(268435456)"), "deferred", readers)
+	if err != nil {
+		_ = w.Close()
+		return nil, err
+	}
+	s := &Store{w: w, r: r}
+	if err := s.Ping(ctx); err != nil {
+		_ = s.Close()
+		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
+	}
+	return s, nil
+}
+
+// openPool opens a database/sql pool on path whose every connection runs pragmas.
+func openPool(path string, pragmas []string, txlock string, conns int) (*sql.DB, error) {
+	q := url.Values{}
+	for _, p := range pragmas {
+		q.Add("_pragma", p)
+	}
+	q.Set("_txlock", txlock)
+	db, err := sql.Open("sqlite", path+"?"+q.Encode())
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
+	}
+	db.SetMaxOpenConns(conns)
+	db.SetMaxIdleConns(conns)
+	db.SetConnMaxIdleTime(0)
+	return db, nil
+}
+
+// Ping checks both connection pools answer.
+func (s *Store) Ping(ctx context.Context) error {
+	if err := s.w.PingContext(ctx); err != nil {
+		return fmt.Errorf("sqlite: ping writer: %w", wrapErr(err))
+	}
+	if err := s.r.PingContext(ctx); err != nil {
+		return fmt.Errorf("sqlite: ping readers: %w", wrapErr(err))
+	}
+	return nil
+}
+
+// Close closes both connection pools.
+func (s *Store) Close() error {
+	return errors.Join(s.r.Close(), s.w.Close())
+}
+
+// wrapErr marks lock timeouts as kgmem.ErrUnavailable so callers can retry.
+func wrapErr(err error) error {
+	var se *sqlite3.Error
+	if errors.As(err, &se) {
+		switch se.Code() & 0xff {
+		case sqlite3lib.SQLITE_BUSY, sqlite3lib.SQLITE_LOCKED:
+			return fmt.Errorf("%w: %w", kgmem.ErrUnavailable, err)
+		}
+	}
+	return err
+}
+
+// checkNamespace validates a namespace argument.
+func checkNamespace(ns kgmem.Namespace) error {
+	if _, err := kgmem.ParseNamespace(string(ns)); err != nil {
+		return fmt.Errorf("sqlite: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,29 @@
+package sqlite_test
+
+import (
+	"path/filepath"
+	"testing"
+
+	"github.com/kgmem/kgmem"
+	"github.com/kgmem/kgmem/graph/graphtest"
+	"github.com/kgmem/kgmem/graph/sqlite"
+)
+
+// openTemp opens a store in a fresh temporary file, closed at cleanup.
+func openTemp(t testing.TB) (*sqlite.Store, string) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "graph.db")
+	s, err := sqlite.Open(t.Context(), path)
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	t.Cleanup(func() { _ = s.Close() })
+	return s, path
+}
+
+func TestConformance(t *testing.T) {
+	graphtest.Run(t, func(t *testing.T) kgmem.GraphStore {
+		s, _ := openTemp(t)
+		return s
+	})
+}
