@@ -1,0 +1,381 @@
+package triples
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/kgmem/kgmem"
+)
+
+// subjectFunctional predicates hold for one object per subject at a time: a new
+// object for the same subject invalidates the old fact ("lives_in Paris" ends
+// "lives_in Berlin").
+var subjectFunctional = map[string]bool{
+	"lives_in": true, "works_at": true, "is_married_to": true, "reports_to": true, "has_age": true,
+	"is_aged": true, "has_job_title": true, "has_title": true, "has_role": true, "is_dating": true,
+	"has_phone_number": true, "has_email": true, "has_manager": true, "is_engaged_to": true,
+}
+
+// objectExclusive predicates hold for one subject per object at a time, across
+// the predicates of one role group: "Bob leads the ML team" ends "Alice manages
+// the ML team".
+var objectExclusive = map[string]string{"leads": "lead", "manages": "lead"}
+
+// opposite reports whether two canonical predicates contradict each other for
+// the same subject and object: "p" and "not_p", "likes" and "dislikes".
+func opposite(a, b string) bool {
+	if pa, ok := Negated(a); ok && pa == b {
+		return true
+	}
+	if pb, ok := Negated(b); ok && pb == a {
+		return true
+	}
+	pos := func(p string) string {
+		if q, ok := Negated(p); ok {
+			return q
+		}
+		return p
+	}
+	pa, pb := pos(a), pos(b)
+	_, na := Negated(a)
+	_, nb := Negated(b)
+	// likes ⟂ dislikes, not_likes ⟂ not_dislikes is not a contradiction.
+	return na == nb && (pa == "likes" && pb == "dislikes" || pa == "dislikes" && pb == "likes")
+}
+
+// maxRelatedFacts bounds the stored facts shown to the LLM per new triple.
+const maxRelatedFacts = 8
+
+// pendingDecision is a triple the rules could not decide; its fact was added
+// tentatively and the LLM may turn it into a duplicate, update or invalidation.
+type pendingDecision struct {
+	cand    candidate
+	factID  string   // the tentatively added fact
+	related []string // ids of related current facts
+	change  int      // index of its OpAdded change in w.changes
+}
+
+// decideAll decides every prepared triple in order.
+func (w *work) decideAll(ctx context.Context) error {
+	var pending []pendingDecision
+	for _, c := range w.cands {
+		sID, oID := w.keyToEntity[c.subject.key], w.keyToEntity[c.object.key]
+		for _, id := range []string{sID, oID} {
+			if err := w.loadFacts(ctx, id); err != nil {
+				return err
+			}
+		}
+		if p, ok := w.decide(c, sID, oID); ok {
+			pending = append(pending, p)
+		}
+	}
+	if len(pending) > 0 {
+		w.decidePending(ctx, pending)
+	}
+	return nil
+}
+
+// loadFacts reads the current facts touching an entity into the working set.
+func (w *work) loadFacts(ctx context.Context, entityID string) error {
+	if w.loadedFacts[entityID] || !w.storedEntity(entityID) {
+		w.loadedFacts[entityID] = true
+		return nil
+	}
+	w.loadedFacts[entityID] = true
+	f := kgmem.FactFilter{EntityID: entityID, Page: kgmem.Page{Limit: storePageSize}}
+	for {
+		page, err := w.in.store.ListFacts(ctx, w.ns, f)
+		if err != nil {
+			return fmt.Errorf("list facts of %s: %w", entityID, err)
+		}
+		var missing []string
+		for _, fact := range page {
+			if _, ok := w.facts[fact.ID]; ok || !fact.ExpiredAt.IsZero() {
+				continue
+			}
+			cp := fact
+			cp.Episodes = slices.Clone(cp.Episodes)
+			w.registerFact(&cp, false)
+			for _, id := range []string{fact.SubjectID, fact.ObjectID} {
+				if _, ok := w.entities[id]; !ok && !slices.Contains(missing, id) {
+					missing = append(missing, id)
+				}
+			}
+		}
+		if len(missing) > 0 {
+			ents, err := w.in.store.Entities(ctx, w.ns, missing)
+			if err != nil {
+				return fmt.Errorf("read entities of facts of %s: %w", entityID, err)
+			}
+			for i := range ents {
+				e := ents[i]
+				w.addEntity(&e, false)
+			}
+		}
+		if len(page) < f.Limit {
+			return nil
+		}
+		f.After = page[len(page)-1].ID
+	}
+}
+
+// storedEntity reports whether an entity came from the store (new ones have no facts yet).
+func (w *work) storedEntity(id string) bool {
+	_, ok := w.entities[id]
+	return ok && !w.newEntity[id]
+}
+
+func (w *work) registerFact(f *kgmem.Fact, changed bool) {
+	w.facts[f.ID] = f
+	w.factOrder = append(w.factOrder, f.ID)
+	for _, id := range []string{f.SubjectID, f.ObjectID} {
+		if !slices.Contains(w.factsOf[id], f.ID) {
+			w.factsOf[id] = append(w.factsOf[id], f.ID)
+		}
+	}
+	if changed {
+		w.changedFact[f.ID] = true
+	}
+}
+
+// current lists the current (not expired, not ended) facts touching subject or object.
+func (w *work) current(sID, oID string) []*kgmem.Fact {
+	var out []*kgmem.Fact
+	seen := map[string]bool{}
+	for _, id := range []string{sID, oID} {
+		for _, fid := range w.factsOf[id] {
+			f := w.facts[fid]
+			if seen[fid] || !f.ExpiredAt.IsZero() {
+				continue
+			}
+			seen[fid] = true
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// newFact builds the record a candidate would be stored as.
+func (w *work) newFact(c candidate, sID, oID string) *kgmem.Fact {
+	f := &kgmem.Fact{
+		ID: kgmem.NewID("fact"), Namespace: w.ns, SubjectID: sID, Predicate: c.predicate, ObjectID: oID,
+		SubjectName: w.entities[sID].Name, ObjectName: w.entities[oID].Name,
+		Text: c.text, Confidence: c.confidence, Importance: c.importance,
+		Episodes: slices.Clone(c.episodes), Attributes: c.attributes,
+		ValidAt: c.validAt, InvalidAt: c.invalidAt, CreatedAt: w.now,
+	}
+	if f.Text == "" {
+		f.Text = fmt.Sprintf("%s %s %s.", f.SubjectName, predicateWords(f.Predicate), f.ObjectName)
+	}
+	return f
+}
+
+// decide applies the rules to one candidate. It returns a pendingDecision (and
+// true) when the rules cannot decide and an LLM may.
+func (w *work) decide(c candidate, sID, oID string) (pendingDecision, bool) {
+	nf := w.newFact(c, sID, oID)
+	var contradicted []*kgmem.Fact
+	var reasons []string
+	var related []string
+	for _, f := range w.current(sID, oID) {
+		sameS, sameO, sameP := f.SubjectID == sID, f.ObjectID == oID, f.Predicate == nf.Predicate
+		if !f.InvalidAt.IsZero() {
+			if sameS && sameO && sameP {
+				w.duplicate(c, f, "restates a fact")
+				return pendingDecision{}, false
+			}
+			continue
+		}
+		switch {
+		case sameS && sameO && sameP:
+			w.duplicate(c, f, "same subject, predicate and object")
+			return pendingDecision{}, false
+		case sameS && sameO && opposite(f.Predicate, nf.Predicate):
+			contradicted = append(contradicted, f)
+			reasons = append(reasons, fmt.Sprintf("%s contradicts %s", nf.Predicate, f.Predicate))
+		case sameS && sameP && subjectFunctional[nf.Predicate]:
+			contradicted = append(contradicted, f)
+			reasons = append(reasons, fmt.Sprintf("%s holds for one object at a time", nf.Predicate))
+		case sameO && !sameS && objectExclusive[nf.Predicate] != "" && objectExclusive[nf.Predicate] == objectExclusive[f.Predicate]:
+			contradicted = append(contradicted, f)
+			reasons = append(reasons, fmt.Sprintf("%s %s has one holder at a time", w.entities[oID].Name, objectExclusive[nf.Predicate]))
+		case sameS && sameP && refines(w.entities[oID], w.entities[f.ObjectID]):
+			w.refine(c, nf, f)
+			return pendingDecision{}, false
+		case sameS && sameP && refines(w.entities[f.ObjectID], w.entities[oID]):
+			w.duplicate(c, f, fmt.Sprintf("less specific restatement of %q", f.Text))
+			return pendingDecision{}, false
+		case sameS && (sameP || sameO), sameO && sameP:
+			related = append(related, f.ID)
+		}
+	}
+	if len(contradicted) > 0 {
+		w.supersede(nf, contradicted, reasons)
+		return pendingDecision{}, false
+	}
+	if w.in.llm == nil || len(related) == 0 || w.req.Policy.DisableInserts {
+		w.add(nf, "")
+		return pendingDecision{}, false
+	}
+	if len(related) > maxRelatedFacts {
+		related = related[:maxRelatedFacts]
+	}
+	if !w.add(nf, "tentative: awaiting LLM decision") {
+		return pendingDecision{}, false
+	}
+	return pendingDecision{cand: c, factID: nf.ID, related: related, change: len(w.changes) - 1}, true
+}
+
+// refines reports whether entity a is a more specific form of b: a's name
+// contains all of b's words and more ("miso ramen" refines "ramen").
+func refines(a, b *kgmem.Entity) bool {
+	if a == nil || b == nil || a.ID == b.ID {
+		return false
+	}
+	return tokenSubset(kgmem.NormalizeName(b.Name), kgmem.NormalizeName(a.Name))
+}
+
+// add stores nf as a new fact unless inserts are disabled; it reports whether it did.
+func (w *work) add(nf *kgmem.Fact, reason string) bool {
+	if w.req.Policy.DisableInserts {
+		w.changes = append(w.changes, kgmem.FactChange{Op: kgmem.OpSkipped, Fact: *nf,
+			Reason: joinReason("write policy disables inserts", reason)})
+		return false
+	}
+	w.registerFact(nf, true)
+	w.changes = append(w.changes, kgmem.FactChange{Op: kgmem.OpAdded, Fact: *nf, Reason: reason})
+	return true
+}
+
+// duplicate records that c restates f: f gains provenance and, when c's text is
+// richer and updates are allowed, c's text.
+func (w *work) duplicate(c candidate, f *kgmem.Fact, reason string) {
+	changed := false
+	for _, ep := range c.episodes {
+		if !slices.Contains(f.Episodes, ep) {
+			f.Episodes = append(f.Episodes, ep)
+			changed = true
+		}
+	}
+	if c.confidence > f.Confidence {
+		f.Confidence, changed = c.confidence, true
+	}
+	if c.importance > f.Importance {
+		f.Importance, changed = c.importance, true
+	}
+	op := kgmem.OpDuplicate
+	if richer(c.text, f.Text) && !w.req.Policy.DisableUpdates {
+		f.Text, changed, op = c.text, true, kgmem.OpUpdated
+		reason = joinReason(reason, "richer text")
+	}
+	if changed {
+		w.changedFact[f.ID] = true
+	}
+	w.changes = append(w.changes, kgmem.FactChange{Op: op, Fact: *f, Reason: reason})
+}
+
+// richer reports whether text adds words to old and is longer.
+func richer(text, old string) bool {
+	if len(text) <= len(old) {
+		return false
+	}
+	ow := wordSet(old)
+	for word := range wordSet(text) {
+		if !ow[word] {
+			return true
+		}
+	}
+	return false
+}
+
+// refine rewrites f in place to the more specific object of nf ("likes ramen"
+// becomes "likes miso ramen"). With updates disabled nf is added instead.
+func (w *work) refine(c candidate, nf, f *kgmem.Fact) {
+	if w.req.Policy.DisableUpdates {
+		w.add(nf, "refines "+f.ID+"; write policy disables updates")
+		return
+	}
+	old := f.ObjectID
+	f.ObjectID, f.ObjectName, f.Text = nf.ObjectID, nf.ObjectName, nf.Text
+	for _, ep := range c.episodes {
+		if !slices.Contains(f.Episodes, ep) {
+			f.Episodes = append(f.Episodes, ep)
+		}
+	}
+	f.Confidence = max(f.Confidence, c.confidence)
+	f.Importance = max(f.Importance, c.importance)
+	if !slices.Contains(w.factsOf[nf.ObjectID], f.ID) {
+		w.factsOf[nf.ObjectID] = append(w.factsOf[nf.ObjectID], f.ID)
+	}
+	w.changedFact[f.ID] = true
+	w.changes = append(w.changes, kgmem.FactChange{Op: kgmem.OpUpdated, Fact: *f,
+		Reason: fmt.Sprintf("object refined from %s to %s", w.entities[old].Name, w.entities[nf.ObjectID].Name)})
+}
+
+// supersede adds nf and invalidates the facts it contradicts. When a
+// contradicted fact is newer in world time than nf, nf is history: it is added
+// already ended at that fact's valid_at and nothing is invalidated.
+func (w *work) supersede(nf *kgmem.Fact, olds []*kgmem.Fact, reasons []string) {
+	var ends []*kgmem.Fact
+	for _, f := range olds {
+		if !f.ValidAt.IsZero() && !nf.ValidAt.IsZero() && f.ValidAt.After(nf.ValidAt) {
+			if nf.InvalidAt.IsZero() || f.ValidAt.Before(nf.InvalidAt) {
+				nf.InvalidAt = f.ValidAt
+			}
+			continue
+		}
+		ends = append(ends, f)
+	}
+	if len(ends) == 0 {
+		w.add(nf, "older than the fact that contradicts it; stored as history")
+		return
+	}
+	if w.req.Policy.DisableInvalidations {
+		w.add(nf, joinReason(fmt.Sprintf("contradicts %d fact(s)", len(ends)), "write policy disables invalidations"))
+		return
+	}
+	if !w.add(nf, joinReason(reasons...)) {
+		return
+	}
+	for i, f := range ends {
+		w.invalidate(f, nf, reasons[min(i, len(reasons)-1)])
+	}
+}
+
+// invalidate ends f in world time at nf's valid_at (else now) and expires it now.
+func (w *work) invalidate(f, nf *kgmem.Fact, reason string) {
+	at := nf.ValidAt
+	if at.IsZero() {
+		at = w.now
+	}
+	if !f.ValidAt.IsZero() && at.Before(f.ValidAt) {
+		at = f.ValidAt
+	}
+	f.InvalidAt, f.ExpiredAt = at, w.now
+	w.changedFact[f.ID] = true
+	w.changes = append(w.changes, kgmem.FactChange{Op: kgmem.OpInvalidated, Fact: *f, SupersededBy: nf.ID, Reason: reason})
+}
+
+func joinReason(parts ...string) string {
+	var out string
+	for _, p := range parts {
+		if p == "" {
+			continue
+		}
+		if out != "" {
+			out += "; "
+		}
+		out += p
+	}
+	return out
+}
+
+// timeOrZero formats t for prompts.
+func timeOrZero(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.UTC().Format(time.RFC3339)
+}

@@ -1,0 +1,436 @@
+package triples
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/kgmem/kgmem"
+	openai "github.com/sashabaranov/go-openai"
+)
+
+// Mode selects how structured output is requested from the model.
+type Mode string
+
+// The output modes. ModeAuto starts with ModeJSONSchema and downgrades (and
+// remembers) when the endpoint answers 400 saying the feature is unsupported.
+const (
+	ModeAuto       Mode = "auto"
+	ModeJSONSchema Mode = "json_schema"
+	ModeJSONObject Mode = "json_object"
+	ModeText       Mode = "text"
+)
+
+// Defaults of LLMConfig.
+const (
+	DefaultTimeout    = 60 * time.Second
+	DefaultMaxRetries = 3
+	DefaultMinBackoff = 500 * time.Millisecond
+	DefaultMaxBackoff = 30 * time.Second
+	DefaultModel      = "gpt-4o-mini"
+	// DefaultAzureAPIVersion is the Azure OpenAI API version that supports json_schema.
+	DefaultAzureAPIVersion = "2024-08-01-preview"
+)
+
+// LLMConfig reaches an OpenAI-compatible chat completions endpoint (OpenAI,
+// Azure OpenAI, vLLM, Ollama, LM Studio, llama.cpp server…).
+type LLMConfig struct {
+	// BaseURL is the API base, ending in /v1 for OpenAI-style servers (default:
+	// OpenAI's). For Azure it is the resource endpoint.
+	BaseURL string
+	// APIKey is sent as a bearer token (Azure: api-key header). May be empty for local servers.
+	APIKey string
+	// Model is the model (Azure: deployment) name; default DefaultModel.
+	Model string
+	// Azure selects the Azure OpenAI URL scheme and authentication.
+	Azure bool
+	// AzureAPIVersion defaults to DefaultAzureAPIVersion.
+	AzureAPIVersion string
+	// Timeout bounds each attempt (default DefaultTimeout).
+	Timeout time.Duration
+	// MaxRetries is how many times a failed attempt (429, 5xx, timeout, network
+	// error, unparseable output) is retried: 0 means DefaultMaxRetries, negative none.
+	MaxRetries int
+	// MinBackoff and MaxBackoff bound the exponential backoff with jitter between
+	// retries. A Retry-After header is honoured up to MaxBackoff.
+	MinBackoff, MaxBackoff time.Duration
+	// Mode is the structured output mode (default ModeAuto).
+	Mode Mode
+	// Temperature of the completions (default 0).
+	Temperature float32
+	// MaxTokens caps the completion length (0: the server's default).
+	MaxTokens int
+	// HTTPClient replaces the default HTTP client.
+	HTTPClient *http.Client
+}
+
+// ExtractorConfig configures NewExtractor; it is the same connection settings as LLMConfig.
+type ExtractorConfig = LLMConfig
+
+// withDefaults validates cfg and fills its defaults.
+func (cfg LLMConfig) withDefaults() (LLMConfig, error) {
+	if cfg.Model == "" {
+		cfg.Model = DefaultModel
+	}
+	if cfg.Timeout < 0 {
+		return cfg, kgmem.Invalidf("timeout", "must not be negative")
+	}
+	if cfg.Timeout == 0 {
+		cfg.Timeout = DefaultTimeout
+	}
+	switch {
+	case cfg.MaxRetries == 0:
+		cfg.MaxRetries = DefaultMaxRetries
+	case cfg.MaxRetries < 0:
+		cfg.MaxRetries = 0
+	}
+	if cfg.MinBackoff <= 0 {
+		cfg.MinBackoff = DefaultMinBackoff
+	}
+	if cfg.MaxBackoff <= 0 {
+		cfg.MaxBackoff = DefaultMaxBackoff
+	}
+	if cfg.MaxBackoff < cfg.MinBackoff {
+		cfg.MaxBackoff = cfg.MinBackoff
+	}
+	switch cfg.Mode {
+	case "":
+		cfg.Mode = ModeAuto
+	case ModeAuto, ModeJSONSchema, ModeJSONObject, ModeText:
+	default:
+		return cfg, kgmem.Invalidf("mode", "%q is not one of auto, json_schema, json_object, text", cfg.Mode)
+	}
+	if cfg.Azure && cfg.BaseURL == "" {
+		return cfg, kgmem.Invalidf("base_url", "is required for Azure OpenAI")
+	}
+	if cfg.AzureAPIVersion == "" {
+		cfg.AzureAPIVersion = DefaultAzureAPIVersion
+	}
+	return cfg, nil
+}
+
+// llmClient calls the chat endpoint with retries and structured-output fallback.
+type llmClient struct {
+	cfg    LLMConfig
+	client *openai.Client
+
+	mu   sync.Mutex
+	mode Mode // current structured-output mode (auto resolved to a concrete one)
+}
+
+func newLLMClient(cfg LLMConfig) (*llmClient, error) {
+	cfg, err := cfg.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	var oc openai.ClientConfig
+	if cfg.Azure {
+		oc = openai.DefaultAzureConfig(cfg.APIKey, cfg.BaseURL)
+		oc.APIVersion = cfg.AzureAPIVersion
+	} else {
+		oc = openai.DefaultConfig(cfg.APIKey)
+		if cfg.BaseURL != "" {
+			oc.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
+		}
+	}
+	hc := cfg.HTTPClient
+	if hc == nil {
+		hc = &http.Client{}
+	}
+	oc.HTTPClient = hintingDoer{inner: hc}
+	mode := cfg.Mode
+	if mode == ModeAuto {
+		mode = ModeJSONSchema
+	}
+	return &llmClient{cfg: cfg, client: openai.NewClientWithConfig(oc), mode: mode}, nil
+}
+
+// currentMode is the structured-output mode in use.
+func (c *llmClient) currentMode() Mode {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.mode
+}
+
+// downgrade moves from a mode to the next weaker one (auto mode only) and
+// reports whether it did.
+func (c *llmClient) downgrade(from Mode) bool {
+	if c.cfg.Mode != ModeAuto {
+		return false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.mode != from {
+		return true // another call already downgraded.
+	}
+	switch from {
+	case ModeJSONSchema:
+		c.mode = ModeJSONObject
+	case ModeJSONObject:
+		c.mode = ModeText
+	default:
+		return false
+	}
+	return true
+}
+
+// jsonCall is one structured request.
+type jsonCall struct {
+	system, user string
+	schemaName   string
+	schema       map[string]any
+	// parse decodes the model's JSON text; an error makes the attempt retryable.
+	parse func(raw string) error
+}
+
+// callError is the outcome of one attempt.
+type callError struct {
+	err        error
+	retryable  bool
+	retryAfter time.Duration
+	downgrade  bool
+}
+
+// completeJSON runs a structured call with retries. Usage counts every attempt
+// that reached the server.
+func (c *llmClient) completeJSON(ctx context.Context, call jsonCall) (kgmem.LLMUsage, []string, error) {
+	var usage kgmem.LLMUsage
+	var warnings []string
+	var last error
+	for attempt := 0; attempt <= c.cfg.MaxRetries; attempt++ {
+		mode := c.currentMode()
+		content, u, finish, ce := c.attempt(ctx, call, mode)
+		usage = usage.Add(u)
+		if ce == nil {
+			raw, repaired, err := extractJSON(content)
+			if err == nil {
+				err = call.parse(raw)
+			}
+			if err == nil {
+				if repaired != "" {
+					warnings = append(warnings, "model output "+repaired)
+				}
+				if finish == openai.FinishReasonLength && repaired == "" {
+					warnings = append(warnings, "model output hit the token limit")
+				}
+				return usage, warnings, nil
+			}
+			ce = &callError{err: fmt.Errorf("unparseable model output (%s): %w", describeOutput(content), err), retryable: true}
+		}
+		last = ce.err
+		if ctx.Err() != nil {
+			return usage, warnings, fmt.Errorf("llm call: %w", ctx.Err())
+		}
+		if ce.downgrade && c.downgrade(mode) {
+			warnings = append(warnings, fmt.Sprintf("endpoint rejected %s output; falling back to %s", mode, c.currentMode()))
+			attempt-- // a mode downgrade is not a failed attempt.
+			continue
+		}
+		if !ce.retryable || attempt == c.cfg.MaxRetries {
+			break
+		}
+		warnings = append(warnings, fmt.Sprintf("attempt %d failed, retrying: %v", attempt+1, ce.err))
+		if err := sleep(ctx, c.backoff(attempt, ce.retryAfter)); err != nil {
+			return usage, warnings, fmt.Errorf("llm call: %w", err)
+		}
+	}
+	return usage, warnings, fmt.Errorf("llm call failed after retries: %w: %w", kgmem.ErrUnavailable, last)
+}
+
+func describeOutput(s string) string {
+	if len(s) > 80 {
+		return fmt.Sprintf("%d bytes starting %q", len(s), s[:80])
+	}
+	return fmt.Sprintf("%q", s)
+}
+
+// attempt makes one HTTP call.
+func (c *llmClient) attempt(ctx context.Context, call jsonCall, mode Mode) (string, kgmem.LLMUsage, openai.FinishReason, *callError) {
+	actx, cancel := context.WithTimeout(ctx, c.cfg.Timeout)
+	defer cancel()
+	hint := &retryHint{}
+	actx = context.WithValue(actx, retryHintKey{}, hint)
+	req := openai.ChatCompletionRequest{
+		Model:       c.cfg.Model,
+		Temperature: c.cfg.Temperature,
+		MaxTokens:   c.cfg.MaxTokens,
+		Messages: []openai.ChatCompletionMessage{
+			{Role: openai.ChatMessageRoleSystem, Content: call.system},
+			{Role: openai.ChatMessageRoleUser, Content: call.user},
+		},
+	}
+	switch mode {
+	case ModeJSONSchema:
+		raw, err := json.Marshal(call.schema)
+		if err != nil {
+			return "", kgmem.LLMUsage{}, "", &callError{err: fmt.Errorf("encode schema: %w", err)}
+		}
+		req.ResponseFormat = &openai.ChatCompletionResponseFormat{
+			Type:       openai.ChatCompletionResponseFormatTypeJSONSchema,
+			JSONSchema: &openai.ChatCompletionResponseFormatJSONSchema{Name: call.schemaName, Schema: json.RawMessage(raw), Strict: true},
+		}
+	case ModeJSONObject:
+		req.ResponseFormat = &openai.ChatCompletionResponseFormat{Type: openai.ChatCompletionResponseFormatTypeJSONObject}
+		req.Messages[0].Content += "\n\nAnswer with one JSON object only."
+	default:
+		raw, _ := json.Marshal(call.schema) // a map of plain values always encodes.
+		req.Messages[0].Content += "\n\nAnswer with one JSON object only, no prose, matching this JSON schema:\n" + string(raw)
+	}
+	resp, err := c.client.CreateChatCompletion(actx, req)
+	if err != nil {
+		ce := classify(ctx, err)
+		ce.retryAfter = hint.get()
+		u := kgmem.LLMUsage{}
+		if ce.reachedServer {
+			u.Calls = 1
+		}
+		return "", u, "", &ce.callError
+	}
+	u := kgmem.LLMUsage{Calls: 1, PromptTokens: resp.Usage.PromptTokens, CompletionTokens: resp.Usage.CompletionTokens}
+	if len(resp.Choices) == 0 {
+		return "", u, "", &callError{err: errors.New("response has no choices"), retryable: true}
+	}
+	ch := resp.Choices[0]
+	content := ch.Message.Content
+	if content == "" && len(ch.Message.ToolCalls) > 0 {
+		content = ch.Message.ToolCalls[0].Function.Arguments
+	}
+	if strings.TrimSpace(content) == "" {
+		if ch.Message.Refusal != "" {
+			return "", u, ch.FinishReason, &callError{err: fmt.Errorf("model refused: %s", ch.Message.Refusal)}
+		}
+		return "", u, ch.FinishReason, &callError{err: errors.New("empty model output"), retryable: true}
+	}
+	return content, u, ch.FinishReason, nil
+}
+
+type classified struct {
+	callError
+	reachedServer bool
+}
+
+// classify decides whether an error is worth retrying or calls for a mode downgrade.
+func classify(parent context.Context, err error) classified {
+	var apiErr *openai.APIError
+	var reqErr *openai.RequestError
+	status, msg, param := 0, err.Error(), ""
+	switch {
+	case errors.As(err, &apiErr):
+		status, msg = apiErr.HTTPStatusCode, apiErr.Message
+		if apiErr.Param != nil {
+			param = *apiErr.Param
+		}
+	case errors.As(err, &reqErr):
+		status = reqErr.HTTPStatusCode
+	}
+	out := classified{callError: callError{err: err}, reachedServer: status != 0}
+	switch {
+	case status == http.StatusTooManyRequests || status == http.StatusRequestTimeout || status >= 500:
+		out.retryable = true
+	case status == http.StatusBadRequest || status == http.StatusUnprocessableEntity:
+		out.downgrade = unsupportedFormat(msg, param)
+	case status != 0:
+		// 401, 403, 404…: configuration errors, retrying will not help.
+	case parent.Err() != nil:
+		// the caller gave up.
+	default:
+		// network error or the attempt's own timeout: transient.
+		out.retryable = true
+	}
+	return out
+}
+
+// unsupportedFormat recognises a 400 that rejects the requested response_format.
+func unsupportedFormat(msg, param string) bool {
+	m := strings.ToLower(msg)
+	if param == "response_format" {
+		return true
+	}
+	mentionsFormat := strings.Contains(m, "response_format") || strings.Contains(m, "json_schema") ||
+		strings.Contains(m, "structured output") || strings.Contains(m, "json mode") || strings.Contains(m, "json_object")
+	return mentionsFormat && (strings.Contains(m, "support") || strings.Contains(m, "unrecognized") ||
+		strings.Contains(m, "invalid") || strings.Contains(m, "not allowed") || strings.Contains(m, "unknown"))
+}
+
+// backoff is the wait before retry number attempt+1: exponential with jitter
+// in [d/2, d], or the server's Retry-After, both capped at MaxBackoff.
+func (c *llmClient) backoff(attempt int, retryAfter time.Duration) time.Duration {
+	if retryAfter > 0 {
+		return min(retryAfter, c.cfg.MaxBackoff)
+	}
+	d := c.cfg.MinBackoff << min(attempt, 20)
+	if d <= 0 || d > c.cfg.MaxBackoff {
+		d = c.cfg.MaxBackoff
+	}
+	half := d / 2
+	return half + time.Duration(rand.Int64N(int64(half)+1))
+}
+
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// retryHint carries a response's Retry-After from the HTTP layer to the retry loop.
+type retryHint struct {
+	mu sync.Mutex
+	d  time.Duration
+}
+
+func (h *retryHint) get() time.Duration {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.d
+}
+
+type retryHintKey struct{}
+
+// hintingDoer records Retry-After (or retry-after-ms) of 429/5xx answers into
+// the request context's retryHint; go-openai's errors do not expose headers.
+type hintingDoer struct{ inner *http.Client }
+
+func (h hintingDoer) Do(r *http.Request) (*http.Response, error) {
+	resp, err := h.inner.Do(r)
+	if err != nil || (resp.StatusCode != http.StatusTooManyRequests && resp.StatusCode < 500) {
+		return resp, err
+	}
+	if hint, ok := r.Context().Value(retryHintKey{}).(*retryHint); ok {
+		if d := parseRetryAfter(resp.Header, time.Now()); d > 0 {
+			hint.mu.Lock()
+			hint.d = d
+			hint.mu.Unlock()
+		}
+	}
+	return resp, nil
+}
+
+// parseRetryAfter reads retry-after-ms, then Retry-After as seconds or an HTTP date.
+func parseRetryAfter(h http.Header, now time.Time) time.Duration {
+	if ms, err := strconv.ParseFloat(h.Get("retry-after-ms"), 64); err == nil && ms > 0 {
+		return time.Duration(ms * float64(time.Millisecond))
+	}
+	v := strings.TrimSpace(h.Get("Retry-After"))
+	if v == "" {
+		return 0
+	}
+	if s, err := strconv.ParseFloat(v, 64); err == nil && s > 0 {
+		return time.Duration(s * float64(time.Second))
+	}
+	if t, err := http.ParseTime(v); err == nil && t.After(now) {
+		return t.Sub(now)
+	}
+	return 0
+}
