@@ -1,0 +1,171 @@
+// Command bench runs kgmem's benchmarks against a running server.
+//
+// Usage:
+//
+//	go run ./cmd/bench locomo --url http://127.0.0.1:8080 --data ../shared/bench/locomo \
+//	    [--k 5,10] [--concurrency 4] [--batch 50] [--json out.json] [--extract]
+//	go run ./cmd/bench locomo --baseline [--scope corpus|conversation] [--data DIR] [--k 5,10]
+//
+// The locomo benchmark purges the bench/locomo/<conversation> namespaces,
+// ingests every LoCoMo turn through POST /v1/memories, asks every question of
+// categories 1–4 through POST /v1/search, and prints evidence recall@k per
+// category beside plain BM25 and the data set's anchor, with ingest
+// throughput and search latency. --baseline runs the BM25 baseline alone,
+// without a server. See bench/README.md.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"github.com/kgmem/kgmem"
+	"github.com/kgmem/kgmem/bench/locomo"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		if errors.Is(err, flag.ErrHelp) {
+			os.Exit(0)
+		}
+		os.Exit(1)
+	}
+}
+
+const usage = `usage: bench locomo [flags]   (bench locomo -h lists the flags)`
+
+// run dispatches the subcommand.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		return fmt.Errorf("%w: missing benchmark name; %s", kgmem.ErrInvalid, usage)
+	}
+	switch args[0] {
+	case "locomo":
+		return runLocomo(ctx, args[1:], stdout, stderr)
+	case "-h", "--help", "help":
+		fmt.Fprintln(stdout, usage)
+		return nil
+	}
+	return fmt.Errorf("%w: unknown benchmark %q; %s", kgmem.ErrInvalid, args[0], usage)
+}
+
+// locomoFlags are the flags of `bench locomo`.
+type locomoFlags struct {
+	url         string
+	data        string
+	ks          []int
+	concurrency int
+	batch       int
+	jsonOut     string
+	baseline    bool
+	scope       string
+	extract     bool
+}
+
+func parseLocomoFlags(args []string, stderr io.Writer) (locomoFlags, error) {
+	f := locomoFlags{ks: []int{5, 10}}
+	fs := flag.NewFlagSet("bench locomo", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&f.url, "url", "http://127.0.0.1:8080", "base URL of the kgmem server")
+	fs.StringVar(&f.data, "data", "../shared/bench/locomo", "directory of the LoCoMo conversation files (*.json)")
+	fs.Func("k", "comma-separated recall cut-offs (default 5,10)", func(s string) error {
+		ks, err := parseKs(s)
+		f.ks = ks
+		return err
+	})
+	fs.IntVar(&f.concurrency, "concurrency", 4, "requests in flight during ingest and search")
+	fs.IntVar(&f.batch, "batch", 50, "messages per ingest request")
+	fs.StringVar(&f.jsonOut, "json", "", "also write the full result as JSON to this file")
+	fs.BoolVar(&f.baseline, "baseline", false, "run only the BM25 baseline (no server needed)")
+	fs.StringVar(&f.scope, "scope", string(locomo.ScopeCorpus), "BM25 baseline scope: corpus (one index over all conversations, filtered) or conversation")
+	fs.BoolVar(&f.extract, "extract", false, "ask the server to extract facts while ingesting (needs an LLM; slow)")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return f, err
+		}
+		return f, fmt.Errorf("%w: %v", kgmem.ErrInvalid, err)
+	}
+	if fs.NArg() > 0 {
+		return f, fmt.Errorf("%w: unexpected arguments %q", kgmem.ErrInvalid, fs.Args())
+	}
+	return f, nil
+}
+
+// parseKs parses "5,10".
+func parseKs(s string) ([]int, error) {
+	var ks []int
+	for _, part := range strings.Split(s, ",") {
+		k, err := strconv.Atoi(strings.TrimSpace(part))
+		if err != nil {
+			return nil, kgmem.Invalidf("k", "%q is not a comma-separated list of integers", s)
+		}
+		ks = append(ks, k)
+	}
+	return ks, locomo.ValidateKs(ks)
+}
+
+func runLocomo(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	f, err := parseLocomoFlags(args, stderr)
+	if err != nil {
+		return err
+	}
+	scope, err := locomo.ParseScope(f.scope)
+	if err != nil {
+		return err
+	}
+	convs, err := locomo.Load(f.data)
+	if err != nil {
+		return fmt.Errorf("load LoCoMo data (--data %s): %w", f.data, err)
+	}
+	if f.baseline {
+		table, stats, err := locomo.Baseline(convs, f.ks, scope)
+		if err != nil {
+			return err
+		}
+		if err := locomo.WriteBaseline(stdout, table, stats, scope); err != nil {
+			return err
+		}
+		return writeJSON(f.jsonOut, map[string]any{"baseline_bm25": table, "data": stats, "scope": scope, "anchors": locomo.Anchors})
+	}
+	client, err := locomo.NewClient(f.url, nil)
+	if err != nil {
+		return err
+	}
+	res, err := locomo.Run(ctx, client, f.url, convs, locomo.Config{
+		Ks: f.ks, Concurrency: f.concurrency, Batch: f.batch, Extract: f.extract, BaselineScope: scope, Log: stderr,
+	})
+	if err != nil {
+		return err
+	}
+	if err := locomo.WriteReport(stdout, res); err != nil {
+		return err
+	}
+	return writeJSON(f.jsonOut, res)
+}
+
+// writeJSON writes v to path, indented; an empty path writes nothing.
+func writeJSON(path string, v any) error {
+	if path == "" {
+		return nil
+	}
+	buf, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encode result: %w", err)
+	}
+	if err := os.WriteFile(path, append(buf, '\n'), 0o644); err != nil {
+		return fmt.Errorf("write --json: %w", err)
+	}
+	return nil
+}
