@@ -1,0 +1,385 @@
+package triples
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/kgmem/kgmem"
+)
+
+// MaxMessagesPerCall bounds the messages sent in one extraction call; longer
+// batches are split and a failed part does not abort the others.
+const MaxMessagesPerCall = 20
+
+// Extractor implements kgmem.Extractor over an OpenAI-compatible chat endpoint.
+// It is safe for concurrent use.
+type Extractor struct {
+	llm *llmClient
+}
+
+var _ kgmem.Extractor = (*Extractor)(nil)
+
+// NewExtractor returns an Extractor; a bad configuration is an error wrapping kgmem.ErrInvalid.
+func NewExtractor(cfg ExtractorConfig) (*Extractor, error) {
+	c, err := newLLMClient(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("new extractor: %w", err)
+	}
+	return &Extractor{llm: c}, nil
+}
+
+// Mode reports the structured-output mode currently in use (after any downgrade).
+func (x *Extractor) Mode() Mode { return x.llm.currentMode() }
+
+// Extract asks the model for the entities and facts of req.Messages. Every
+// entity and fact is validated: invalid ones are dropped and explained in
+// Warnings, repaired output is noted there too. A part of the batch whose call
+// fails after retries is reported in Warnings; when every part fails the error
+// wraps kgmem.ErrUnavailable and the returned Extraction still carries the
+// usage and warnings.
+func (x *Extractor) Extract(ctx context.Context, req kgmem.ExtractRequest) (kgmem.Extraction, error) {
+	var out kgmem.Extraction
+	if _, err := kgmem.ParseNamespace(string(req.Namespace)); err != nil {
+		return out, fmt.Errorf("extract: %w", err)
+	}
+	if len(req.Messages) == 0 {
+		return out, nil
+	}
+	var failures []error
+	parts := 0
+	for chunk := range slices.Chunk(req.Messages, MaxMessagesPerCall) {
+		parts++
+		sub := req
+		sub.Messages = chunk
+		part, err := x.extractOnce(ctx, sub)
+		out.Usage = out.Usage.Add(part.Usage)
+		out.Warnings = append(out.Warnings, part.Warnings...)
+		if err != nil {
+			if ctx.Err() != nil {
+				return out, fmt.Errorf("extract: %w", ctx.Err())
+			}
+			failures = append(failures, err)
+			out.Warnings = append(out.Warnings, fmt.Sprintf("messages %s…: extraction failed: %v", chunk[0].ID, err))
+			continue
+		}
+		out.Entities = append(out.Entities, part.Entities...)
+		out.Triples = append(out.Triples, part.Triples...)
+	}
+	if len(failures) == parts {
+		return out, fmt.Errorf("extract: %w", errors.Join(failures...))
+	}
+	return out, nil
+}
+
+// extractOnce makes one structured call for at most MaxMessagesPerCall messages.
+func (x *Extractor) extractOnce(ctx context.Context, req kgmem.ExtractRequest) (kgmem.Extraction, error) {
+	var out kgmem.Extraction
+	system, user, err := renderExtraction(req)
+	if err != nil {
+		return out, err
+	}
+	var parsed rawExtraction
+	usage, warnings, err := x.llm.completeJSON(ctx, jsonCall{
+		system: system, user: user, schemaName: "knowledge_graph", schema: extractionSchema(req.Schema),
+		parse: func(raw string) error {
+			parsed = rawExtraction{}
+			return json.Unmarshal([]byte(raw), &parsed)
+		},
+	})
+	out.Usage, out.Warnings = usage, warnings
+	if err != nil {
+		return out, err
+	}
+	v := validator{req: req, rels: relationTypes(req.Schema)}
+	out.Entities = v.entities(parsed.Entities)
+	out.Triples = v.facts(parsed.allFacts())
+	out.Warnings = append(out.Warnings, v.warnings...)
+	return out, nil
+}
+
+// rawExtraction is the model's answer as parsed, tolerant of common variations.
+type rawExtraction struct {
+	Entities      []rawEntity `json:"entities"`
+	Facts         []rawFact   `json:"facts"`
+	Triples       []rawFact   `json:"triples"`
+	Relationships []rawFact   `json:"relationships"`
+}
+
+func (r rawExtraction) allFacts() []rawFact {
+	return slices.Concat(r.Facts, r.Triples, r.Relationships)
+}
+
+type rawEntity struct {
+	Name       string          `json:"name"`
+	Type       string          `json:"type"`
+	Aliases    []string        `json:"aliases"`
+	Attributes json.RawMessage `json:"attributes"`
+}
+
+type rawFact struct {
+	Subject     string    `json:"subject"`
+	SubjectType string    `json:"subject_type"`
+	Predicate   string    `json:"predicate"`
+	Relation    string    `json:"relation"`
+	Object      flexText  `json:"object"`
+	ObjectType  string    `json:"object_type"`
+	Fact        string    `json:"fact"`
+	ValidAt     string    `json:"valid_at"`
+	InvalidAt   string    `json:"invalid_at"`
+	Confidence  flexFloat `json:"confidence"`
+	Importance  flexFloat `json:"importance"`
+	Message     flexFloat `json:"message"`
+}
+
+// flexFloat accepts a JSON number, a numeric string or null.
+type flexFloat struct {
+	v   float64
+	set bool
+}
+
+// UnmarshalJSON implements json.Unmarshaler.
+func (f *flexFloat) UnmarshalJSON(b []byte) error {
+	b = bytes.TrimSpace(b)
+	if string(b) == "null" || string(b) == `""` {
+		return nil
+	}
+	s := strings.Trim(string(b), `"`)
+	v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+	if err != nil {
+		return nil // a non-numeric value counts as absent; validation applies the default.
+	}
+	f.v, f.set = v, true
+	return nil
+}
+
+// flexText accepts a string, a number or a boolean (literal objects such as ages).
+type flexText string
+
+// UnmarshalJSON implements json.Unmarshaler.
+func (t *flexText) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err == nil {
+		*t = flexText(s)
+		return nil
+	}
+	if string(bytes.TrimSpace(b)) == "null" {
+		return nil
+	}
+	var v any
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	switch v.(type) {
+	case float64, bool:
+		*t = flexText(strings.TrimSpace(string(b)))
+	}
+	return nil
+}
+
+// validator checks a parsed answer against the request.
+type validator struct {
+	req      kgmem.ExtractRequest
+	rels     []string
+	warnings []string
+}
+
+func (v *validator) warn(format string, args ...any) {
+	v.warnings = append(v.warnings, fmt.Sprintf(format, args...))
+}
+
+func (v *validator) entities(raw []rawEntity) []kgmem.ExtractedEntity {
+	var out []kgmem.ExtractedEntity
+	seen := map[string]int{}
+	for i, e := range raw {
+		name, err := validateName("name", e.Name)
+		if err == nil && isPronoun(name) {
+			err = fmt.Errorf("%q is a pronoun", name)
+		}
+		if err != nil {
+			v.warn("entity %d: %v, skipped", i+1, err)
+			continue
+		}
+		ent := kgmem.ExtractedEntity{Name: name, Type: NormalizeEntityType(e.Type, v.req.Schema)}
+		for _, a := range e.Aliases {
+			if c, err := validateName("alias", a); err == nil && !isPronoun(c) && kgmem.NormalizeName(c) != kgmem.NormalizeName(name) &&
+				!slices.ContainsFunc(ent.Aliases, func(x string) bool { return kgmem.NormalizeName(x) == kgmem.NormalizeName(c) }) {
+				ent.Aliases = append(ent.Aliases, c)
+			}
+		}
+		ent.Attributes = parseAttributes(e.Attributes)
+		key := kgmem.NormalizeName(name)
+		if j, ok := seen[key]; ok {
+			out[j].Aliases = append(out[j].Aliases, ent.Aliases...)
+			continue
+		}
+		seen[key] = len(out)
+		out = append(out, ent)
+	}
+	return out
+}
+
+// parseAttributes accepts [{"name":…,"value":…}] pairs or a plain object.
+func parseAttributes(raw json.RawMessage) map[string]any {
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil
+	}
+	out := map[string]any{}
+	var pairs []struct {
+		Name  string `json:"name"`
+		Value any    `json:"value"`
+	}
+	if err := json.Unmarshal(raw, &pairs); err == nil {
+		for _, p := range pairs {
+			if k := strings.TrimSpace(p.Name); k != "" && p.Value != nil {
+				out[k] = p.Value
+			}
+		}
+	} else {
+		_ = json.Unmarshal(raw, &out) // anything else carries no usable attributes.
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
+}
+
+func (v *validator) facts(raw []rawFact) []kgmem.Triple {
+	var out []kgmem.Triple
+	for i, f := range raw {
+		t, err := v.fact(f)
+		if err != nil {
+			v.warn("fact %d: %v, skipped", i+1, err)
+			continue
+		}
+		out = append(out, t)
+	}
+	return out
+}
+
+func (v *validator) fact(f rawFact) (kgmem.Triple, error) {
+	var t kgmem.Triple
+	msg := v.message(f.Message)
+	var ids []string
+	if msg != nil {
+		ids = []string{msg.ID}
+	} else {
+		for _, m := range v.req.Messages {
+			ids = append(ids, m.ID)
+		}
+	}
+	pred := f.Predicate
+	if strings.TrimSpace(pred) == "" {
+		pred = f.Relation
+	}
+	p, err := NormalizePredicate(pred)
+	if err != nil {
+		return t, err
+	}
+	if len(v.rels) > 0 && !slices.Contains(v.rels, p) {
+		return t, fmt.Errorf("predicate %q is not a declared relation type", p)
+	}
+	subject, err := v.entityName("subject", f.Subject, msg)
+	if err != nil {
+		return t, err
+	}
+	object, err := v.entityName("object", string(f.Object), msg)
+	if err != nil {
+		return t, err
+	}
+	text := strings.Join(strings.Fields(f.Fact), " ")
+	if n := utf8.RuneCountInString(text); n > MaxFactTextLen {
+		return t, fmt.Errorf("fact text is %d characters, at most %d allowed", n, MaxFactTextLen)
+	}
+	t = kgmem.Triple{Subject: subject, Predicate: p, Object: object, Text: text, EpisodeIDs: ids}
+	if strings.TrimSpace(f.SubjectType) != "" {
+		t.SubjectType = NormalizeEntityType(f.SubjectType, v.req.Schema)
+	}
+	if strings.TrimSpace(f.ObjectType) != "" {
+		t.ObjectType = NormalizeEntityType(f.ObjectType, v.req.Schema)
+	}
+	t.Confidence = DefaultConfidence
+	if f.Confidence.set && !math.IsNaN(f.Confidence.v) {
+		c := f.Confidence.v
+		if c > 1 && c <= 100 {
+			c /= 100 // a percentage
+		}
+		t.Confidence = math.Min(1, math.Max(0, c))
+	}
+	t.Importance = DefaultImportance
+	if f.Importance.set && !math.IsNaN(f.Importance.v) {
+		t.Importance = int(math.Min(10, math.Max(1, math.Round(f.Importance.v))))
+	}
+	if t.ValidAt, err = parseTime(f.ValidAt); err != nil {
+		v.warn("fact %q: valid_at %v; ignored", text, err)
+	}
+	if t.InvalidAt, err = parseTime(f.InvalidAt); err != nil {
+		v.warn("fact %q: invalid_at %v; ignored", text, err)
+	}
+	if !t.ValidAt.IsZero() && !t.InvalidAt.IsZero() && t.InvalidAt.Before(t.ValidAt) {
+		v.warn("fact %q: invalid_at before valid_at; invalid_at ignored", text)
+		t.InvalidAt = time.Time{}
+	}
+	return t, nil
+}
+
+// message returns the episode a fact cites by number, nil when out of range.
+func (v *validator) message(n flexFloat) *kgmem.Episode {
+	i := int(n.v)
+	if !n.set || i < 1 || i > len(v.req.Messages) {
+		if len(v.req.Messages) == 1 {
+			return &v.req.Messages[0]
+		}
+		return nil
+	}
+	return &v.req.Messages[i-1]
+}
+
+// entityName validates a fact's subject or object; a first-person pronoun is
+// resolved to the message's speaker.
+func (v *validator) entityName(field, raw string, msg *kgmem.Episode) (string, error) {
+	name, err := validateName(field, raw)
+	if err != nil {
+		return "", err
+	}
+	key := kgmem.NormalizeName(name)
+	if firstPersonPronouns[key] {
+		if msg != nil && CleanEntityName(msg.Name) != "" {
+			v.warn("%s %q resolved to the speaker %q", field, name, msg.Name)
+			return CleanEntityName(msg.Name), nil
+		}
+		return "", fmt.Errorf("%s %q is a pronoun and the speaker is unknown", field, name)
+	}
+	if otherPronouns[key] {
+		return "", fmt.Errorf("%s %q is an unresolved pronoun", field, name)
+	}
+	return name, nil
+}
+
+// timeLayouts are the accepted spellings of valid_at/invalid_at (UTC when no zone).
+var timeLayouts = []string{time.RFC3339Nano, time.RFC3339, "2006-01-02T15:04:05", "2006-01-02T15:04", "2006-01-02 15:04:05", "2006-01-02", "2006-01"}
+
+// parseTime reads an RFC 3339-ish time; empty and "null" are the zero time.
+func parseTime(s string) (time.Time, error) {
+	s = strings.TrimSpace(s)
+	if s == "" || strings.EqualFold(s, "null") || strings.EqualFold(s, "unknown") {
+		return time.Time{}, nil
+	}
+	for _, l := range timeLayouts {
+		if t, err := time.Parse(l, s); err == nil {
+			if t.Year() < 1 || t.Year() > 9999 {
+				break
+			}
+			return t.UTC(), nil
+		}
+	}
+	return time.Time{}, fmt.Errorf("%q is not an RFC 3339 time", s)
+}
