@@ -1,0 +1,124 @@
+package milvus
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/milvus-io/milvus-sdk-go/v2/client"
+	"github.com/milvus-io/milvus-sdk-go/v2/entity"
+
+	"github.com/kgmem/kgmem"
+)
+
+// countField is Milvus's aggregate output field for a count query.
+const countField = "count(*)"
+
+// Search returns the q.K records of q.Namespace (and q.Kinds, when given)
+// nearest to q.Vector, best first, scored by cosine similarity.
+func (ix *Index) Search(ctx context.Context, q kgmem.VectorQuery) ([]kgmem.Hit, error) {
+	if err := ix.checkQuery(q); err != nil {
+		return nil, fmt.Errorf("milvus search: %w", err)
+	}
+	sp := ix.search
+	if q.K > ix.cfg.Ef {
+		// HNSW needs ef >= k to return k results.
+		p, err := entity.NewIndexHNSWSearchParam(q.K)
+		if err != nil {
+			return nil, fmt.Errorf("milvus search: %w", kgmem.Invalidf("k", "%v", err))
+		}
+		sp = p
+	}
+	res, err := ix.cl.Search(ctx, ix.cfg.Collection, nil, namespaceExpr(q.Namespace, dedupKinds(q.Kinds)),
+		[]string{fieldKind}, []entity.Vector{entity.FloatVector(q.Vector)}, fieldVector,
+		entity.COSINE, q.K, sp, client.WithSearchQueryConsistencyLevel(ix.level))
+	if err != nil {
+		return nil, wrap("search", err)
+	}
+	if len(res) == 0 {
+		return []kgmem.Hit{}, nil
+	}
+	return hits(res[0])
+}
+
+func (ix *Index) checkQuery(q kgmem.VectorQuery) error {
+	if err := checkNamespace("namespace", q.Namespace); err != nil {
+		return err
+	}
+	if q.K < 1 || q.K > maxTopK {
+		return kgmem.Invalidf("k", "is %d, must be in 1..%d", q.K, maxTopK)
+	}
+	for i, k := range q.Kinds {
+		if err := checkKind(fmt.Sprintf("kinds[%d]", i), k); err != nil {
+			return err
+		}
+	}
+	return checkVector("vector", q.Vector, ix.cfg.Dim)
+}
+
+func dedupKinds(kinds []kgmem.Kind) []kgmem.Kind {
+	seen := map[kgmem.Kind]bool{}
+	out := kinds[:0:0]
+	for _, k := range kinds {
+		if !seen[k] {
+			seen[k] = true
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// hits converts one search result into kgmem hits.
+func hits(r client.SearchResult) ([]kgmem.Hit, error) {
+	if r.Err != nil {
+		return nil, wrap("search", r.Err)
+	}
+	ids, ok := r.IDs.(*entity.ColumnVarChar)
+	if !ok && r.ResultCount > 0 {
+		return nil, fmt.Errorf("milvus search: id column is %T, want VarChar", r.IDs)
+	}
+	kinds, ok := r.Fields.GetColumn(fieldKind).(*entity.ColumnVarChar)
+	if !ok && r.ResultCount > 0 {
+		return nil, fmt.Errorf("milvus search: kind column missing from result")
+	}
+	out := make([]kgmem.Hit, 0, r.ResultCount)
+	for i := 0; i < r.ResultCount; i++ {
+		id, err := ids.ValueByIdx(i)
+		if err != nil {
+			return nil, fmt.Errorf("milvus search: result %d id: %w", i, err)
+		}
+		kind, err := kinds.ValueByIdx(i)
+		if err != nil {
+			return nil, fmt.Errorf("milvus search: result %d kind: %w", i, err)
+		}
+		out = append(out, kgmem.Hit{Kind: kgmem.Kind(kind), ID: id, Score: float64(r.Scores[i])})
+	}
+	return out, nil
+}
+
+// Count returns how many records ns holds, of kind k (empty: all kinds).
+func (ix *Index) Count(ctx context.Context, ns kgmem.Namespace, k kgmem.Kind) (int, error) {
+	if err := checkNamespace("namespace", ns); err != nil {
+		return 0, fmt.Errorf("milvus count: %w", err)
+	}
+	var kinds []kgmem.Kind
+	if k != "" {
+		if err := checkKind("kind", k); err != nil {
+			return 0, fmt.Errorf("milvus count: %w", err)
+		}
+		kinds = []kgmem.Kind{k}
+	}
+	rs, err := ix.cl.Query(ctx, ix.cfg.Collection, nil, namespaceExpr(ns, kinds), []string{countField},
+		client.WithSearchQueryConsistencyLevel(ix.level))
+	if err != nil {
+		return 0, wrap("count", err)
+	}
+	col, ok := rs.GetColumn(countField).(*entity.ColumnInt64)
+	if !ok || col.Len() != 1 {
+		return 0, fmt.Errorf("milvus count: unexpected %s result %v", countField, rs.GetColumn(countField))
+	}
+	n, err := col.ValueByIdx(0)
+	if err != nil {
+		return 0, fmt.Errorf("milvus count: %w", err)
+	}
+	return int(n), nil
+}
