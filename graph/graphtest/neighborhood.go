@@ -14,7 +14,8 @@ func testNeighborhood(t *testing.T, open Opener) {
 	h := newH(t, open)
 	ns := kgmem.Namespace("graph/hood")
 	// Chain A-B-C-D (B-C stored backwards: traversal ignores direction), an
-	// expired fact A-X, and a hub H with 50 leaves.
+	// expired fact A-X, and a hub H with 50 leaves, linked half from and half
+	// to the hub.
 	a, b, c, d, x := Entity(ns, "ent_nb_a", "A"), Entity(ns, "ent_nb_b", "B"), Entity(ns, "ent_nb_c", "C"), Entity(ns, "ent_nb_d", "D"), Entity(ns, "ent_nb_x", "X")
 	ab := Fact(ns, "fact_nb_ab", a.ID, "knows", b.ID, "A knows B.")
 	cb := Fact(ns, "fact_nb_cb", c.ID, "knows", b.ID, "C knows B.")
@@ -26,7 +27,11 @@ func testNeighborhood(t *testing.T, open Opener) {
 	for i := range 50 {
 		leaf := Entity(ns, fmt.Sprintf("ent_nb_leaf%02d", i), fmt.Sprintf("Leaf %d", i))
 		cs.Entities = append(cs.Entities, leaf)
-		cs.Facts = append(cs.Facts, Fact(ns, fmt.Sprintf("fact_nb_hub%02d", i), hub.ID, "has", leaf.ID, fmt.Sprintf("Hub has leaf %d.", i)))
+		f := Fact(ns, fmt.Sprintf("fact_nb_hub%02d", i), hub.ID, "has", leaf.ID, fmt.Sprintf("Hub has leaf %d.", i))
+		if i%2 == 1 { // half the hub's facts point at it
+			f.SubjectID, f.Predicate, f.ObjectID = leaf.ID, "belongs_to", hub.ID
+		}
+		cs.Facts = append(cs.Facts, f)
 	}
 	h.apply(cs)
 

@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"math"
 	"strings"
 
 	"github.com/kgmem/kgmem"
@@ -19,7 +18,10 @@ func (s *Store) Apply(ctx context.Context, cs kgmem.ChangeSet) error {
 	if cs.Empty() {
 		return nil
 	}
-	err := s.write(ctx, func(tx *sql.Tx) error { return applyTx(ctx, tx, cs) })
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		a := &applier{ctx: ctx, tx: tx, st: s.ws, ns: cs.Namespace, tok: nsToken(cs.Namespace)}
+		return a.apply(cs)
+	})
 	if err != nil {
 		return fmt.Errorf("sqlite: apply to %s: %w", cs.Namespace, err)
 	}
@@ -42,130 +44,76 @@ func (s *Store) write(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	return nil
 }
 
-// validate checks everything about cs that needs no database.
-func validate(cs kgmem.ChangeSet) error {
-	if _, err := kgmem.ParseNamespace(string(cs.Namespace)); err != nil {
-		return err
-	}
-	sameNS := func(field string, ns kgmem.Namespace) error {
-		if ns != cs.Namespace {
-			return kgmem.Invalidf(field, "is %q, but the change set is for %q", ns, cs.Namespace)
-		}
-		return nil
-	}
-	var errs []error
-	for i, e := range cs.Episodes {
-		p := fmt.Sprintf("episodes[%d]", i)
-		errs = append(errs, sameNS(p+".namespace", e.Namespace), finite(p+".decay.stability", e.Decay.Stability))
-		if e.ID == "" {
-			errs = append(errs, kgmem.Invalidf(p+".id", "is required"))
-		}
-	}
-	for i, e := range cs.Entities {
-		p := fmt.Sprintf("entities[%d]", i)
-		errs = append(errs, sameNS(p+".namespace", e.Namespace), finite(p+".decay.stability", e.Decay.Stability))
-		if e.ID == "" {
-			errs = append(errs, kgmem.Invalidf(p+".id", "is required"))
-		}
-		if kgmem.NormalizeName(e.Name) == "" {
-			errs = append(errs, kgmem.Invalidf(p+".name", "has no letters or digits: %q", e.Name))
-		}
-	}
-	for i, f := range cs.Facts {
-		p := fmt.Sprintf("facts[%d]", i)
-		errs = append(errs, sameNS(p+".namespace", f.Namespace), finite(p+".confidence", f.Confidence), finite(p+".decay.stability", f.Decay.Stability))
-		for _, req := range [][2]string{{"id", f.ID}, {"subject_id", f.SubjectID}, {"predicate", f.Predicate}, {"object_id", f.ObjectID}} {
-			if strings.TrimSpace(req[1]) == "" {
-				errs = append(errs, kgmem.Invalidf(p+"."+req[0], "is required"))
-			}
-		}
-	}
-	for i, m := range cs.Mentions {
-		p := fmt.Sprintf("mentions[%d]", i)
-		if m.EpisodeID == "" {
-			errs = append(errs, kgmem.Invalidf(p+".episode_id", "is required"))
-		}
-		if m.EntityID == "" {
-			errs = append(errs, kgmem.Invalidf(p+".entity_id", "is required"))
-		}
-	}
-	return errors.Join(errs...)
+// applier writes one ChangeSet inside one transaction.
+type applier struct {
+	ctx context.Context
+	tx  *sql.Tx
+	st  *writeStmts
+	ns  kgmem.Namespace
+	tok string // nsToken(ns)
 }
 
-// finite rejects NaN and infinities, which SQLite cannot store as numbers.
-func finite(field string, v float64) error {
-	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return kgmem.Invalidf(field, "must be a finite number, got %v", v)
-	}
-	return nil
-}
+// stmt binds a prepared statement to the transaction.
+func (a *applier) stmt(st *sql.Stmt) *sql.Stmt { return a.tx.StmtContext(a.ctx, st) }
 
-// applyTx writes cs inside tx: entities first, so that facts and mentions can
-// point at entities of the same change set.
-func applyTx(ctx context.Context, tx *sql.Tx, cs kgmem.ChangeSet) error {
-	ns, tok := cs.Namespace, nsToken(cs.Namespace)
-	if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO namespaces (namespace) VALUES (?)`, ns); err != nil {
+// apply writes cs: entities first, so that facts and mentions can point at
+// entities of the same change set.
+func (a *applier) apply(cs kgmem.ChangeSet) error {
+	if _, err := a.stmt(a.st.registerNS).ExecContext(a.ctx, a.ns); err != nil {
 		return fmt.Errorf("register namespace: %w", err)
 	}
 	for i, e := range cs.Entities {
-		if err := upsertEntity(ctx, tx, tok, e); err != nil {
+		if err := a.upsertEntity(e); err != nil {
 			return fmt.Errorf("entities[%d] %s: %w", i, e.ID, err)
 		}
 	}
 	for i, e := range cs.Episodes {
-		if err := insertEpisode(ctx, tx, tok, e); err != nil {
+		if err := a.insertEpisode(e); err != nil {
 			return fmt.Errorf("episodes[%d] %s: %w", i, e.ID, err)
 		}
 	}
 	for i, f := range cs.Facts {
 		p := fmt.Sprintf("facts[%d]", i)
 		for _, ref := range [][2]string{{"subject_id", f.SubjectID}, {"object_id", f.ObjectID}} {
-			if ok, err := exists(ctx, tx, "entities", ns, ref[1]); err != nil {
-				return fmt.Errorf("%s.%s: %w", p, ref[0], err)
-			} else if !ok {
-				return kgmem.Invalidf(p+"."+ref[0], "entity %q exists neither in namespace %q nor in the change set", ref[1], ns)
+			if err := a.mustExist(a.st.entityExists, p+"."+ref[0], "entity", ref[1]); err != nil {
+				return err
 			}
 		}
-		if err := upsertFact(ctx, tx, tok, f); err != nil {
+		if err := a.upsertFact(f); err != nil {
 			return fmt.Errorf("%s %s: %w", p, f.ID, err)
 		}
 	}
 	for i, m := range cs.Mentions {
 		p := fmt.Sprintf("mentions[%d]", i)
-		if ok, err := exists(ctx, tx, "episodes", ns, m.EpisodeID); err != nil {
-			return fmt.Errorf("%s: %w", p, err)
-		} else if !ok {
-			return kgmem.Invalidf(p+".episode_id", "episode %q exists neither in namespace %q nor in the change set", m.EpisodeID, ns)
+		if err := a.mustExist(a.st.episodeExists, p+".episode_id", "episode", m.EpisodeID); err != nil {
+			return err
 		}
-		if ok, err := exists(ctx, tx, "entities", ns, m.EntityID); err != nil {
-			return fmt.Errorf("%s: %w", p, err)
-		} else if !ok {
-			return kgmem.Invalidf(p+".entity_id", "entity %q exists neither in namespace %q nor in the change set", m.EntityID, ns)
+		if err := a.mustExist(a.st.entityExists, p+".entity_id", "entity", m.EntityID); err != nil {
+			return err
 		}
-		if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO mentions (namespace, episode_id, entity_id) VALUES (?, ?, ?)`,
-			ns, m.EpisodeID, m.EntityID); err != nil {
+		if _, err := a.stmt(a.st.addMention).ExecContext(a.ctx, a.ns, m.EpisodeID, m.EntityID); err != nil {
 			return fmt.Errorf("%s: %w", p, err)
 		}
 	}
 	return nil
 }
 
-// exists reports whether table holds id in ns. table is one of this
-// package's constant table names, never input.
-func exists(ctx context.Context, tx *sql.Tx, table string, ns kgmem.Namespace, id string) (bool, error) {
+// mustExist fails with a FieldError for field unless the existence query st
+// finds id in the namespace.
+func (a *applier) mustExist(st *sql.Stmt, field, what, id string) error {
 	var one int
-	err := tx.QueryRowContext(ctx, `SELECT 1 FROM `+table+` WHERE namespace = ? AND id = ?`, ns, id).Scan(&one)
+	err := a.stmt(st).QueryRowContext(a.ctx, a.ns, id).Scan(&one)
 	if errors.Is(err, sql.ErrNoRows) {
-		return false, nil
+		return kgmem.Invalidf(field, "%s %q exists neither in namespace %q nor in the change set", what, id, a.ns)
 	}
 	if err != nil {
-		return false, fmt.Errorf("look up %s %s: %w", table, id, err)
+		return fmt.Errorf("%s: look up %s %s: %w", field, what, id, err)
 	}
-	return true, nil
+	return nil
 }
 
 // upsertEntity replaces every field of e, its names and its search entry.
-func upsertEntity(ctx context.Context, tx *sql.Tx, tok string, e kgmem.Entity) error {
+func (a *applier) upsertEntity(e kgmem.Entity) error {
 	attrs, err := jsonMap("attributes", e.Attributes)
 	if err != nil {
 		return err
@@ -173,38 +121,25 @@ func upsertEntity(ctx context.Context, tx *sql.Tx, tok string, e kgmem.Entity) e
 	args := append([]any{e.Namespace, e.ID, e.Name, e.Type, e.Summary, jsonList(e.Aliases), namesLower(e), attrs,
 		millis(e.CreatedAt), millis(e.UpdatedAt)}, decayArgs(e.Decay)...)
 	var rid int64
-	err = tx.QueryRowContext(ctx, `
-		INSERT INTO entities (namespace, id, name, type, summary, aliases, names_lower, attributes, created_at, updated_at,
-			stability, reinforced_at, reinforcements, pinned, forgotten_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-		ON CONFLICT (namespace, id) DO UPDATE SET
-			name = excluded.name, type = excluded.type, summary = excluded.summary, aliases = excluded.aliases,
-			names_lower = excluded.names_lower, attributes = excluded.attributes,
-			created_at = excluded.created_at, updated_at = excluded.updated_at,
-			stability = excluded.stability, reinforced_at = excluded.reinforced_at,
-			reinforcements = excluded.reinforcements, pinned = excluded.pinned, forgotten_at = excluded.forgotten_at
-		RETURNING rid`, args...).Scan(&rid)
-	if err != nil {
+	if err := a.stmt(a.st.upsertEntity).QueryRowContext(a.ctx, args...).Scan(&rid); err != nil {
 		return fmt.Errorf("upsert: %w", err)
 	}
-	if _, err := tx.ExecContext(ctx, `DELETE FROM entity_names WHERE namespace = ? AND entity_id = ?`, e.Namespace, e.ID); err != nil {
+	if _, err := a.stmt(a.st.clearNames).ExecContext(a.ctx, e.Namespace, e.ID); err != nil {
 		return fmt.Errorf("clear names: %w", err)
 	}
+	addName := a.stmt(a.st.addName)
 	for _, n := range e.Names() {
-		key := kgmem.NormalizeName(n)
-		if key == "" {
-			continue
-		}
-		if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO entity_names (namespace, norm, entity_id) VALUES (?, ?, ?)`,
-			e.Namespace, key, e.ID); err != nil {
-			return fmt.Errorf("add name: %w", err)
+		if key := kgmem.NormalizeName(n); key != "" {
+			if _, err := addName.ExecContext(a.ctx, e.Namespace, key, e.ID); err != nil {
+				return fmt.Errorf("add name: %w", err)
+			}
 		}
 	}
-	return replaceFTS(ctx, tx, "entity_fts", rid, tok, strings.Join(e.Names(), "\n"))
+	return a.replaceFTS("entity_fts", rid, strings.Join(e.Names(), "\n"))
 }
 
 // insertEpisode inserts e unless its id is already stored.
-func insertEpisode(ctx context.Context, tx *sql.Tx, tok string, e kgmem.Episode) error {
+func (a *applier) insertEpisode(e kgmem.Episode) error {
 	meta, err := jsonMap("metadata", e.Metadata)
 	if err != nil {
 		return err
@@ -212,12 +147,7 @@ func insertEpisode(ctx context.Context, tx *sql.Tx, tok string, e kgmem.Episode)
 	args := append([]any{e.Namespace, e.ID, e.ThreadID, e.MessageID, e.Role, e.Name, e.Content, millis(e.Timestamp), meta,
 		millis(e.CreatedAt)}, decayArgs(e.Decay)...)
 	var rid int64
-	err = tx.QueryRowContext(ctx, `
-		INSERT INTO episodes (namespace, id, thread_id, message_id, role, name, content, timestamp, metadata, created_at,
-			stability, reinforced_at, reinforcements, pinned, forgotten_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-		ON CONFLICT (namespace, id) DO NOTHING
-		RETURNING rid`, args...).Scan(&rid)
+	err = a.stmt(a.st.insertEpisode).QueryRowContext(a.ctx, args...).Scan(&rid)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil // already stored: left untouched
 	}
@@ -228,11 +158,11 @@ func insertEpisode(ctx context.Context, tx *sql.Tx, tok string, e kgmem.Episode)
 	if e.Name != "" {
 		body = e.Name + ": " + e.Content
 	}
-	return replaceFTS(ctx, tx, "episode_fts", rid, tok, body)
+	return a.replaceFTS("episode_fts", rid, body)
 }
 
 // upsertFact replaces every field of f and its search entry.
-func upsertFact(ctx context.Context, tx *sql.Tx, tok string, f kgmem.Fact) error {
+func (a *applier) upsertFact(f kgmem.Fact) error {
 	attrs, err := jsonMap("attributes", f.Attributes)
 	if err != nil {
 		return err
@@ -241,31 +171,18 @@ func upsertFact(ctx context.Context, tx *sql.Tx, tok string, f kgmem.Fact) error
 		jsonList(f.Episodes), attrs, millis(f.ValidAt), millis(f.InvalidAt), millis(f.CreatedAt), millis(f.ExpiredAt)},
 		decayArgs(f.Decay)...)
 	var rid int64
-	err = tx.QueryRowContext(ctx, `
-		INSERT INTO facts (namespace, id, subject_id, predicate, object_id, text, confidence, importance, episodes, attributes,
-			valid_at, invalid_at, created_at, expired_at, stability, reinforced_at, reinforcements, pinned, forgotten_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-		ON CONFLICT (namespace, id) DO UPDATE SET
-			subject_id = excluded.subject_id, predicate = excluded.predicate, object_id = excluded.object_id,
-			text = excluded.text, confidence = excluded.confidence, importance = excluded.importance,
-			episodes = excluded.episodes, attributes = excluded.attributes,
-			valid_at = excluded.valid_at, invalid_at = excluded.invalid_at,
-			created_at = excluded.created_at, expired_at = excluded.expired_at,
-			stability = excluded.stability, reinforced_at = excluded.reinforced_at,
-			reinforcements = excluded.reinforcements, pinned = excluded.pinned, forgotten_at = excluded.forgotten_at
-		RETURNING rid`, args...).Scan(&rid)
-	if err != nil {
+	if err := a.stmt(a.st.upsertFact).QueryRowContext(a.ctx, args...).Scan(&rid); err != nil {
 		return fmt.Errorf("upsert: %w", err)
 	}
-	return replaceFTS(ctx, tx, "fact_fts", rid, tok, f.Text)
+	return a.replaceFTS("fact_fts", rid, f.Text)
 }
 
-// replaceFTS sets the search entry of record rid in table (a constant name).
-func replaceFTS(ctx context.Context, tx *sql.Tx, table string, rid int64, tok, body string) error {
-	if _, err := tx.ExecContext(ctx, `DELETE FROM `+table+` WHERE rowid = ?`, rid); err != nil {
+// replaceFTS sets the search entry of record rid in the FTS table fts.
+func (a *applier) replaceFTS(fts string, rid int64, body string) error {
+	if _, err := a.stmt(a.st.ftsDelete[fts]).ExecContext(a.ctx, rid); err != nil {
 		return fmt.Errorf("clear search entry: %w", err)
 	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO `+table+` (rowid, ns, body) VALUES (?, ?, ?)`, rid, tok, body); err != nil {
+	if _, err := a.stmt(a.st.ftsInsert[fts]).ExecContext(a.ctx, rid, a.tok, body); err != nil {
 		return fmt.Errorf("index for search: %w", err)
 	}
 	return nil

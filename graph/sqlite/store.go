@@ -40,8 +40,9 @@ const busyTimeoutMillis = 10_000
 
 // Store is a kgmem.GraphStore in one SQLite file. It is safe for concurrent use.
 type Store struct {
-	w *sql.DB // the single writer connection
-	r *sql.DB // query-only readers
+	w  *sql.DB // the single writer connection
+	r  *sql.DB // query-only readers
+	ws *writeStmts
 }
 
 var _ kgmem.GraphStore = (*Store)(nil)
@@ -66,13 +67,19 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		_ = w.Close()
 		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
 	}
+	ws, err := prepareWrites(ctx, w)
+	if err != nil {
+		_ = w.Close()
+		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
+	}
 	readers := max(4, runtime.GOMAXPROCS(0))
 	r, err := openPool(path, append(common, "query_only(1)", "mmap_size(268435456)"), "deferred", readers)
 	if err != nil {
+		_ = ws.close()
 		_ = w.Close()
 		return nil, err
 	}
-	s := &Store{w: w, r: r}
+	s := &Store{w: w, r: r, ws: ws}
 	if err := s.Ping(ctx); err != nil {
 		_ = s.Close()
 		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
@@ -110,7 +117,7 @@ func (s *Store) Ping(ctx context.Context) error {
 
 // Close closes both connection pools.
 func (s *Store) Close() error {
-	return errors.Join(s.r.Close(), s.w.Close())
+	return errors.Join(s.ws.close(), s.r.Close(), s.w.Close())
 }
 
 // wrapErr marks lock timeouts as kgmem.ErrUnavailable so callers can retry.

@@ -1,0 +1,150 @@
+package sqlite_test
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kgmem/kgmem"
+	"github.com/kgmem/kgmem/graph/graphtest"
+	"github.com/kgmem/kgmem/graph/sqlite"
+)
+
+// corpus generates reproducible synthetic facts: a vocabulary of made-up
+// words drawn with a Zipf distribution, like words of real text.
+type corpus struct {
+	rng   *rand.Rand
+	zipf  *rand.Zipf
+	words []string
+}
+
+// newCorpus returns a corpus with a vocabulary of n words.
+func newCorpus(seed uint64, n int) *corpus {
+	rng := rand.New(rand.NewPCG(seed, 1))
+	syll := []string{"ka", "lo", "mi", "ne", "ru", "ta", "vo", "zi", "pe", "so", "da", "fu", "gri", "bel", "tor", "man"}
+	seen := map[string]bool{}
+	var words []string
+	for len(words) < n {
+		var b strings.Builder
+		for range 2 + rng.IntN(3) {
+			b.WriteString(syll[rng.IntN(len(syll))])
+		}
+		if w := b.String(); !seen[w] {
+			seen[w] = true
+			words = append(words, w)
+		}
+	}
+	return &corpus{rng: rng, zipf: rand.NewZipf(rng, 1.07, 2, uint64(n-1)), words: words}
+}
+
+// text returns n words.
+func (c *corpus) text(n int) string {
+	ws := make([]string, n)
+	for i := range ws {
+		ws[i] = c.words[c.zipf.Uint64()]
+	}
+	return strings.Join(ws, " ")
+}
+
+// batch returns a change set of facts facts over a pool of entities entities
+// in ns; ids carry prefix p so batches never collide.
+func (c *corpus) batch(ns kgmem.Namespace, p string, entities, facts int) kgmem.ChangeSet {
+	cs := kgmem.ChangeSet{Namespace: ns}
+	ids := make([]string, entities)
+	for i := range ids {
+		e := graphtest.Entity(ns, fmt.Sprintf("ent_%s_%d", p, i), c.text(2))
+		cs.Entities = append(cs.Entities, e)
+		ids[i] = e.ID
+	}
+	ep := graphtest.Episode(ns, "ep_"+p, "Ann", c.text(30))
+	cs.Episodes = []kgmem.Episode{ep}
+	for i := range facts {
+		f := graphtest.Fact(ns, fmt.Sprintf("fact_%s_%d", p, i), ids[c.rng.IntN(entities)], "relates_to", ids[c.rng.IntN(entities)], c.text(12))
+		f.Episodes = []string{ep.ID}
+		cs.Facts = append(cs.Facts, f)
+	}
+	return cs
+}
+
+// BenchmarkApply50Facts measures one ChangeSet of 50 facts, 20 entities and
+// an episode, the size of one ingested message batch.
+func BenchmarkApply50Facts(b *testing.B) {
+	s, _ := openTemp(b)
+	c := newCorpus(1, 20_000)
+	var batches []kgmem.ChangeSet
+	for i := range 256 {
+		batches = append(batches, c.batch("bench/apply", fmt.Sprint(i), 20, 50))
+	}
+	i := 0
+	for b.Loop() {
+		cs := batches[i%len(batches)]
+		i++
+		if err := s.Apply(b.Context(), cs); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// fill writes facts facts in 1,000-fact batches into each of the namespaces.
+func fill(b *testing.B, s *sqlite.Store, c *corpus, namespaces []kgmem.Namespace, facts int) {
+	b.Helper()
+	for n, ns := range namespaces {
+		for i := 0; i < facts; i += 1000 {
+			cs := c.batch(ns, fmt.Sprintf("%d_%d", n, i), 200, min(1000, facts-i))
+			if err := s.Apply(b.Context(), cs); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+}
+
+// searchBench runs 3-word queries against ns and reports latency percentiles.
+func searchBench(b *testing.B, s *sqlite.Store, c *corpus, ns kgmem.Namespace) {
+	b.Helper()
+	queries := make([]string, 512)
+	for i := range queries {
+		queries[i] = c.text(3)
+	}
+	var lat []time.Duration
+	i := 0
+	for b.Loop() {
+		start := time.Now()
+		hits, err := s.SearchText(b.Context(), ns, kgmem.TextQuery{Text: queries[i%len(queries)], Limit: 10})
+		lat = append(lat, time.Since(start))
+		if err != nil {
+			b.Fatal(err)
+		}
+		if len(hits) == 0 {
+			b.Fatalf("no hits for %q", queries[i%len(queries)])
+		}
+		i++
+	}
+	slices.Sort(lat)
+	b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "p50-ms")
+	b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds())/1000, "p99-ms")
+}
+
+// BenchmarkSearchText100k searches one namespace of 100,000 facts.
+func BenchmarkSearchText100k(b *testing.B) {
+	s, _ := openTemp(b)
+	c := newCorpus(2, 20_000)
+	fill(b, s, c, []kgmem.Namespace{"bench/search"}, 100_000)
+	searchBench(b, s, c, "bench/search")
+}
+
+// BenchmarkSearchTextManyNamespaces searches one of 100 namespaces of 2,000
+// facts each: the shape of the 1,000,000-fact, 1,000-namespace target, scaled
+// down to run in a test.
+func BenchmarkSearchTextManyNamespaces(b *testing.B) {
+	s, _ := openTemp(b)
+	c := newCorpus(3, 20_000)
+	var nss []kgmem.Namespace
+	for i := range 100 {
+		nss = append(nss, kgmem.Namespace(fmt.Sprintf("bench/ns%03d", i)))
+	}
+	fill(b, s, c, nss, 2_000)
+	searchBench(b, s, c, nss[42])
+}

@@ -1,0 +1,70 @@
+package sqlite
+
+import (
+	"slices"
+	"testing"
+)
+
+func TestQueryTerms(t *testing.T) {
+	tests := []struct {
+		text string
+		want []string
+	}{
+		{"Who leads the ML team?", []string{"who", "leads", "ml", "team"}},
+		{`"unterminated`, []string{"unterminated"}},
+		{`bob AND alice OR NOT carol`, []string{"bob", "alice", "carol"}},
+		{`') MATCH (n) DETACH DELETE n //`, []string{"match", "n", "detach", "delete"}},
+		{`col:value* ^x NEAR(a b)`, []string{"col", "value", "x", "near", "b"}},
+		{`Zürich ZÜRICH zürich`, []string{"zürich"}},
+		{"Zu\u0308rich", []string{"zu\u0308rich"}}, // decomposed: the mark stays in the word
+		{`東京 チューリッヒ`, []string{"東京", "チューリッヒ"}},
+		{`🎉 party 🔥`, []string{"party"}},
+		{`the of and a`, nil},
+		{`!!! ??? ...`, nil},
+		{"\u0301\u0301", nil}, // marks only: no word
+		{"", nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.text, func(t *testing.T) {
+			if got := queryTerms(tc.text); !slices.Equal(got, tc.want) {
+				t.Fatalf("queryTerms(%q) = %q, want %q", tc.text, got, tc.want)
+			}
+		})
+	}
+}
+
+func TestQueryTermsCapped(t *testing.T) {
+	var text string
+	for i := range 100 {
+		text += string(rune('a'+i%26)) + string(rune('a'+i/26)) + "x "
+	}
+	if got := queryTerms(text); len(got) != maxQueryTerms {
+		t.Fatalf("got %d terms, want the cap %d", len(got), maxQueryTerms)
+	}
+}
+
+func TestMatchExpr(t *testing.T) {
+	tests := []struct {
+		terms []string
+		want  string
+	}{
+		{nil, ""},
+		{[]string{"bob"}, `ns:"ns1" AND ("bob")`},
+		{[]string{"bob", "team"}, `ns:"ns1" AND ("bob" OR "team")`},
+	}
+	for _, tc := range tests {
+		if got := matchExpr("ns1", tc.terms); got != tc.want {
+			t.Errorf("matchExpr(%q) = %q, want %q", tc.terms, got, tc.want)
+		}
+	}
+}
+
+func TestNSTokenIsOneStableWord(t *testing.T) {
+	a, b := nsToken("acme/users/u42"), nsToken("acme/users/u43")
+	if a == b || a != nsToken("acme/users/u42") {
+		t.Fatalf("tokens %q and %q: want distinct and stable", a, b)
+	}
+	if terms := queryTerms(a); len(terms) != 1 || terms[0] != a {
+		t.Fatalf("token %q is not a single word: %q", a, terms)
+	}
+}

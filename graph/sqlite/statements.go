@@ -1,0 +1,96 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+)
+
+// writeStmts are the statements Apply runs for every record, prepared once on
+// the writer connection: parsing them anew for each record cost about as much
+// as executing them.
+type writeStmts struct {
+	registerNS, entityExists, episodeExists          *sql.Stmt
+	upsertEntity, clearNames, addName, insertEpisode *sql.Stmt
+	upsertFact, addMention                           *sql.Stmt
+	// ftsDelete and ftsInsert are keyed by FTS table name.
+	ftsDelete, ftsInsert map[string]*sql.Stmt
+}
+
+// prepareWrites prepares every write statement on db.
+func prepareWrites(ctx context.Context, db *sql.DB) (*writeStmts, error) {
+	w := &writeStmts{ftsDelete: map[string]*sql.Stmt{}, ftsInsert: map[string]*sql.Stmt{}}
+	var errs []error
+	prep := func(query string) *sql.Stmt {
+		st, err := db.PrepareContext(ctx, query)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("prepare %.40q: %w", query, wrapErr(err)))
+		}
+		return st
+	}
+	w.registerNS = prep(`INSERT OR IGNORE INTO namespaces (namespace) VALUES (?)`)
+	w.entityExists = prep(`SELECT 1 FROM entities WHERE namespace = ? AND id = ?`)
+	w.episodeExists = prep(`SELECT 1 FROM episodes WHERE namespace = ? AND id = ?`)
+	w.upsertEntity = prep(`
+		INSERT INTO entities (namespace, id, name, type, summary, aliases, names_lower, attributes, created_at, updated_at,
+			stability, reinforced_at, reinforcements, pinned, forgotten_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (namespace, id) DO UPDATE SET
+			name = excluded.name, type = excluded.type, summary = excluded.summary, aliases = excluded.aliases,
+			names_lower = excluded.names_lower, attributes = excluded.attributes,
+			created_at = excluded.created_at, updated_at = excluded.updated_at,
+			stability = excluded.stability, reinforced_at = excluded.reinforced_at,
+			reinforcements = excluded.reinforcements, pinned = excluded.pinned, forgotten_at = excluded.forgotten_at
+		RETURNING rid`)
+	w.clearNames = prep(`DELETE FROM entity_names WHERE namespace = ? AND entity_id = ?`)
+	w.addName = prep(`INSERT OR IGNORE INTO entity_names (namespace, norm, entity_id) VALUES (?, ?, ?)`)
+	w.insertEpisode = prep(`
+		INSERT INTO episodes (namespace, id, thread_id, message_id, role, name, content, timestamp, metadata, created_at,
+			stability, reinforced_at, reinforcements, pinned, forgotten_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (namespace, id) DO NOTHING
+		RETURNING rid`)
+	w.upsertFact = prep(`
+		INSERT INTO facts (namespace, id, subject_id, predicate, object_id, text, confidence, importance, episodes, attributes,
+			valid_at, invalid_at, created_at, expired_at, stability, reinforced_at, reinforcements, pinned, forgotten_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (namespace, id) DO UPDATE SET
+			subject_id = excluded.subject_id, predicate = excluded.predicate, object_id = excluded.object_id,
+			text = excluded.text, confidence = excluded.confidence, importance = excluded.importance,
+			episodes = excluded.episodes, attributes = excluded.attributes,
+			valid_at = excluded.valid_at, invalid_at = excluded.invalid_at,
+			created_at = excluded.created_at, expired_at = excluded.expired_at,
+			stability = excluded.stability, reinforced_at = excluded.reinforced_at,
+			reinforcements = excluded.reinforcements, pinned = excluded.pinned, forgotten_at = excluded.forgotten_at
+		RETURNING rid`)
+	w.addMention = prep(`INSERT OR IGNORE INTO mentions (namespace, episode_id, entity_id) VALUES (?, ?, ?)`)
+	for _, src := range ftsSources() {
+		w.ftsDelete[src.fts] = prep(`DELETE FROM ` + src.fts + ` WHERE rowid = ?`)
+		w.ftsInsert[src.fts] = prep(`INSERT INTO ` + src.fts + ` (rowid, ns, body) VALUES (?, ?, ?)`)
+	}
+	if err := errors.Join(errs...); err != nil {
+		_ = w.close()
+		return nil, err
+	}
+	return w, nil
+}
+
+// close closes every prepared statement.
+func (w *writeStmts) close() error {
+	all := []*sql.Stmt{w.registerNS, w.entityExists, w.episodeExists, w.upsertEntity, w.clearNames, w.addName,
+		w.insertEpisode, w.upsertFact, w.addMention}
+	for _, st := range w.ftsDelete {
+		all = append(all, st)
+	}
+	for _, st := range w.ftsInsert {
+		all = append(all, st)
+	}
+	var errs []error
+	for _, st := range all {
+		if st != nil {
+			errs = append(errs, st.Close())
+		}
+	}
+	return errors.Join(errs...)
+}
