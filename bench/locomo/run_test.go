@@ -1,0 +1,228 @@
+package locomo
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"math"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/kgmem/kgmem"
+)
+
+// fakeServer is an in-memory stand-in for the kgmem REST API whose search is
+// plain BM25 over the namespace's episodes, so a Run against it must score
+// exactly what the per-conversation baseline scores.
+type fakeServer struct {
+	mu       sync.Mutex
+	episodes map[string][]Message // by namespace
+	purged   []string
+	requests int
+	maxBatch int
+	searches int
+	badLimit bool
+}
+
+func newFakeServer(t *testing.T) (*fakeServer, *httptest.Server) {
+	f := &fakeServer{episodes: map[string][]Message{}}
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) { w.Write([]byte(`{"status":"ok"}`)) })
+	mux.HandleFunc("DELETE /v1/namespaces/{ns}", func(w http.ResponseWriter, r *http.Request) {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		ns := r.PathValue("ns")
+		f.purged = append(f.purged, ns)
+		delete(f.episodes, ns)
+		w.Write([]byte(`{}`))
+	})
+	mux.HandleFunc("POST /v1/memories", func(w http.ResponseWriter, r *http.Request) {
+		var req AddMemoriesRequest
+		if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		if _, err := kgmem.ParseNamespace(req.Namespace); err != nil || req.ThreadID == "" {
+			w.Header().Set("Content-Type", "application/problem+json")
+			w.WriteHeader(http.StatusBadRequest)
+			w.Write([]byte(`{"title":"Bad Request","status":400,"detail":"namespace is required","field":"namespace"}`))
+			return
+		}
+		f.mu.Lock()
+		f.requests++
+		f.maxBatch = max(f.maxBatch, len(req.Messages))
+		var res AddMemoriesResponse
+		for _, m := range req.Messages {
+			f.episodes[req.Namespace] = append(f.episodes[req.Namespace], m)
+			res.Episodes = append(res.Episodes, StoredEpisode{ID: kgmem.EpisodeID(kgmem.Namespace(req.Namespace), req.ThreadID, m.ID), MessageID: m.ID})
+		}
+		f.mu.Unlock()
+		w.WriteHeader(http.StatusCreated)
+		json.NewEncoder(w).Encode(res)
+	})
+	mux.HandleFunc("POST /v1/search", func(w http.ResponseWriter, r *http.Request) {
+		var req SearchRequest
+		if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		f.mu.Lock()
+		f.searches++
+		if req.Limit != 10 || !slices.Equal(req.Include, []string{"episodes"}) {
+			f.badLimit = true
+		}
+		eps := slices.Clone(f.episodes[req.Namespace])
+		f.mu.Unlock()
+		// Turn order, whatever order concurrent ingestion delivered them in.
+		slices.SortFunc(eps, func(a, b Message) int {
+			as, at, _ := ParseDiaID(a.ID)
+			bs, bt, _ := ParseDiaID(b.ID)
+			if as != bs {
+				return as - bs
+			}
+			return at - bt
+		})
+		docs := make([]string, len(eps))
+		for i, m := range eps {
+			docs[i] = m.Name + ": " + m.Content
+		}
+		var res struct {
+			Episodes []map[string]any `json:"episodes"`
+		}
+		for _, d := range NewBM25(docs).Search(req.Query, req.Limit, nil) {
+			res.Episodes = append(res.Episodes, map[string]any{"id": "ep", "message_id": eps[d].ID, "score": map[string]any{"final": 1}})
+		}
+		json.NewEncoder(w).Encode(res)
+	})
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	return f, srv
+}
+
+func TestRunAgainstFakeServer(t *testing.T) {
+	convs := loadData(t)
+	f, srv := newFakeServer(t)
+	client, err := NewClient(srv.URL, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var log bytes.Buffer
+	res, err := Run(context.Background(), client, srv.URL, convs, Config{Ks: []int{5, 10}, Concurrency: 4, Batch: 7, BaselineScope: ScopeConversation, Log: &log})
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	want := []string{"bench/locomo/26", "bench/locomo/30", "bench/locomo/41", "bench/locomo/42", "bench/locomo/43"}
+	if !slices.Equal(f.purged, want) {
+		t.Errorf("purged %q, want %q", f.purged, want)
+	}
+	if res.Ingest.Messages != 2760 || res.Ingest.Episodes != 2760 || f.maxBatch != 7 || res.Ingest.Requests != f.requests || res.Ingest.MessagesPerSecond <= 0 {
+		t.Errorf("ingest = %+v, server saw %d requests, largest batch %d", res.Ingest, f.requests, f.maxBatch)
+	}
+	if res.Search.Queries != 759 || f.searches != 759 || f.badLimit || res.Search.Empty != 0 {
+		t.Errorf("search = %+v, server saw %d searches (bad limit/include: %t)", res.Search, f.searches, f.badLimit)
+	}
+	if res.Search.P50 <= 0 || res.Search.P50 > res.Search.P99 || res.Search.P99 > res.Search.Max || res.Search.QPS <= 0 {
+		t.Errorf("latency p50 %v p99 %v max %v qps %v", res.Search.P50, res.Search.P99, res.Search.Max, res.Search.QPS)
+	}
+	// The fake search is the per-conversation baseline: the scores must match.
+	for i, row := range res.Recall.Rows {
+		base := res.Baseline.Rows[i]
+		for j := range row.Recall {
+			if row.Category != base.Category || math.Abs(row.Recall[j]-base.Recall[j]) > 1e-9 {
+				t.Errorf("category %d recall@%d: run %.3f, baseline %.3f", row.Category, res.Recall.Ks[j], row.Recall[j], base.Recall[j])
+			}
+		}
+	}
+	var out bytes.Buffer
+	if err := WriteReport(&out, res); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{"overall", "759", "README bm25 anchor", "51.3", "59.1", "messages/s", "QPS", "p99"} {
+		if !strings.Contains(out.String(), s) {
+			t.Errorf("report lacks %q:\n%s", s, out.String())
+		}
+	}
+	if !strings.Contains(log.String(), "ingested 2760 messages") {
+		t.Errorf("progress log = %q", log.String())
+	}
+	if _, err := json.Marshal(res); err != nil {
+		t.Errorf("result does not encode: %v", err)
+	}
+}
+
+func TestRunErrors(t *testing.T) {
+	convs := []Conversation{{ID: "x", Sessions: []Session{{Number: 1, Turns: []Turn{{Speaker: "A", DiaID: "D1:1", Text: "hi"}}}},
+		Questions: []Question{{Question: "hi?", Evidence: []string{"D1:1"}, Category: 4}}}}
+	cfg := Config{Ks: []int{5}, Concurrency: 1, Batch: 10, BaselineScope: ScopeCorpus}
+
+	// Nothing listens on a port we just closed.
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	down := "http://" + ln.Addr().String()
+	ln.Close()
+	client, err := NewClient(down, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Run(context.Background(), client, down, convs, cfg)
+	if !errors.Is(err, kgmem.ErrUnavailable) || !strings.Contains(err.Error(), "go run ./cmd/server") {
+		t.Errorf("server down: err = %v, want ErrUnavailable with a hint", err)
+	}
+
+	// Bad configuration is refused before any request.
+	for _, bad := range []Config{
+		{Ks: nil, Concurrency: 1, Batch: 1, BaselineScope: ScopeCorpus},
+		{Ks: []int{5}, Concurrency: 0, Batch: 1, BaselineScope: ScopeCorpus},
+		{Ks: []int{5}, Concurrency: 1, Batch: 0, BaselineScope: ScopeCorpus},
+		{Ks: []int{5}, Concurrency: 1, Batch: 1, BaselineScope: "nope"},
+	} {
+		if _, err := Run(context.Background(), client, down, convs, bad); !errors.Is(err, kgmem.ErrInvalid) {
+			t.Errorf("Run(%+v) = %v, want ErrInvalid", bad, err)
+		}
+	}
+	if _, err := NewClient("127.0.0.1:8080", nil); !errors.Is(err, kgmem.ErrInvalid) {
+		t.Errorf("NewClient without scheme = %v, want ErrInvalid", err)
+	}
+}
+
+func TestClientProblemErrors(t *testing.T) {
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /v1/memories", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/problem+json")
+		w.WriteHeader(http.StatusBadRequest)
+		w.Write([]byte(`{"title":"Bad Request","status":400,"detail":"is required","field":"messages[0].content"}`))
+	})
+	mux.HandleFunc("POST /v1/search", func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, "graph store down", http.StatusServiceUnavailable)
+	})
+	mux.HandleFunc("DELETE /v1/namespaces/{ns}", func(w http.ResponseWriter, r *http.Request) {
+		http.NotFound(w, r)
+	})
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+	c, err := NewClient(srv.URL+"/", &http.Client{Timeout: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	_, err = c.AddMemories(ctx, AddMemoriesRequest{Namespace: "a", ThreadID: "t", Messages: []Message{{ID: "1"}}})
+	var he *HTTPError
+	if !errors.Is(err, kgmem.ErrInvalid) || !errors.As(err, &he) || he.Status != 400 || !strings.Contains(err.Error(), "messages[0].content: is required") {
+		t.Errorf("AddMemories error = %v", err)
+	}
+	if _, err := c.Search(ctx, SearchRequest{Namespace: "a", Query: "q", Limit: 1}); !errors.Is(err, kgmem.ErrUnavailable) || !strings.Contains(err.Error(), "graph store down") {
+		t.Errorf("Search error = %v", err)
+	}
+	if err := c.PurgeNamespace(ctx, "bench/locomo/none"); err != nil {
+		t.Errorf("purging a missing namespace = %v, want nil", err)
+	}
+}
