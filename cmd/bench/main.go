@@ -125,6 +125,12 @@ func runLocomo(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil {
 		return err
 	}
+	var client *locomo.Client
+	if !f.baseline {
+		if client, err = locomo.NewClient(f.url, nil); err != nil {
+			return err
+		}
+	}
 	convs, err := locomo.Load(f.data)
 	if err != nil {
 		return fmt.Errorf("load LoCoMo data (--data %s): %w", f.data, err)
@@ -138,10 +144,6 @@ func runLocomo(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			return err
 		}
 		return writeJSON(f.jsonOut, map[string]any{"baseline_bm25": table, "data": stats, "scope": scope, "anchors": locomo.Anchors})
-	}
-	client, err := locomo.NewClient(f.url, nil)
-	if err != nil {
-		return err
 	}
 	res, err := locomo.Run(ctx, client, f.url, convs, locomo.Config{
 		Ks: f.ks, Concurrency: f.concurrency, Batch: f.batch, Extract: f.extract, BaselineScope: scope, Log: stderr,
