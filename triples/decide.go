@@ -41,8 +41,8 @@ func opposite(a, b string) bool {
 	pa, pb := pos(a), pos(b)
 	_, na := Negated(a)
 	_, nb := Negated(b)
-	// likes ⟂ dislikes, not_likes ⟂ not_dislikes is not a contradiction.
-	return na == nb && (pa == "likes" && pb == "dislikes" || pa == "dislikes" && pb == "likes")
+	// likes ⟂ dislikes; not_likes and not_dislikes can both hold.
+	return !na && !nb && (pa == "likes" && pb == "dislikes" || pa == "dislikes" && pb == "likes")
 }
 
 // maxRelatedFacts bounds the stored facts shown to the LLM per new triple.

@@ -39,13 +39,13 @@ func (w *work) askJudge(ctx context.Context, entities []entityQuestion, facts []
 	if payload.Facts == nil {
 		payload.Facts = []factQuestion{}
 	}
-	raw, err := json.MarshalIndent(payload, "", "  ")
+	raw, err := marshalPlain(payload)
 	if err != nil {
 		return judgeAnswer{}, fmt.Errorf("render questions: %w", err)
 	}
 	var ans judgeAnswer
 	usage, _, err := w.in.llm.completeJSON(ctx, jsonCall{
-		system: judgeSystemPrompt, user: "Answer these questions as JSON.\n" + string(raw),
+		system: judgeSystemPrompt, user: "Answer these questions as JSON.\n" + raw,
 		schemaName: "memory_decisions", schema: judgeSchema(),
 		parse: func(s string) error {
 			ans = judgeAnswer{}

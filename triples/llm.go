@@ -210,6 +210,9 @@ func (c *llmClient) completeJSON(ctx context.Context, call jsonCall) (kgmem.LLMU
 		usage = usage.Add(u)
 		if ce == nil {
 			raw, repaired, err := extractJSON(content)
+			if err == nil && repaired != "" && emptyJSON(raw) {
+				err = errors.New("repair left nothing usable")
+			}
 			if err == nil {
 				err = call.parse(raw)
 			}
@@ -433,4 +436,28 @@ func parseRetryAfter(h http.Header, now time.Time) time.Duration {
 		return t.Sub(now)
 	}
 	return 0
+}
+
+// emptyJSON reports whether a JSON object holds nothing but empty containers.
+func emptyJSON(raw string) bool {
+	var m map[string]any
+	if err := json.Unmarshal([]byte(raw), &m); err != nil {
+		return false
+	}
+	for _, v := range m {
+		switch x := v.(type) {
+		case []any:
+			if len(x) > 0 {
+				return false
+			}
+		case map[string]any:
+			if len(x) > 0 {
+				return false
+			}
+		case nil:
+		default:
+			return false
+		}
+	}
+	return true
 }

@@ -108,6 +108,11 @@ func NormalizeEntityType(t string, schema *kgmem.Schema) string {
 	if v, ok := typeSynonyms[strings.TrimSuffix(key, "s")]; ok {
 		return v
 	}
+	if stem, ok := strings.CutSuffix(key, "ies"); ok {
+		if v, ok := typeSynonyms[stem+"y"]; ok {
+			return v
+		}
+	}
 	return kgmem.TypeOther
 }
 

@@ -153,7 +153,7 @@ func snake(p string) string {
 	var b strings.Builder
 	prev := rune(0)
 	for _, r := range p {
-		if unicode.IsUpper(r) && (unicode.IsLower(prev) || unicode.IsDigit(prev)) {
+		if unicode.IsUpper(r) && unicode.IsLower(prev) {
 			b.WriteRune(' ')
 		}
 		b.WriteRune(r)

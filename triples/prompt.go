@@ -75,11 +75,11 @@ func renderExtraction(req kgmem.ExtractRequest) (system, user string, err error)
 	for i, ep := range req.Messages {
 		payload.Messages = append(payload.Messages, viewOf(i+1, ep))
 	}
-	raw, err := json.MarshalIndent(payload, "", "  ")
+	raw, err := marshalPlain(payload)
 	if err != nil {
 		return "", "", fmt.Errorf("render messages: %w", err)
 	}
-	return b.String(), "Extract the entities and facts from these messages as JSON.\n" + string(raw), nil
+	return b.String(), "Extract the entities and facts from these messages as JSON.\n" + raw, nil
 }
 
 func writeTypeDef(b *strings.Builder, td kgmem.TypeDef) {
@@ -142,4 +142,17 @@ func summarizeFact(f *kgmem.Fact, withID bool) factSummary {
 		s.ID = f.ID
 	}
 	return s
+}
+
+// marshalPlain encodes v as indented JSON without HTML escaping, so the model
+// sees "<", ">" and "&" as written.
+func marshalPlain(v any) (string, error) {
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		return "", err
+	}
+	return strings.TrimRight(b.String(), "\n"), nil
 }
