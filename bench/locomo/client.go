@@ -38,6 +38,9 @@ func NewClient(baseURL string, hc *http.Client) (*Client, error) {
 	return &Client{base: u, http: hc}, nil
 }
 
+// BaseURL is the server's base URL.
+func (c *Client) BaseURL() string { return c.base.String() }
+
 // Message is one message of POST /v1/memories.
 type Message struct {
 	ID        string         `json:"id"`

@@ -27,6 +27,25 @@ type Config struct {
 	BaselineScope Scope
 	// Log receives progress lines; nil discards them.
 	Log io.Writer
+	// Progress, when set, is called after each ingest request with the messages
+	// ingested so far, and after each search with the questions asked so far.
+	// Calls may come from several goroutines at once.
+	Progress func(stage Stage, done, total int)
+}
+
+// Stage names a phase of a run in Progress callbacks.
+type Stage string
+
+// Run stages.
+const (
+	StageIngest Stage = "ingest"
+	StageSearch Stage = "search"
+)
+
+func (cfg Config) progress(stage Stage, done, total int) {
+	if cfg.Progress != nil {
+		cfg.Progress(stage, done, total)
+	}
 }
 
 func (cfg Config) validate() error {
@@ -99,7 +118,7 @@ type RunConfig struct {
 // Run benchmarks the kgmem server behind client on convs: it purges the
 // conversations' namespaces, ingests every turn, asks every scored question,
 // and scores evidence recall beside the BM25 baseline.
-func Run(ctx context.Context, client *Client, baseURL string, convs []Conversation, cfg Config) (*Result, error) {
+func Run(ctx context.Context, client *Client, convs []Conversation, cfg Config) (*Result, error) {
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
@@ -109,7 +128,7 @@ func Run(ctx context.Context, client *Client, baseURL string, convs []Conversati
 		}
 	}
 	res := &Result{
-		URL: baseURL, Started: time.Now().UTC(), Anchors: Anchors,
+		URL: client.BaseURL(), Started: time.Now().UTC(), Anchors: Anchors,
 		Config: RunConfig{Ks: slices.Clone(cfg.Ks), Concurrency: cfg.Concurrency, Batch: cfg.Batch, Extract: cfg.Extract, BaselineScope: cfg.BaselineScope},
 	}
 	baseline, stats, err := Baseline(convs, cfg.Ks, cfg.BaselineScope)
@@ -165,12 +184,14 @@ func Run(ctx context.Context, client *Client, baseURL string, convs []Conversati
 // ingest posts every thread, its batches in order, up to cfg.Concurrency threads at once.
 func ingest(ctx context.Context, client *Client, threads []Thread, cfg Config) (IngestStats, error) {
 	var st IngestStats
-	var requests, episodes atomic.Int64
+	var requests, episodes, done atomic.Int64
+	for _, th := range threads {
+		st.Messages += len(th.Messages)
+	}
 	start := time.Now()
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(cfg.Concurrency)
 	for _, th := range threads {
-		st.Messages += len(th.Messages)
 		g.Go(func() error {
 			for _, batch := range Batches(th.Messages, cfg.Batch) {
 				out, err := client.AddMemories(gctx, AddMemoriesRequest{Namespace: string(th.Namespace), ThreadID: th.ID, Messages: batch, Extract: cfg.Extract})
@@ -179,6 +200,7 @@ func ingest(ctx context.Context, client *Client, threads []Thread, cfg Config) (
 				}
 				requests.Add(1)
 				episodes.Add(int64(len(out.Episodes)))
+				cfg.progress(StageIngest, int(done.Add(int64(len(batch)))), st.Messages)
 			}
 			return nil
 		})
@@ -205,6 +227,7 @@ func searchAll(ctx context.Context, client *Client, cases []Case, cfg Config) ([
 	limit := slices.Max(cfg.Ks)
 	retrieved := make([][]string, len(cases))
 	latency := make([]time.Duration, len(cases))
+	var done atomic.Int64
 	start := time.Now()
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(cfg.Concurrency)
@@ -225,6 +248,7 @@ func searchAll(ctx context.Context, client *Client, cases []Case, cfg Config) ([
 				ids = append(ids, ep.MessageID)
 			}
 			retrieved[i] = ids
+			cfg.progress(StageSearch, int(done.Add(1)), len(cases))
 			return nil
 		})
 	}

@@ -113,10 +113,28 @@ func TestRunAgainstFakeServer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var log bytes.Buffer
-	res, err := Run(context.Background(), client, srv.URL, convs, Config{Ks: []int{5, 10}, Concurrency: 4, Batch: 7, BaselineScope: ScopeConversation, Log: &log})
+	var (
+		log      bytes.Buffer
+		mu       sync.Mutex
+		progress = map[Stage]int{}
+	)
+	onProgress := func(stage Stage, done, total int) {
+		mu.Lock()
+		defer mu.Unlock()
+		if done > total || done <= 0 {
+			t.Errorf("progress %s %d/%d", stage, done, total)
+		}
+		progress[stage] = max(progress[stage], done)
+	}
+	res, err := Run(context.Background(), client, convs, Config{Ks: []int{5, 10}, Concurrency: 4, Batch: 7, BaselineScope: ScopeConversation, Log: &log, Progress: onProgress})
 	if err != nil {
 		t.Fatalf("Run: %v", err)
+	}
+	if progress[StageIngest] != 2760 || progress[StageSearch] != 759 {
+		t.Errorf("progress reached %v, want ingest 2760 and search 759", progress)
+	}
+	if res.URL != srv.URL {
+		t.Errorf("result URL %q, want %q", res.URL, srv.URL)
 	}
 	want := []string{"bench/locomo/26", "bench/locomo/30", "bench/locomo/41", "bench/locomo/42", "bench/locomo/43"}
 	if !slices.Equal(f.purged, want) {
@@ -173,7 +191,7 @@ func TestRunErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = Run(context.Background(), client, down, convs, cfg)
+	_, err = Run(context.Background(), client, convs, cfg)
 	if !errors.Is(err, kgmem.ErrUnavailable) || !strings.Contains(err.Error(), "go run ./cmd/server") {
 		t.Errorf("server down: err = %v, want ErrUnavailable with a hint", err)
 	}
@@ -185,7 +203,7 @@ func TestRunErrors(t *testing.T) {
 		{Ks: []int{5}, Concurrency: 1, Batch: 0, BaselineScope: ScopeCorpus},
 		{Ks: []int{5}, Concurrency: 1, Batch: 1, BaselineScope: "nope"},
 	} {
-		if _, err := Run(context.Background(), client, down, convs, bad); !errors.Is(err, kgmem.ErrInvalid) {
+		if _, err := Run(context.Background(), client, convs, bad); !errors.Is(err, kgmem.ErrInvalid) {
 			t.Errorf("Run(%+v) = %v, want ErrInvalid", bad, err)
 		}
 	}

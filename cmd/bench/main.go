@@ -3,7 +3,7 @@
 // Usage:
 //
 //	go run ./cmd/bench locomo --url http://127.0.0.1:8080 --data ../shared/bench/locomo \
-//	    [--k 5,10] [--concurrency 4] [--batch 50] [--json out.json] [--extract]
+//	    [--k 5,10] [--concurrency 4] [--batch 50] [--json out.json] [--extract] [--progress]
 //	go run ./cmd/bench locomo --baseline [--scope corpus|conversation] [--data DIR] [--k 5,10]
 //
 // The locomo benchmark purges the bench/locomo/<conversation> namespaces,
@@ -72,6 +72,7 @@ type locomoFlags struct {
 	baseline    bool
 	scope       string
 	extract     bool
+	progress    bool
 }
 
 func parseLocomoFlags(args []string, stderr io.Writer) (locomoFlags, error) {
@@ -91,6 +92,7 @@ func parseLocomoFlags(args []string, stderr io.Writer) (locomoFlags, error) {
 	fs.BoolVar(&f.baseline, "baseline", false, "run only the BM25 baseline (no server needed)")
 	fs.StringVar(&f.scope, "scope", string(locomo.ScopeCorpus), "BM25 baseline scope: corpus (one index over all conversations, filtered) or conversation")
 	fs.BoolVar(&f.extract, "extract", false, "ask the server to extract facts while ingesting (needs an LLM; slow)")
+	fs.BoolVar(&f.progress, "progress", false, "draw progress bars on stderr")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return f, err
@@ -145,9 +147,12 @@ func runLocomo(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		}
 		return writeJSON(f.jsonOut, map[string]any{"baseline_bm25": table, "data": stats, "scope": scope, "anchors": locomo.Anchors})
 	}
-	res, err := locomo.Run(ctx, client, f.url, convs, locomo.Config{
+	bars := newProgressBars(stderr, f.progress)
+	res, err := locomo.Run(ctx, client, convs, locomo.Config{
 		Ks: f.ks, Concurrency: f.concurrency, Batch: f.batch, Extract: f.extract, BaselineScope: scope, Log: stderr,
+		Progress: bars.update,
 	})
+	bars.finish()
 	if err != nil {
 		return err
 	}

@@ -101,3 +101,22 @@ func TestBaselineMode(t *testing.T) {
 		t.Errorf("json = %s", raw)
 	}
 }
+
+func TestProgressBars(t *testing.T) {
+	var buf bytes.Buffer
+	p := newProgressBars(&buf, true)
+	p.update("ingest", 5, 10)
+	p.update("ingest", 3, 10) // out of order: ignored
+	p.update("ingest", 10, 10)
+	p.finish()
+	if !strings.Contains(buf.String(), "ingest") || !strings.Contains(buf.String(), "10/10") || p.done["ingest"] != 10 {
+		t.Errorf("progress output %q, done %v", buf.String(), p.done)
+	}
+	var quiet bytes.Buffer
+	q := newProgressBars(&quiet, false)
+	q.update("search", 1, 2)
+	q.finish()
+	if quiet.Len() != 0 {
+		t.Errorf("disabled bars wrote %q", quiet.String())
+	}
+}
