@@ -68,6 +68,10 @@ type StoredEpisode struct {
 // AddMemoriesResponse is the part of the ingest response the benchmark reads.
 type AddMemoriesResponse struct {
 	Episodes []StoredEpisode `json:"episodes"`
+	// Facts are the fact changes extraction made (kept raw; only counted).
+	Facts []json.RawMessage `json:"facts"`
+	// Warnings report what went wrong without losing data (a failed extraction).
+	Warnings []string `json:"warnings"`
 }
 
 // SearchRequest is the body of POST /v1/search.

@@ -41,8 +41,11 @@ func WriteReport(w io.Writer, r *Result) error {
 		return fmt.Errorf("write report: %w", err)
 	}
 	in, s := r.Ingest, r.Search
-	fmt.Fprintf(w, "ingest: %d messages in %s = %.1f messages/s (%d requests, batch %d, concurrency %d, extract %t)\n",
-		in.Messages, round(time.Duration(in.Wall)), in.MessagesPerSecond, in.Requests, r.Config.Batch, r.Config.Concurrency, r.Config.Extract)
+	fmt.Fprintf(w, "ingest: %d messages in %s = %.1f messages/s (%d requests, batch %d, concurrency %d, extract %t, %d fact changes, %d warnings)\n",
+		in.Messages, round(time.Duration(in.Wall)), in.MessagesPerSecond, in.Requests, r.Config.Batch, r.Config.Concurrency, r.Config.Extract, in.FactChanges, in.Warnings)
+	if in.FirstWarning != "" {
+		fmt.Fprintf(w, "  first warning: %s\n", in.FirstWarning)
+	}
 	_, err := fmt.Fprintf(w, "search: %d queries in %s = %.1f QPS; latency p50 %s, p99 %s, max %s (concurrency %d, %d empty)\n",
 		s.Queries, round(time.Duration(s.Wall)), s.QPS, round(time.Duration(s.P50)), round(time.Duration(s.P99)), round(time.Duration(s.Max)), r.Config.Concurrency, s.Empty)
 	return err

@@ -67,7 +67,12 @@ type IngestStats struct {
 	Messages int `json:"messages"`
 	Requests int `json:"requests"`
 	// Episodes counts the episodes the server reported back.
-	Episodes          int      `json:"episodes"`
+	Episodes int `json:"episodes"`
+	// FactChanges counts the fact changes extraction reported (0 without --extract).
+	FactChanges int `json:"fact_changes"`
+	// Warnings counts server warnings; FirstWarning is one of them.
+	Warnings          int      `json:"warnings"`
+	FirstWarning      string   `json:"first_warning,omitempty"`
 	Wall              Duration `json:"wall_seconds"`
 	MessagesPerSecond float64  `json:"messages_per_second"`
 }
@@ -184,7 +189,10 @@ func Run(ctx context.Context, client *Client, convs []Conversation, cfg Config) 
 // ingest posts every thread, its batches in order, up to cfg.Concurrency threads at once.
 func ingest(ctx context.Context, client *Client, threads []Thread, cfg Config) (IngestStats, error) {
 	var st IngestStats
-	var requests, episodes, done atomic.Int64
+	var (
+		requests, episodes, facts, warnings, done atomic.Int64
+		firstWarning                              atomic.Value
+	)
 	for _, th := range threads {
 		st.Messages += len(th.Messages)
 	}
@@ -200,6 +208,11 @@ func ingest(ctx context.Context, client *Client, threads []Thread, cfg Config) (
 				}
 				requests.Add(1)
 				episodes.Add(int64(len(out.Episodes)))
+				facts.Add(int64(len(out.Facts)))
+				if len(out.Warnings) > 0 {
+					warnings.Add(int64(len(out.Warnings)))
+					firstWarning.CompareAndSwap(nil, out.Warnings[0])
+				}
 				cfg.progress(StageIngest, int(done.Add(int64(len(batch)))), st.Messages)
 			}
 			return nil
@@ -210,6 +223,10 @@ func ingest(ctx context.Context, client *Client, threads []Thread, cfg Config) (
 	}
 	wall := time.Since(start)
 	st.Requests, st.Episodes = int(requests.Load()), int(episodes.Load())
+	st.FactChanges, st.Warnings = int(facts.Load()), int(warnings.Load())
+	if w, ok := firstWarning.Load().(string); ok {
+		st.FirstWarning = w
+	}
 	st.Wall = Duration(wall)
 	st.MessagesPerSecond = float64(st.Messages) / wall.Seconds()
 	if st.Episodes != st.Messages {

@@ -63,6 +63,9 @@ func newFakeServer(t *testing.T) (*fakeServer, *httptest.Server) {
 			f.episodes[req.Namespace] = append(f.episodes[req.Namespace], m)
 			res.Episodes = append(res.Episodes, StoredEpisode{ID: kgmem.EpisodeID(kgmem.Namespace(req.Namespace), req.ThreadID, m.ID), MessageID: m.ID})
 		}
+		if req.ThreadID == "session_2" && len(res.Episodes) > 0 && res.Episodes[0].MessageID == "D2:1" {
+			res.Warnings = []string{"extraction skipped: no LLM"}
+		}
 		f.mu.Unlock()
 		w.WriteHeader(http.StatusCreated)
 		json.NewEncoder(w).Encode(res)
@@ -129,6 +132,9 @@ func TestRunAgainstFakeServer(t *testing.T) {
 	res, err := Run(context.Background(), client, convs, Config{Ks: []int{5, 10}, Concurrency: 4, Batch: 7, BaselineScope: ScopeConversation, Log: &log, Progress: onProgress})
 	if err != nil {
 		t.Fatalf("Run: %v", err)
+	}
+	if res.Ingest.Warnings != 5 || res.Ingest.FirstWarning != "extraction skipped: no LLM" {
+		t.Errorf("warnings %d (%q), want 5: one per conversation's session 2", res.Ingest.Warnings, res.Ingest.FirstWarning)
 	}
 	if progress[StageIngest] != 2760 || progress[StageSearch] != 759 {
 		t.Errorf("progress reached %v, want ingest 2760 and search 759", progress)
