@@ -207,7 +207,8 @@ func (w *work) decide(c candidate, sID, oID string) (pendingDecision, bool) {
 		case sameS && sameP && refines(w.entities[f.ObjectID], w.entities[oID]):
 			w.duplicate(c, f, fmt.Sprintf("less specific restatement of %q", f.Text))
 			return pendingDecision{}, false
-		case sameS && (sameP || sameO), sameO && sameP:
+		case (sameS && (sameP || sameO) || sameO && sameP) && !w.addedNow[f.ID]:
+			// Facts stated in the same batch are taken as compatible.
 			related = append(related, f.ID)
 		}
 	}
@@ -245,6 +246,7 @@ func (w *work) add(nf *kgmem.Fact, reason string) bool {
 		return false
 	}
 	w.registerFact(nf, true)
+	w.addedNow[nf.ID] = true
 	w.changes = append(w.changes, kgmem.FactChange{Op: kgmem.OpAdded, Fact: *nf, Reason: reason})
 	return true
 }
@@ -276,18 +278,20 @@ func (w *work) duplicate(c candidate, f *kgmem.Fact, reason string) {
 	w.changes = append(w.changes, kgmem.FactChange{Op: op, Fact: *f, Reason: reason})
 }
 
-// richer reports whether text adds words to old and is longer.
+// richer reports whether text says everything old says and more: it has all
+// of old's words plus at least one more ("Bob leads the ML team since March."
+// is richer than "Bob leads the ML team."; a rewording is not).
 func richer(text, old string) bool {
-	if len(text) <= len(old) {
+	tw, ow := wordSet(text), wordSet(old)
+	if len(tw) <= len(ow) {
 		return false
 	}
-	ow := wordSet(old)
-	for word := range wordSet(text) {
-		if !ow[word] {
-			return true
+	for word := range ow {
+		if !tw[word] {
+			return false
 		}
 	}
-	return false
+	return true
 }
 
 // refine rewrites f in place to the more specific object of nf ("likes ramen"

@@ -165,6 +165,7 @@ type work struct {
 	factsOf     map[string][]string // entity id → ids of facts touching it
 	loadedFacts map[string]bool     // entity ids whose stored facts are loaded
 	changedFact map[string]bool
+	addedNow    map[string]bool // facts added by this batch
 	factOrder   []string
 	changes     []kgmem.FactChange
 	usage       kgmem.LLMUsage
@@ -183,6 +184,7 @@ func newWork(in *Integrator, req IntegrateRequest) *work {
 		factsOf:        map[string][]string{},
 		loadedFacts:    map[string]bool{},
 		changedFact:    map[string]bool{},
+		addedNow:       map[string]bool{},
 	}
 	for _, ep := range req.Episodes {
 		w.episodes[ep.ID] = ep

@@ -273,6 +273,9 @@ func (w *work) matchFuzzy(ctx context.Context, groups []*group) error {
 					if tokenSubset(gk, ek) || tokenSubset(ek, gk) {
 						s.subset = true
 					}
+					if tokenwiseSimilar(gk, ek) {
+						s.jw = max(s.jw, fuzzyCandidateJW)
+					}
 				}
 			}
 			if g.match != nil {

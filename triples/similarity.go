@@ -109,3 +109,22 @@ func wordSet(s string) map[string]bool {
 	}
 	return out
 }
+
+// tokenwiseSimilar reports whether two multi-word names have the same number of
+// words, share one exactly and are close word by word ("kathy johnson",
+// "katherine johnson").
+func tokenwiseSimilar(a, b string) bool {
+	at, bt := tokens(a), tokens(b)
+	if len(at) < 2 || len(at) != len(bt) {
+		return false
+	}
+	shared := false
+	for i := range at {
+		if at[i] == bt[i] {
+			shared = true
+		} else if jaroWinkler(at[i], bt[i]) < 0.75 {
+			return false
+		}
+	}
+	return shared
+}
