@@ -238,7 +238,7 @@ func (w *work) matchFuzzy(ctx context.Context, groups []*group) error {
 		var pool []kgmem.Entity
 		looked := 0
 		for _, k := range g.keys {
-			for _, tok := range tokens(k) {
+			for _, tok := range strings.FieldsFunc(k, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
 				if looked >= 4 || len([]rune(tok)) < 2 || stopTokens[tok] || seen["q:"+tok] {
 					continue
 				}
