@@ -1,0 +1,165 @@
+package embed
+
+import (
+	"context"
+	"fmt"
+	"math"
+
+	"github.com/kgmem/kgmem"
+)
+
+// DefaultHashingDim is the dimension NewHashing uses when given 0.
+const DefaultHashingDim = 256
+
+// Feature weights, relative to a word unigram. Character n-grams of a word
+// share charWeight between them, so a long word does not outweigh a short one.
+const (
+	unigramWeight = 1.0
+	bigramWeight  = 0.6
+	charWeight    = 0.8
+	minGram       = 3
+	maxGram       = 5
+)
+
+// Feature kinds, hashed in so equal strings of different kinds differ.
+const (
+	kindUnigram byte = 'w'
+	kindBigram  byte = 'b'
+	kindChar    byte = 'c'
+)
+
+// Hashing is the deterministic feature-hashing embedder (see the package
+// doc for what it can and cannot do). It is safe for concurrent use.
+type Hashing struct {
+	dim int
+}
+
+var _ kgmem.Embedder = (*Hashing)(nil)
+
+// NewHashing returns a hashing embedder of dimension dim (DefaultHashingDim
+// when dim <= 0).
+func NewHashing(dim int) *Hashing {
+	if dim <= 0 {
+		dim = DefaultHashingDim
+	}
+	return &Hashing{dim: dim}
+}
+
+// Dimension returns the length of every vector.
+func (h *Hashing) Dimension() int { return h.dim }
+
+// Name identifies the embedder and its dimension, for example "hash-v1-256".
+func (h *Hashing) Name() string { return fmt.Sprintf("hash-v1-%d", h.dim) }
+
+// Embed returns one L2-normalised vector per text, in order.
+func (h *Hashing) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	out := make([][]float32, len(texts))
+	for i, t := range texts {
+		if i%64 == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, fmt.Errorf("hashing embed: %w", err)
+			}
+		}
+		out[i] = h.vector(t)
+	}
+	return out, nil
+}
+
+// vector embeds one text.
+func (h *Hashing) vector(text string) []float32 {
+	words := tokenize(text)
+	kept := make([]word, 0, len(words))
+	for _, w := range words {
+		if !isStopWord(w.surface) {
+			kept = append(kept, w)
+		}
+	}
+	if len(kept) == 0 { // only stop words: better them than nothing
+		kept = words
+	}
+	// Feature hash → (weight per occurrence, occurrences).
+	type feature struct {
+		weight float64
+		tf     int
+	}
+	feats := map[uint64]*feature{}
+	add := func(kind byte, s string, weight float64) {
+		key := fnv1a(kind, s)
+		if f := feats[key]; f != nil {
+			f.tf++
+			return
+		}
+		feats[key] = &feature{weight: weight, tf: 1}
+	}
+	for i, w := range kept {
+		add(kindUnigram, w.stem, unigramWeight)
+		if i > 0 {
+			add(kindBigram, kept[i-1].stem+" "+w.stem, bigramWeight)
+		}
+		grams := charGrams(w.surface)
+		per := charWeight / math.Sqrt(float64(len(grams)))
+		for _, g := range grams {
+			add(kindChar, g, per)
+		}
+	}
+	acc := make([]float64, h.dim)
+	for key, f := range feats {
+		v := f.weight * (1 + math.Log(float64(f.tf)))
+		if key>>63 == 1 {
+			v = -v
+		}
+		acc[key%uint64(h.dim)] += v
+	}
+	var norm float64
+	for _, x := range acc {
+		norm += x * x
+	}
+	vec := make([]float32, h.dim)
+	if norm == 0 {
+		return vec
+	}
+	norm = math.Sqrt(norm)
+	for i, x := range acc {
+		vec[i] = float32(x / norm)
+	}
+	return vec
+}
+
+// charGrams returns the character n-grams (minGram–maxGram runes) of w with
+// boundary marks, "<" and ">". A word shorter than minGram yields itself.
+func charGrams(w string) []string {
+	padded := []rune("<" + w + ">")
+	if len(padded) <= minGram {
+		return []string{string(padded)}
+	}
+	grams := make([]string, 0, 3*len(padded))
+	for n := minGram; n <= maxGram; n++ {
+		for i := 0; i+n <= len(padded); i++ {
+			grams = append(grams, string(padded[i:i+n]))
+		}
+	}
+	return grams
+}
+
+// fnv1a is 64-bit FNV-1a over kind and s, finished with the MurmurHash3
+// avalanche so that both the low bits (the bucket) and the top bit (the sign)
+// depend on every input byte.
+func fnv1a(kind byte, s string) uint64 {
+	const (
+		offset = 14695981039346656037
+		prime  = 1099511628211
+	)
+	h := uint64(offset)
+	h ^= uint64(kind)
+	h *= prime
+	for i := 0; i < len(s); i++ {
+		h ^= uint64(s[i])
+		h *= prime
+	}
+	h ^= h >> 33
+	h *= 0xff51afd7ed558ccd
+	h ^= h >> 33
+	h *= 0xc4ceb9fe1a85ec53
+	h ^= h >> 33
+	return h
+}
