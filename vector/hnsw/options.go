@@ -7,7 +7,7 @@ type Options struct {
 	// that on the bottom level). Default 16.
 	M int
 	// EfConstruction is the beam width while inserting into the graph: higher
-	// builds a better graph, more slowly. Default 200.
+	// builds a better graph, more slowly. Default 100.
 	EfConstruction int
 	// EfSearch is the beam width of a graph search (raised to K when K is
 	// larger): higher finds more true neighbours, more slowly. Default 128.
@@ -23,7 +23,7 @@ type Options struct {
 // Defaults of Options.
 const (
 	DefaultM              = 16
-	DefaultEfConstruction = 200
+	DefaultEfConstruction = 100
 	DefaultEfSearch       = 128
 	DefaultExactBelow     = 2000
 )
