@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
@@ -40,11 +41,12 @@ func newTestServer(t *testing.T, opts api.Options, extractor kgmem.Extractor) *t
 	if err != nil {
 		t.Fatal(err)
 	}
-	eng, err := memory.New(memory.Config{Graph: g, Vectors: v, Embedder: emb, Extractor: extractor})
+	quiet := slog.New(slog.DiscardHandler)
+	eng, err := memory.New(memory.Config{Graph: g, Vectors: v, Embedder: emb, Extractor: extractor, Logger: quiet})
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(api.New(eng, opts, nil).Handler())
+	srv := httptest.NewServer(api.New(eng, opts, quiet).Handler())
 	t.Cleanup(func() {
 		srv.Close()
 		_ = v.Close()

@@ -17,6 +17,12 @@ type searchRequest struct {
 	Limit          int      `json:"limit"`
 	Include        []string `json:"include"`
 	IncludeHistory bool     `json:"include_history"`
+	// IncludeForgotten also returns soft-forgotten records.
+	IncludeForgotten bool `json:"include_forgotten"`
+	// AsOf answers as of a past instant (RFC 3339 or a date).
+	AsOf string `json:"as_of"`
+	// Reinforce records the results as recalled (default true).
+	Reinforce *bool `json:"reinforce"`
 }
 
 func (s *Server) postSearch(c echo.Context) error {
@@ -28,7 +34,14 @@ func (s *Server) postSearch(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	req := memory.SearchRequest{Namespace: ns, Query: body.Query, Limit: body.Limit, IncludeHistory: body.IncludeHistory}
+	asOf, err := parseTime("as_of", body.AsOf)
+	if err != nil {
+		return err
+	}
+	req := memory.SearchRequest{
+		Namespace: ns, Query: body.Query, Limit: body.Limit, IncludeHistory: body.IncludeHistory,
+		IncludeForgotten: body.IncludeForgotten, AsOf: asOf, Reinforce: body.Reinforce == nil || *body.Reinforce,
+	}
 	for i, inc := range body.Include {
 		// Accept the plural the response uses ("facts") and the kind ("fact").
 		k := kgmem.Kind(strings.TrimSuffix(inc, "s"))

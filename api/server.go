@@ -80,7 +80,13 @@ func (s *Server) routes() {
 	v1.GET("/entities", s.listEntities)
 	v1.GET("/entities/:id", s.getEntity)
 	v1.POST("/search", s.postSearch)
+	v1.POST("/feedback", s.postFeedback)
+	v1.POST("/pins", s.postPins)
+	v1.POST("/restore", s.postRestore)
 	v1.DELETE("/namespaces/:namespace", s.purgeNamespace)
+	v1.GET("/namespaces/:namespace/settings", s.getSettings)
+	v1.PUT("/namespaces/:namespace/settings", s.putSettings)
+	v1.POST("/namespaces/:namespace/sweep", s.postSweep)
 }
 
 // Handler returns the server as an http.Handler (for tests and embedding).

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/kgmem/kgmem"
+	"github.com/kgmem/kgmem/decay"
 	"github.com/kgmem/kgmem/episodes"
 	"github.com/kgmem/kgmem/triples"
 )
@@ -31,6 +32,12 @@ type Config struct {
 	Limits episodes.Limits
 	// Search tunes retrieval; zero fields take DefaultSearchOptions.
 	Search SearchOptions
+	// Decay gives each namespace's forgetting-curve model; nil reads the
+	// parameters from the namespace settings in Graph.
+	Decay decay.ModelFunc
+	// Reinforcer records recalls (search results, feedback) off the request
+	// path; nil disables search-time reinforcement and POST /v1/feedback.
+	Reinforcer *decay.Reinforcer
 }
 
 // Engine runs ingestion and search over one graph store and one vector index.
@@ -46,6 +53,8 @@ type Engine struct {
 	log        *slog.Logger
 	limits     episodes.Limits
 	search     SearchOptions
+	models     decay.ModelFunc
+	reinforcer *decay.Reinforcer
 	writeLocks [64]sync.Mutex
 }
 
@@ -73,6 +82,11 @@ func New(cfg Config) (*Engine, error) {
 		log:        cfg.Logger,
 		limits:     withDefaultLimits(cfg.Limits),
 		search:     cfg.Search.withDefaults(),
+		models:     cfg.Decay,
+		reinforcer: cfg.Reinforcer,
+	}
+	if e.models == nil {
+		e.models = decay.StoreModels(cfg.Graph)
 	}
 	if e.clock == nil {
 		e.clock = kgmem.SystemClock{}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/kgmem/kgmem"
 	"github.com/kgmem/kgmem/triples"
+	"github.com/samber/lo"
 )
 
 // Limits on explicitly posted facts.
@@ -39,7 +40,8 @@ func (e *Engine) AddFacts(ctx context.Context, req AddFactsRequest) (AddFactsRes
 	unlock := e.lockNamespace(req.Namespace)
 	defer unlock()
 
-	if err := e.checkEpisodesExist(ctx, req.Namespace, req.Facts); err != nil {
+	provenance, err := e.provenanceEpisodes(ctx, req.Namespace, req.Facts)
+	if err != nil {
 		return AddFactsResult{}, err
 	}
 	settings, err := e.graph.Settings(ctx, req.Namespace)
@@ -49,6 +51,7 @@ func (e *Engine) AddFacts(ctx context.Context, req AddFactsRequest) (AddFactsRes
 	out, err := e.integrator.Integrate(ctx, triples.IntegrateRequest{
 		Namespace: req.Namespace,
 		Triples:   req.Facts,
+		Episodes:  provenance,
 		Policy:    settings.Writes,
 		Schema:    settings.Schema,
 	})
@@ -57,9 +60,13 @@ func (e *Engine) AddFacts(ctx context.Context, req AddFactsRequest) (AddFactsRes
 	}
 	cs := out.Changes
 	cs.Namespace = req.Namespace
+	if err := e.stampDecay(ctx, &cs, out.FactChanges, e.now()); err != nil {
+		return AddFactsResult{}, err
+	}
 	if err := e.write(ctx, cs); err != nil {
 		return AddFactsResult{}, err
 	}
+	syncChanges(out.FactChanges, cs.Facts)
 	return AddFactsResult{Facts: nonNil(out.FactChanges), Usage: out.Usage}, nil
 }
 
@@ -109,29 +116,32 @@ func validateTriples(ts []kgmem.Triple) error {
 	return nil
 }
 
-// checkEpisodesExist rejects provenance that points at episodes ns does not hold.
-func (e *Engine) checkEpisodesExist(ctx context.Context, ns kgmem.Namespace, ts []kgmem.Triple) error {
+// provenanceEpisodes loads the episodes the triples cite, rejecting ids that
+// ns does not hold.
+func (e *Engine) provenanceEpisodes(ctx context.Context, ns kgmem.Namespace, ts []kgmem.Triple) ([]kgmem.Episode, error) {
+	var out []kgmem.Episode
+	seen := map[string]bool{}
 	for i, t := range ts {
 		if len(t.EpisodeIDs) == 0 {
 			continue
 		}
 		found, err := e.graph.Episodes(ctx, ns, t.EpisodeIDs)
 		if err != nil {
-			return fmt.Errorf("look up provenance episodes: %w", err)
+			return nil, fmt.Errorf("look up provenance episodes: %w", err)
 		}
-		if len(found) != len(t.EpisodeIDs) {
-			have := make(map[string]bool, len(found))
-			for _, ep := range found {
-				have[ep.ID] = true
+		have := lo.KeyBy(found, func(ep kgmem.Episode) string { return ep.ID })
+		for _, id := range t.EpisodeIDs {
+			ep, ok := have[id]
+			if !ok {
+				return nil, kgmem.Invalidf(fmt.Sprintf("facts[%d].episode_ids", i), "episode %q does not exist in namespace %q", id, ns)
 			}
-			for _, id := range t.EpisodeIDs {
-				if !have[id] {
-					return kgmem.Invalidf(fmt.Sprintf("facts[%d].episode_ids", i), "episode %q does not exist in namespace %q", id, ns)
-				}
+			if !seen[id] {
+				seen[id] = true
+				out = append(out, ep)
 			}
 		}
 	}
-	return nil
+	return out, nil
 }
 
 // FactView is a fact with its status spelled out for clients.

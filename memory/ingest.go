@@ -7,6 +7,7 @@ import (
 	"github.com/kgmem/kgmem"
 	"github.com/kgmem/kgmem/episodes"
 	"github.com/kgmem/kgmem/triples"
+	"github.com/samber/lo"
 )
 
 // IngestRequest is one batch of messages of one thread.
@@ -66,31 +67,35 @@ func (e *Engine) Ingest(ctx context.Context, req IngestRequest) (IngestResult, e
 	for _, ep := range existing {
 		stored[ep.ID] = ep
 	}
-	var res IngestResult
 	var fresh []kgmem.Episode
+	for _, ep := range eps {
+		if _, ok := stored[ep.ID]; !ok {
+			fresh = append(fresh, ep)
+		}
+	}
+	res := IngestResult{Facts: []kgmem.FactChange{}}
+	cs := kgmem.ChangeSet{Namespace: req.Namespace, Episodes: fresh}
+	if len(fresh) > 0 {
+		if req.Extract {
+			changes, facts, usage, warnings := e.extract(ctx, req, fresh)
+			res.Facts, res.Usage, res.Warnings = facts, usage, warnings
+			cs.Entities, cs.Facts, cs.Mentions = changes.Entities, changes.Facts, changes.Mentions
+		}
+		if err := e.stampDecay(ctx, &cs, res.Facts, now); err != nil {
+			return IngestResult{}, err
+		}
+		if err := e.write(ctx, cs); err != nil {
+			return IngestResult{}, err
+		}
+		syncChanges(res.Facts, cs.Facts)
+	}
+	written := lo.KeyBy(cs.Episodes, func(ep kgmem.Episode) string { return ep.ID })
 	for _, ep := range eps {
 		if old, ok := stored[ep.ID]; ok {
 			res.Episodes = append(res.Episodes, EpisodeStatus{Episode: old})
-			continue
+		} else {
+			res.Episodes = append(res.Episodes, EpisodeStatus{Episode: written[ep.ID], Created: true})
 		}
-		ep.Decay = kgmem.DecayState{LastReinforcedAt: now}
-		fresh = append(fresh, ep)
-		res.Episodes = append(res.Episodes, EpisodeStatus{Episode: ep, Created: true})
-	}
-	res.Facts = []kgmem.FactChange{}
-	if len(fresh) == 0 {
-		return res, nil
-	}
-
-	cs := kgmem.ChangeSet{Namespace: req.Namespace, Episodes: fresh}
-	if req.Extract {
-		changes, facts, usage, warnings := e.extract(ctx, req, fresh)
-		res.Usage, res.Warnings = usage, warnings
-		res.Facts = facts
-		cs.Entities, cs.Facts, cs.Mentions = changes.Entities, changes.Facts, changes.Mentions
-	}
-	if err := e.write(ctx, cs); err != nil {
-		return IngestResult{}, err
 	}
 	return res, nil
 }
@@ -147,4 +152,15 @@ func nonNil[T any](s []T) []T {
 		return []T{}
 	}
 	return s
+}
+
+// syncChanges copies the written state of each fact (decay stamped by the
+// engine) into the change reports that carry it.
+func syncChanges(changes []kgmem.FactChange, written []kgmem.Fact) {
+	byID := lo.KeyBy(written, func(f kgmem.Fact) string { return f.ID })
+	for i := range changes {
+		if f, ok := byID[changes[i].Fact.ID]; ok {
+			changes[i].Fact = f
+		}
+	}
 }

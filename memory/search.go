@@ -1,13 +1,17 @@
 package memory
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
+	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
 	"github.com/kgmem/kgmem"
+	"github.com/kgmem/kgmem/decay"
 	"github.com/samber/lo"
 	"golang.org/x/sync/errgroup"
 )
@@ -66,6 +70,13 @@ type SearchRequest struct {
 	Include []kgmem.Kind
 	// IncludeHistory also returns invalidated facts.
 	IncludeHistory bool
+	// IncludeForgotten also returns records the forgetting sweep has hidden.
+	IncludeForgotten bool
+	// AsOf, when set, answers as of that instant: only facts valid then, and
+	// retention computed then. Zero means now.
+	AsOf time.Time
+	// Reinforce records the returned results as recalled (strengthening them).
+	Reinforce bool
 }
 
 // SearchResult holds the ranked results per kind and a prompt-ready context.
@@ -100,10 +111,14 @@ type EntityResult struct {
 // Score explains a result's rank: which retrievers found it, at which rank and
 // raw score, and how that fused into the final score.
 type Score struct {
-	// Final orders the results.
+	// Final orders the results: Relevance × DecayWeight.
 	Final float64 `json:"final"`
 	// Relevance is the fused reciprocal-rank score before any weighting.
 	Relevance float64 `json:"relevance"`
+	// Retention is the forgetting-curve retention R in [0, 1] at the query instant.
+	Retention float64 `json:"retention"`
+	// DecayWeight is floor + (1 − floor)·R: decay reorders, never hides.
+	DecayWeight float64 `json:"decay_weight"`
 	// Sources lists each retriever that found the result.
 	Sources []SourceScore `json:"sources"`
 }
@@ -127,7 +142,7 @@ const (
 // ValidateSearch checks a request and fills in defaults.
 func (e *Engine) ValidateSearch(req *SearchRequest) error {
 	switch {
-	case kgmem.NormalizeName(req.Query) == "":
+	case strings.TrimSpace(req.Query) == "":
 		return kgmem.Invalidf("query", "is empty")
 	case len(req.Query) > e.search.MaxQueryBytes:
 		return kgmem.Invalidf("query", "is %d bytes, at most %d allowed", len(req.Query), e.search.MaxQueryBytes)
@@ -159,43 +174,78 @@ func (e *Engine) Search(ctx context.Context, req SearchRequest) (SearchResult, e
 	ctx, cancel := context.WithTimeout(ctx, e.search.Timeout)
 	defer cancel()
 
-	candidates := req.Limit * e.search.Candidates
-	var vectorHits, textHits []kgmem.Hit
-	var vectorErr, textErr error
-	g, gctx := errgroup.WithContext(ctx)
-	g.Go(func() error {
-		vecs, err := e.embedder.Embed(gctx, []string{req.Query})
-		if err != nil {
-			vectorErr = fmt.Errorf("embed query: %w", err)
-			return nil
-		}
-		vectorHits, vectorErr = e.vectors.Search(gctx, kgmem.VectorQuery{Namespace: req.Namespace, Vector: vecs[0], Kinds: req.Include, K: candidates * len(req.Include)})
-		return nil
-	})
-	g.Go(func() error {
-		textHits, textErr = e.graph.SearchText(gctx, req.Namespace, kgmem.TextQuery{Text: req.Query, Kinds: req.Include, IncludeExpired: req.IncludeHistory, Limit: candidates * len(req.Include)})
-		return nil
-	})
-	_ = g.Wait() // the goroutines report through vectorErr and textErr
-	var res SearchResult
-	if vectorErr != nil && textErr != nil {
-		return SearchResult{}, fmt.Errorf("search: vector recall: %v; full-text: %w", vectorErr, textErr)
+	res, lists, err := e.retrieve(ctx, req)
+	if err != nil {
+		return SearchResult{}, err
 	}
-	if vectorErr != nil {
-		e.log.WarnContext(ctx, "vector recall failed; answering from full-text only", "namespace", req.Namespace, "error", vectorErr)
-		res.Warnings = append(res.Warnings, "vector recall unavailable, results from full-text search only: "+vectorErr.Error())
-	}
-	if textErr != nil {
-		e.log.WarnContext(ctx, "full-text search failed; answering from vector recall only", "namespace", req.Namespace, "error", textErr)
-		res.Warnings = append(res.Warnings, "full-text search unavailable, results from vector recall only: "+textErr.Error())
-	}
-
-	fused := e.fuse(map[string][]kgmem.Hit{RetrieverVector: vectorHits, RetrieverBM25: textHits})
-	if err := e.hydrate(ctx, req, fused, &res); err != nil {
+	if err := e.hydrate(ctx, req, e.fuse(lists), &res); err != nil {
 		return SearchResult{}, err
 	}
 	res.Context = RenderContext(res)
+	if req.Reinforce {
+		e.reinforce(ctx, req.Namespace, resultRefs(res))
+	}
 	return res, nil
+}
+
+// retrieve runs every retriever for every requested kind concurrently. One
+// retriever failing degrades the answer with a warning; both failing fails it.
+func (e *Engine) retrieve(ctx context.Context, req SearchRequest) (SearchResult, map[string][]kgmem.Hit, error) {
+	k := req.Limit * e.search.Candidates
+	vectorHits := make([][]kgmem.Hit, len(req.Include))
+	textHits := make([][]kgmem.Hit, len(req.Include))
+	var mu sync.Mutex
+	var vectorErr, textErr error
+	fail := func(target *error, err error) {
+		mu.Lock()
+		defer mu.Unlock()
+		if *target == nil {
+			*target = err
+		}
+	}
+	var g errgroup.Group
+	g.Go(func() error {
+		vecs, err := e.embedder.Embed(ctx, []string{req.Query})
+		if err != nil {
+			fail(&vectorErr, fmt.Errorf("embed query: %w", err))
+			return nil
+		}
+		var inner errgroup.Group
+		for i, kind := range req.Include {
+			inner.Go(func() error {
+				hits, err := e.vectors.Search(ctx, kgmem.VectorQuery{Namespace: req.Namespace, Vector: vecs[0], Kinds: []kgmem.Kind{kind}, K: k})
+				if err != nil {
+					fail(&vectorErr, err)
+				}
+				vectorHits[i] = hits
+				return nil
+			})
+		}
+		return inner.Wait()
+	})
+	for i, kind := range req.Include {
+		g.Go(func() error {
+			hits, err := e.graph.SearchText(ctx, req.Namespace, kgmem.TextQuery{Text: req.Query, Kinds: []kgmem.Kind{kind}, IncludeExpired: req.IncludeHistory || !req.AsOf.IsZero(), Limit: k})
+			if err != nil {
+				fail(&textErr, err)
+			}
+			textHits[i] = hits
+			return nil
+		})
+	}
+	_ = g.Wait() // the goroutines report through vectorErr and textErr
+	var res SearchResult
+	switch {
+	case vectorErr != nil && textErr != nil:
+		return res, nil, fmt.Errorf("search: vector recall: %v; full-text: %w", vectorErr, textErr)
+	case vectorErr != nil:
+		e.log.WarnContext(ctx, "vector recall failed; answering from full-text only", "namespace", req.Namespace, "error", vectorErr)
+		res.Warnings = append(res.Warnings, "vector recall unavailable, results from full-text search only: "+vectorErr.Error())
+	case textErr != nil:
+		e.log.WarnContext(ctx, "full-text search failed; answering from vector recall only", "namespace", req.Namespace, "error", textErr)
+		res.Warnings = append(res.Warnings, "full-text search unavailable, results from vector recall only: "+textErr.Error())
+	}
+	return res, map[string][]kgmem.Hit{RetrieverVector: lo.Flatten(vectorHits), RetrieverBM25: lo.Flatten(textHits)}, nil
 }
 
 // fused is one candidate with its accumulated score.
@@ -229,57 +279,82 @@ func (e *Engine) fuse(lists map[string][]kgmem.Hit) map[kgmem.Kind][]*fused {
 		}
 	}
 	for k := range out {
-		for _, f := range out[k] {
-			f.score.Final = f.score.Relevance
-		}
-		slices.SortStableFunc(out[k], func(a, b *fused) int {
-			switch {
-			case a.score.Final > b.score.Final:
-				return -1
-			case a.score.Final < b.score.Final:
-				return 1
-			}
-			return 0
-		})
+		slices.SortStableFunc(out[k], func(a, b *fused) int { return cmp.Compare(b.score.Relevance, a.score.Relevance) })
 	}
 	return out
 }
 
 // hydrate loads the records behind the fused candidates, drops what the request
-// excludes (history, records deleted since indexing) and keeps the top Limit.
+// excludes (history, forgotten, not valid at AsOf, deleted since indexing),
+// weights each by its forgetting-curve retention and keeps the top Limit.
 func (e *Engine) hydrate(ctx context.Context, req SearchRequest, cands map[kgmem.Kind][]*fused, res *SearchResult) error {
 	ns := req.Namespace
-	var err error
+	model, err := e.models(ctx, ns)
+	if err != nil {
+		return fmt.Errorf("decay parameters of %q: %w", ns, err)
+	}
+	at := req.AsOf
+	if at.IsZero() {
+		at = e.now()
+	}
+	weigh := func(state kgmem.DecayState, importance int) ranker {
+		return func(s *Score) {
+			s.Retention = model.Retention(state, importance, at)
+			s.DecayWeight = model.Weight(s.Retention)
+			s.Final = s.Relevance * s.DecayWeight
+		}
+	}
+	visible := func(state kgmem.DecayState) bool { return req.IncludeForgotten || !state.Forgotten() }
 	res.Facts, err = pick(cands[kgmem.KindFact], req.Limit,
 		func(ids []string) ([]kgmem.Fact, error) { return e.graph.Facts(ctx, ns, ids) },
 		func(f kgmem.Fact) string { return f.ID },
-		func(f kgmem.Fact) bool { return req.IncludeHistory || f.ExpiredAt.IsZero() },
-		func(f kgmem.Fact, s Score) FactResult { return FactResult{FactView: NewFactView(f), Score: s} })
+		func(f kgmem.Fact) bool {
+			if !visible(f.Decay) {
+				return false
+			}
+			if !req.AsOf.IsZero() {
+				return req.IncludeHistory || f.ValidAtInstant(req.AsOf)
+			}
+			return req.IncludeHistory || f.ExpiredAt.IsZero()
+		},
+		func(f kgmem.Fact) ranker { return weigh(f.Decay, f.Importance) },
+		func(f kgmem.Fact, s Score) FactResult { return FactResult{FactView: NewFactView(f), Score: s} },
+		func(r FactResult) float64 { return r.Score.Final })
 	if err != nil {
 		return fmt.Errorf("load facts: %w", err)
 	}
 	res.Episodes, err = pick(cands[kgmem.KindEpisode], req.Limit,
 		func(ids []string) ([]kgmem.Episode, error) { return e.graph.Episodes(ctx, ns, ids) },
 		func(ep kgmem.Episode) string { return ep.ID },
-		func(kgmem.Episode) bool { return true },
-		func(ep kgmem.Episode, s Score) EpisodeResult { return EpisodeResult{Episode: ep, Score: s} })
+		func(ep kgmem.Episode) bool {
+			return visible(ep.Decay) && (req.AsOf.IsZero() || !ep.Timestamp.After(req.AsOf))
+		},
+		func(ep kgmem.Episode) ranker { return weigh(ep.Decay, 0) },
+		func(ep kgmem.Episode, s Score) EpisodeResult { return EpisodeResult{Episode: ep, Score: s} },
+		func(r EpisodeResult) float64 { return r.Score.Final })
 	if err != nil {
 		return fmt.Errorf("load episodes: %w", err)
 	}
 	res.Entities, err = pick(cands[kgmem.KindEntity], req.Limit,
 		func(ids []string) ([]kgmem.Entity, error) { return e.graph.Entities(ctx, ns, ids) },
 		func(ent kgmem.Entity) string { return ent.ID },
-		func(kgmem.Entity) bool { return true },
-		func(ent kgmem.Entity, s Score) EntityResult { return EntityResult{Entity: ent, Score: s} })
+		func(ent kgmem.Entity) bool { return visible(ent.Decay) },
+		func(ent kgmem.Entity) ranker { return weigh(ent.Decay, 0) },
+		func(ent kgmem.Entity, s Score) EntityResult { return EntityResult{Entity: ent, Score: s} },
+		func(r EntityResult) float64 { return r.Score.Final })
 	if err != nil {
 		return fmt.Errorf("load entities: %w", err)
 	}
 	return nil
 }
 
-// pick loads the records of cands in one call, keeps those that pass keep, in
-// fused order, and wraps at most limit of them as results.
-func pick[T, R any](cands []*fused, limit int, load func([]string) ([]T, error), id func(T) string, keep func(T) bool, wrap func(T, Score) R) ([]R, error) {
+// ranker completes a Score from the fused relevance (decay weighting).
+type ranker func(*Score)
+
+// pick loads the records of cands in one call, keeps those that pass keep,
+// completes each score with rank, and returns the best limit by final score.
+func pick[T, R any](cands []*fused, limit int, load func([]string) ([]T, error), id func(T) string,
+	keep func(T) bool, rank func(T) ranker, wrap func(T, Score) R, final func(R) float64) ([]R, error) {
 	out := []R{}
 	if len(cands) == 0 {
 		return out, nil
@@ -291,11 +366,29 @@ func pick[T, R any](cands []*fused, limit int, load func([]string) ([]T, error),
 	byID := lo.KeyBy(records, id)
 	for _, c := range cands {
 		if rec, ok := byID[c.id]; ok && keep(rec) {
-			out = append(out, wrap(rec, c.score))
-			if len(out) == limit {
-				break
-			}
+			score := c.score
+			rank(rec)(&score)
+			out = append(out, wrap(rec, score))
 		}
 	}
+	slices.SortStableFunc(out, func(a, b R) int { return cmp.Compare(final(b), final(a)) })
+	if len(out) > limit {
+		out = out[:limit]
+	}
 	return out, nil
+}
+
+// resultRefs names every returned record, for reinforcement.
+func resultRefs(res SearchResult) []decay.Ref {
+	refs := make([]decay.Ref, 0, len(res.Facts)+len(res.Episodes)+len(res.Entities))
+	for _, f := range res.Facts {
+		refs = append(refs, decay.Ref{Kind: kgmem.KindFact, ID: f.ID})
+	}
+	for _, ep := range res.Episodes {
+		refs = append(refs, decay.Ref{Kind: kgmem.KindEpisode, ID: ep.ID})
+	}
+	for _, ent := range res.Entities {
+		refs = append(refs, decay.Ref{Kind: kgmem.KindEntity, ID: ent.ID})
+	}
+	return refs
 }

@@ -47,18 +47,23 @@ func openBackends(ctx context.Context, cfg *config, log *slog.Logger) (b *backen
 	if b.vectors, err = openVectors(ctx, cfg, embedder); err != nil {
 		return nil, err
 	}
+	// With an LLM configured it extracts triples and settles what the rules
+	// leave ambiguous; without one, posted triples are still resolved by rules.
+	integratorOpts := triples.IntegratorOptions{Embedder: embedder}
 	var extractor kgmem.Extractor
 	if cfg.LLMBaseURL != "" {
-		extractor, err = triples.NewExtractor(triples.ExtractorConfig{
+		llm := triples.LLMConfig{
 			BaseURL: cfg.LLMBaseURL, APIKey: cfg.LLMAPIKey, Model: cfg.LLMModel, Azure: cfg.LLMAzure,
 			Timeout: cfg.LLMTimeout, Mode: triples.Mode(cfg.LLMMode),
-		})
-		if err != nil {
+		}
+		if extractor, err = triples.NewExtractor(llm); err != nil {
 			return nil, fmt.Errorf("configure extraction LLM: %w", err)
 		}
+		integratorOpts.LLM = &llm
 	}
 	b.engine, err = memory.New(memory.Config{
 		Graph: b.graph, Vectors: b.vectors, Embedder: embedder, Extractor: extractor, Logger: log,
+		Integrator: triples.NewIntegrator(b.graph, integratorOpts),
 	})
 	if err != nil {
 		return nil, err

@@ -1,0 +1,123 @@
+package api
+
+import (
+	"encoding/json"
+	"net/http"
+
+	"github.com/kgmem/kgmem"
+	"github.com/kgmem/kgmem/decay"
+	"github.com/kgmem/kgmem/memory"
+	"github.com/labstack/echo/v4"
+)
+
+// refsRequest names records of one namespace: the body of /v1/feedback,
+// /v1/pins and /v1/restore.
+type refsRequest struct {
+	Namespace string      `json:"namespace"`
+	Refs      []decay.Ref `json:"refs"`
+	// Pinned is read by /v1/pins only: true pins, false unpins (default true).
+	Pinned *bool `json:"pinned,omitempty"`
+}
+
+func (s *Server) decodeRefs(c echo.Context) (kgmem.Namespace, refsRequest, error) {
+	var body refsRequest
+	if err := decodeJSON(c, &body); err != nil {
+		return "", body, err
+	}
+	ns, err := kgmem.ParseNamespace(body.Namespace)
+	return ns, body, err
+}
+
+// postFeedback reinforces records the client confirms it used.
+func (s *Server) postFeedback(c echo.Context) error {
+	ns, body, err := s.decodeRefs(c)
+	if err != nil {
+		return err
+	}
+	if body.Pinned != nil {
+		return kgmem.Invalidf("pinned", "is not a known field of feedback; use /v1/pins")
+	}
+	if err := s.engine.Feedback(c.Request().Context(), memory.FeedbackRequest{Namespace: ns, Refs: body.Refs}); err != nil {
+		return err
+	}
+	return c.JSON(http.StatusAccepted, map[string]any{"reinforced": len(body.Refs)})
+}
+
+// postPins pins or unpins records: pinned records never decay.
+func (s *Server) postPins(c echo.Context) error {
+	ns, body, err := s.decodeRefs(c)
+	if err != nil {
+		return err
+	}
+	pinned := body.Pinned == nil || *body.Pinned
+	if err := s.engine.SetPinned(c.Request().Context(), memory.PinRequest{Namespace: ns, Refs: body.Refs, Pinned: pinned}); err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, map[string]any{"pinned": pinned, "records": len(body.Refs)})
+}
+
+// postRestore brings soft-forgotten records back into default search.
+func (s *Server) postRestore(c echo.Context) error {
+	ns, body, err := s.decodeRefs(c)
+	if err != nil {
+		return err
+	}
+	if body.Pinned != nil {
+		return kgmem.Invalidf("pinned", "is not a known field of restore; use /v1/pins")
+	}
+	if err := s.engine.Restore(c.Request().Context(), ns, body.Refs); err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, map[string]any{"restored": len(body.Refs)})
+}
+
+// postSweep soft-forgets the faded records of one namespace now.
+func (s *Server) postSweep(c echo.Context) error {
+	ns, err := namespacePathParam(c)
+	if err != nil {
+		return err
+	}
+	stats, err := s.engine.Sweep(c.Request().Context(), ns)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, stats)
+}
+
+// settingsBody is the body of GET and PUT /v1/namespaces/{namespace}/settings.
+type settingsBody struct {
+	Schema *kgmem.Schema     `json:"schema,omitempty"`
+	Writes kgmem.WritePolicy `json:"writes"`
+	Decay  json.RawMessage   `json:"decay,omitempty"`
+}
+
+func (s *Server) getSettings(c echo.Context) error {
+	ns, err := namespacePathParam(c)
+	if err != nil {
+		return err
+	}
+	st, params, err := s.engine.Settings(c.Request().Context(), ns)
+	if err != nil {
+		return err
+	}
+	raw, err := json.Marshal(params)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, settingsBody{Schema: st.Schema, Writes: st.Writes, Decay: raw})
+}
+
+func (s *Server) putSettings(c echo.Context) error {
+	ns, err := namespacePathParam(c)
+	if err != nil {
+		return err
+	}
+	var body settingsBody
+	if err := decodeJSON(c, &body); err != nil {
+		return err
+	}
+	if err := s.engine.PutSettings(c.Request().Context(), ns, kgmem.NamespaceSettings{Schema: body.Schema, Writes: body.Writes, Decay: body.Decay}); err != nil {
+		return err
+	}
+	return s.getSettings(c)
+}
