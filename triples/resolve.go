@@ -270,7 +270,7 @@ func (w *work) matchFuzzy(ctx context.Context, groups []*group) error {
 						g.match = &ee
 					}
 					s.jw = max(s.jw, jaroWinkler(gk, ek))
-					if tokenSubset(gk, ek) || tokenSubset(ek, gk) {
+					if (tokenSubset(gk, ek) || tokenSubset(ek, gk)) && (namedType[g.typ] || namedType[e.Type]) {
 						s.subset = true
 					}
 					if tokenwiseSimilar(gk, ek) {
@@ -295,6 +295,13 @@ func (w *work) matchFuzzy(ctx context.Context, groups []*group) error {
 		g.fuzzy = scored
 	}
 	return nil
+}
+
+// namedType are the types whose shorter names usually abbreviate the longer
+// ("Bob" / "Bob Smith", "Acme" / "Acme Corp"). For other types a longer name is
+// usually a more specific thing ("ramen" / "miso ramen") and is not a candidate.
+var namedType = map[string]bool{
+	kgmem.TypePerson: true, kgmem.TypeOrganization: true, kgmem.TypeTeam: true, kgmem.TypeProject: true, kgmem.TypePlace: true,
 }
 
 func typesCompatible(a, b string) bool {

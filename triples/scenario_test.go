@@ -14,6 +14,7 @@ import (
 	"github.com/kgmem/kgmem"
 	"github.com/kgmem/kgmem/graph/sqlite"
 	"github.com/kgmem/kgmem/internal/llmtest"
+	openai "github.com/sashabaranov/go-openai"
 )
 
 // The seed scenarios run the whole write path: Extractor against the fake
@@ -98,6 +99,20 @@ func judge(facts ...string) llmtest.Reply {
 	return llmtest.Text(`{"entities":[],"facts":[` + strings.Join(parts, ",") + `]}`)
 }
 
+// strict fails the test on any LLM call the script did not foresee.
+func strict(t *testing.T, r llmtest.Responder) llmtest.Responder {
+	return func(req openai.ChatCompletionRequest) (llmtest.Reply, error) {
+		reply, err := r(req)
+		if err != nil {
+			t.Errorf("unscripted LLM call: %v", err)
+		}
+		return reply, err
+	}
+}
+
+// script replaces the fake model's script.
+func (p *pipe) script(r llmtest.Responder) { p.srv.SetResponder(strict(p.t, r)) }
+
 // pipe is one end-to-end write path.
 type pipe struct {
 	t     *testing.T
@@ -114,7 +129,7 @@ type pipe struct {
 
 func newPipe(t *testing.T, responder llmtest.Responder) *pipe {
 	t.Helper()
-	srv := llmtest.New(t, llmtest.WithResponder(responder))
+	srv := llmtest.New(t, llmtest.WithResponder(strict(t, responder)))
 	st, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "kg.db"))
 	if err != nil {
 		t.Fatal(err)
@@ -349,7 +364,7 @@ func seedScenarios() []scenario {
 				p.mustSay(ns1, "m1", "Erin", "I works on Apollo; Bob leads the ML team", day(0))
 				apollo := p.fact(ns1, "Erin", "works_on", "Apollo")
 				// The judge must be told the real id; rewrite the scripted answer.
-				p.srv.SetResponder(llmtest.Script(
+				p.script(llmtest.Script(
 					llmtest.On("Answer these questions", judge("duplicate:"+apollo.ID)),
 					llmtest.On("contributes", llmtest.Text(answer([]ent{{"Erin", "Person"}, {"Apollo", "Project"}, {"ML team", "Team"}, {"Bob", "Person"}},
 						fct{S: "Erin", P: "contributes_to", O: "Apollo", Text: "Erin contributes to Apollo."},
@@ -530,7 +545,7 @@ func seedScenarios() []scenario {
 			run: func(t *testing.T, p *pipe) {
 				p.mustSay(ns1, "m1", "Carol", "Katherine Johnson works at NASA", day(0))
 				kj := p.entities(ns1)[slices.IndexFunc(p.entities(ns1), func(e kgmem.Entity) bool { return e.Name == "Katherine Johnson" })]
-				p.srv.SetResponder(llmtest.Script(
+				p.script(llmtest.Script(
 					llmtest.On("Answer these questions", llmtest.Text(`{"entities":[{"id":1,"match_id":"`+kj.ID+`"}],"facts":[]}`)),
 					llmtest.On("orbits", llmtest.Text(answer([]ent{{"Kathy Johnson", "Person"}, {"orbital mechanics", "Concept"}}, fct{S: "Kathy Johnson", P: "likes", O: "orbital mechanics"}))),
 				))
@@ -554,7 +569,7 @@ func seedScenarios() []scenario {
 			run: func(t *testing.T, p *pipe) {
 				p.mustSay(ns1, "m1", "Frank", "I drive a Tesla", day(0))
 				tesla := p.fact(ns1, "Frank", "drives", "Tesla")
-				p.srv.SetResponder(llmtest.Script(
+				p.script(llmtest.Script(
 					llmtest.On("Answer these questions", judge("invalidate:"+tesla.ID)),
 					llmtest.On("Volvo", llmtest.Text(answer([]ent{{"Frank", "Person"}, {"Volvo", "Object"}}, fct{S: "Frank", P: "drives", O: "Volvo"}))),
 				))
@@ -594,7 +609,7 @@ func seedScenarios() []scenario {
 			),
 			run: func(t *testing.T, p *pipe) {
 				p.mustSay(ns1, "m1", "Gus", "I have lived in Porto since June 2024", day(0))
-				p.srv.SetResponder(llmtest.Script(
+				p.script(llmtest.Script(
 					llmtest.On("Answer these questions", judge("invalidate:"+p.fact(ns1, "Gus", "lives_in", "Porto").ID)),
 					llmtest.On("2020", llmtest.Text(answer([]ent{{"Gus", "Person"}, {"Lisbon", "City"}}, fct{S: "Gus", P: "lives_in", O: "Lisbon", ValidAt: "2020-01-01T00:00:00Z"}))),
 				))
