@@ -7,8 +7,10 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/kgmem/kgmem"
+	"github.com/kgmem/kgmem/decay"
 	"github.com/kgmem/kgmem/embed"
 	"github.com/kgmem/kgmem/graph/sqlite"
 	"github.com/kgmem/kgmem/memory"
@@ -18,9 +20,10 @@ import (
 
 // backends are the opened stores and the engine over them.
 type backends struct {
-	graph   kgmem.GraphStore
-	vectors kgmem.VectorIndex
-	engine  *memory.Engine
+	graph      kgmem.GraphStore
+	vectors    kgmem.VectorIndex
+	reinforcer *decay.Reinforcer
+	engine     *memory.Engine
 }
 
 // openBackends opens the configured graph store, vector index, embedder and
@@ -36,10 +39,10 @@ func openBackends(ctx context.Context, cfg *config, log *slog.Logger) (b *backen
 	if err != nil {
 		return nil, err
 	}
-	if cfg.Graph == "sqlite" || cfg.Vector == "hnsw" {
-		if err := os.MkdirAll(cfg.DataDir, 0o755); err != nil {
-			return nil, fmt.Errorf("create data directory: %w", err)
-		}
+	// The data directory always holds the recall journal; with the embedded
+	// backends it holds the graph and the vectors too.
+	if err := os.MkdirAll(cfg.DataDir, 0o755); err != nil {
+		return nil, fmt.Errorf("create data directory: %w", err)
 	}
 	if b.graph, err = openGraph(ctx, cfg); err != nil {
 		return nil, err
@@ -61,9 +64,17 @@ func openBackends(ctx context.Context, cfg *config, log *slog.Logger) (b *backen
 		}
 		integratorOpts.LLM = &llm
 	}
+	models := decay.StoreModels(b.graph)
+	b.reinforcer, err = decay.NewReinforcer(decay.ReinforcerConfig{
+		Store: b.graph, JournalPath: filepath.Join(cfg.DataDir, "recall.journal"), Models: models,
+		Interval: cfg.ReinforceInterval, Logger: log,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("open recall journal: %w", err)
+	}
 	b.engine, err = memory.New(memory.Config{
 		Graph: b.graph, Vectors: b.vectors, Embedder: embedder, Extractor: extractor, Logger: log,
-		Integrator: triples.NewIntegrator(b.graph, integratorOpts),
+		Integrator: triples.NewIntegrator(b.graph, integratorOpts), Decay: models, Reinforcer: b.reinforcer,
 	})
 	if err != nil {
 		return nil, err
@@ -114,6 +125,11 @@ func openVectors(ctx context.Context, cfg *config, embedder kgmem.Embedder) (kgm
 // close closes whatever was opened, logging failures.
 func (b *backends) close(log *slog.Logger) {
 	var errs []error
+	if b.reinforcer != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		errs = append(errs, b.reinforcer.Close(ctx)) // applies pending recalls
+		cancel()
+	}
 	if b.vectors != nil {
 		errs = append(errs, b.vectors.Close())
 	}

@@ -44,6 +44,9 @@ type config struct {
 	LLMAzure   bool
 	LLMTimeout time.Duration
 
+	SweepInterval     time.Duration
+	ReinforceInterval time.Duration
+
 	MaxBodyBytes   int64
 	RequestTimeout time.Duration
 	ShutdownGrace  time.Duration
@@ -92,6 +95,8 @@ func (c *config) bindFlags(fs *flag.FlagSet) {
 	str(&c.LLMMode, "llm-mode", "KGMEM_LLM_MODE", "auto", "structured output: auto, json_schema, json_object or text")
 	boolean(&c.LLMAzure, "llm-azure", "KGMEM_LLM_AZURE", "the chat endpoint is Azure OpenAI")
 	dur(&c.LLMTimeout, "llm-timeout", "KGMEM_LLM_TIMEOUT", 60*time.Second, "chat request timeout")
+	dur(&c.SweepInterval, "sweep-interval", "KGMEM_SWEEP_INTERVAL", time.Hour, "how often the forgetting sweep runs over every namespace (0: never)")
+	dur(&c.ReinforceInterval, "reinforce-interval", "KGMEM_REINFORCE_INTERVAL", 5*time.Second, "how often recalls are applied to decay state")
 	fs.Int64Var(&c.MaxBodyBytes, "max-body-bytes", int64(c.envInt("KGMEM_MAX_BODY_BYTES", 8<<20)), "request body limit in bytes ($KGMEM_MAX_BODY_BYTES)")
 	dur(&c.RequestTimeout, "request-timeout", "KGMEM_REQUEST_TIMEOUT", 30*time.Second, "per-request deadline")
 	dur(&c.ShutdownGrace, "shutdown-grace", "KGMEM_SHUTDOWN_GRACE", 20*time.Second, "time in-flight requests get to finish on SIGINT/SIGTERM")
@@ -122,6 +127,9 @@ func (c *config) validate() error {
 	}
 	if c.EmbedDim < 8 || c.EmbedDim > 8192 {
 		return fmt.Errorf("--embed-dim is %d; use 8..8192", c.EmbedDim)
+	}
+	if c.SweepInterval < 0 || c.ReinforceInterval <= 0 {
+		return fmt.Errorf("--sweep-interval must be >= 0 and --reinforce-interval > 0")
 	}
 	if (c.LLMBaseURL == "") != (c.LLMModel == "") {
 		return fmt.Errorf("set both --llm-base-url and --llm-model to enable extraction, or neither")

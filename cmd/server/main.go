@@ -2,6 +2,7 @@
 // subcommands.
 //
 //	server [serve] [flags]   run the HTTP API (the default)
+//	server sweep [flags]     soft-forget faded memories once
 //	server version           print the version
 //
 // Every flag is also a KGMEM_* environment variable; `server serve -h` lists them.
@@ -41,6 +42,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	switch cmd {
 	case "serve":
 		return serve(ctx, args, stderr)
+	case "sweep":
+		return sweep(ctx, args, stdout, stderr)
 	case "version":
 		fmt.Fprintln(stdout, "kgmem", version)
 		return nil
@@ -55,6 +58,7 @@ const usage = `usage: server [command] [flags]
 
 commands:
   serve     run the memory server (default)
+  sweep     soft-forget faded memories now (--namespace NS, default all)
   version   print the version
   help      this text
 

@@ -5,9 +5,12 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
+	"time"
 
 	"github.com/kgmem/kgmem/api"
+	"github.com/kgmem/kgmem/memory"
 )
 
 // serve runs the HTTP API until ctx is cancelled (SIGINT/SIGTERM), then drains
@@ -35,6 +38,9 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 	}
 	defer b.close(log)
 
+	if cfg.SweepInterval > 0 {
+		go sweepEvery(ctx, b.engine, cfg.SweepInterval, log)
+	}
 	srv := api.New(b.engine, api.Options{MaxBodyBytes: cfg.MaxBodyBytes, RequestTimeout: cfg.RequestTimeout}, log)
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
@@ -44,4 +50,28 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 	err = srv.Serve(ctx, ln, cfg.ShutdownGrace)
 	log.Info("kgmem stopped")
 	return err
+}
+
+// sweepEvery runs the forgetting sweep over every namespace at each interval
+// until ctx ends.
+func sweepEvery(ctx context.Context, engine *memory.Engine, every time.Duration, log *slog.Logger) {
+	tick := time.NewTicker(every)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		stats, err := engine.SweepAll(ctx)
+		if err != nil {
+			log.Error("forgetting sweep failed", "error", err)
+			continue
+		}
+		forgotten := 0
+		for _, st := range stats {
+			forgotten += st.Total().Forgotten
+		}
+		log.Info("forgetting sweep done", "namespaces", len(stats), "forgotten", forgotten)
+	}
 }
