@@ -123,12 +123,20 @@ func namesLower(e kgmem.Entity) string {
 	return namesSeparator + strings.Join(parts, namesSeparator) + namesSeparator
 }
 
-// nsToken is the single FTS token that stands for a namespace in the ns column
-// of the full-text tables: letters then digits, so no tokenizer or stemmer
-// alters it, and 64 bits of hash so namespaces practically never share one
-// (a shared token would only cost speed: results are joined on the namespace).
-func nsToken(ns kgmem.Namespace) string {
+// nsToken is the FTS token that stands for a namespace in the ns column of
+// the full-text tables, so a MATCH is confined to one namespace inside the
+// index: letters then digits, which no tokenizer or stemmer alters, and 64
+// bits of hash so namespaces practically never share one (if two did, the id
+// lookup after the match still drops the other namespace's records).
+func nsToken(ns kgmem.Namespace) string { return fmt.Sprintf("ns%d", nsHash(ns)) }
+
+// currentToken marks, next to nsToken, the facts of ns that are not expired,
+// so the default search skips expired facts without reading the facts table.
+func currentToken(ns kgmem.Namespace) string { return fmt.Sprintf("cs%d", nsHash(ns)) }
+
+// nsHash is the 64-bit FNV-1a hash of ns.
+func nsHash(ns kgmem.Namespace) uint64 {
 	h := fnv.New64a()
 	h.Write([]byte(ns))
-	return fmt.Sprintf("ns%d", h.Sum64())
+	return h.Sum64()
 }

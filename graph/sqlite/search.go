@@ -33,6 +33,11 @@ func ftsSources() []ftsSource {
 // words of q.Text, best first. Scores are the negated FTS5 bm25(), so positive
 // and higher is better; they are comparable within one store, not across
 // backends. Expired facts are left out unless q.IncludeExpired.
+//
+// Each kind is one FTS5 query confined to the namespace by its scope token
+// and ranked by bm25() with weight 0 on the scope column; only the top hits are then looked
+// up in the record tables, so the cost grows with the matches in the
+// namespace, not with the records of the whole store.
 func (s *Store) SearchText(ctx context.Context, ns kgmem.Namespace, q kgmem.TextQuery) ([]kgmem.Hit, error) {
 	if err := checkNamespace(ns); err != nil {
 		return nil, err
@@ -41,8 +46,8 @@ func (s *Store) SearchText(ctx context.Context, ns kgmem.Namespace, q kgmem.Text
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: search: %w", err)
 	}
-	match := matchExpr(nsToken(ns), queryTerms(q.Text))
-	if match == "" {
+	terms := queryTerms(q.Text)
+	if len(terms) == 0 {
 		return nil, nil
 	}
 	var hits []kgmem.Hit
@@ -50,19 +55,11 @@ func (s *Store) SearchText(ctx context.Context, ns kgmem.Namespace, q kgmem.Text
 		if !slices.Contains(kinds, src.kind) {
 			continue
 		}
-		expired := ""
+		scope := nsToken(ns)
 		if src.kind == kgmem.KindFact && !q.IncludeExpired {
-			expired = ` AND r.expired_at IS NULL`
+			scope = currentToken(ns)
 		}
-		// Weight 0 for the ns column: the namespace token only filters.
-		query := `SELECT r.id, -bm25(` + src.fts + `, 0.0, 1.0) AS score
-			FROM ` + src.fts + ` JOIN ` + src.records + ` r ON r.rid = ` + src.fts + `.rowid
-			WHERE ` + src.fts + ` MATCH ? AND r.namespace = ?` + expired + `
-			ORDER BY score DESC, r.id LIMIT ?`
-		kindHits, err := collect(ctx, s.r, func(rows *sql.Rows) (kgmem.Hit, error) {
-			h := kgmem.Hit{Kind: src.kind}
-			return h, rows.Scan(&h.ID, &h.Score)
-		}, query, match, ns, limit)
+		kindHits, err := s.searchKind(ctx, ns, src, matchExpr(scope, terms), limit)
 		if err != nil {
 			return nil, fmt.Errorf("sqlite: search %s: %w", src.kind, err)
 		}
@@ -72,6 +69,48 @@ func (s *Store) SearchText(ctx context.Context, ns kgmem.Namespace, q kgmem.Text
 		return cmp.Or(cmp.Compare(b.Score, a.Score), cmp.Compare(a.Kind, b.Kind), cmp.Compare(a.ID, b.ID))
 	})
 	return hits[:min(limit, len(hits))], nil
+}
+
+// searchKind returns the best limit hits of one kind for the MATCH expression.
+func (s *Store) searchKind(ctx context.Context, ns kgmem.Namespace, src ftsSource, match string, limit int) ([]kgmem.Hit, error) {
+	type ranked struct {
+		rid   int64
+		score float64
+	}
+	top, err := collect(ctx, s.r, func(rows *sql.Rows) (ranked, error) {
+		var r ranked
+		return r, rows.Scan(&r.rid, &r.score)
+	}, `SELECT rowid, -bm25(`+src.fts+`, 0.0, 1.0) AS score FROM `+src.fts+`
+		WHERE `+src.fts+` MATCH ? ORDER BY score DESC LIMIT ?`, match, limit)
+	if err != nil || len(top) == 0 {
+		return nil, err
+	}
+	args := []any{ns}
+	for _, r := range top {
+		args = append(args, r.rid)
+	}
+	type idOf struct {
+		rid int64
+		id  string
+	}
+	ids, err := collect(ctx, s.r, func(rows *sql.Rows) (idOf, error) {
+		var r idOf
+		return r, rows.Scan(&r.rid, &r.id)
+	}, `SELECT rid, id FROM `+src.records+` WHERE namespace = ? AND rid IN (`+placeholders(len(top))+`)`, args...)
+	if err != nil {
+		return nil, err
+	}
+	byRID := make(map[int64]string, len(ids))
+	for _, r := range ids {
+		byRID[r.rid] = r.id
+	}
+	hits := make([]kgmem.Hit, 0, len(top))
+	for _, r := range top {
+		if id, ok := byRID[r.rid]; ok { // another namespace's record only on a token collision
+			hits = append(hits, kgmem.Hit{Kind: src.kind, ID: id, Score: r.score})
+		}
+	}
+	return hits, nil
 }
 
 // checkTextQuery validates q and returns its effective limit and kinds.
