@@ -176,22 +176,38 @@ func (w *work) newFact(c candidate, sID, oID string) *kgmem.Fact {
 // true) when the rules cannot decide and an LLM may.
 func (w *work) decide(c candidate, sID, oID string) (pendingDecision, bool) {
 	nf := w.newFact(c, sID, oID)
-	var contradicted []*kgmem.Fact
-	var reasons []string
-	var related []string
-	for _, f := range w.current(sID, oID) {
-		sameS, sameO, sameP := f.SubjectID == sID, f.ObjectID == oID, f.Predicate == nf.Predicate
-		if !f.InvalidAt.IsZero() {
-			if sameS && sameO && sameP {
-				w.duplicate(c, f, "restates a fact")
-				return pendingDecision{}, false
-			}
+	facts := w.current(sID, oID)
+	// An exact restatement wins over every other relation.
+	for _, f := range facts {
+		if f.SubjectID != sID || f.ObjectID != oID || f.Predicate != nf.Predicate {
 			continue
 		}
 		switch {
-		case sameS && sameO && sameP:
+		case f.InvalidAt.IsZero() && !nf.InvalidAt.IsZero():
+			w.end(c, f, nf.InvalidAt)
+			return pendingDecision{}, false
+		case f.InvalidAt.IsZero():
 			w.duplicate(c, f, "same subject, predicate and object")
 			return pendingDecision{}, false
+		case nf.ValidAt.IsZero() || nf.ValidAt.Before(f.InvalidAt):
+			w.duplicate(c, f, "restates a fact of the same period")
+			return pendingDecision{}, false
+		}
+	}
+	if !nf.InvalidAt.IsZero() {
+		// A fact that has already ended contradicts nothing current: it is history.
+		w.add(nf, "")
+		return pendingDecision{}, false
+	}
+	var contradicted []*kgmem.Fact
+	var reasons []string
+	var related []string
+	for _, f := range facts {
+		sameS, sameO, sameP := f.SubjectID == sID, f.ObjectID == oID, f.Predicate == nf.Predicate
+		if !f.InvalidAt.IsZero() || sameS && sameO && sameP {
+			continue
+		}
+		switch {
 		case sameS && sameO && opposite(f.Predicate, nf.Predicate):
 			contradicted = append(contradicted, f)
 			reasons = append(reasons, fmt.Sprintf("%s contradicts %s", nf.Predicate, f.Predicate))
@@ -346,6 +362,27 @@ func (w *work) supersede(nf *kgmem.Fact, olds []*kgmem.Fact, reasons []string) {
 	for i, f := range ends {
 		w.invalidate(f, nf, reasons[min(i, len(reasons)-1)])
 	}
+}
+
+// end records that f stopped being true at `at` (the triple restated it with an
+// invalid_at): f keeps its id, gains provenance and is no longer current.
+func (w *work) end(c candidate, f *kgmem.Fact, at time.Time) {
+	if w.req.Policy.DisableInvalidations {
+		w.duplicate(c, f, "states the fact ended; write policy disables invalidations")
+		return
+	}
+	for _, ep := range c.episodes {
+		if !slices.Contains(f.Episodes, ep) {
+			f.Episodes = append(f.Episodes, ep)
+		}
+	}
+	if !f.ValidAt.IsZero() && at.Before(f.ValidAt) {
+		at = f.ValidAt
+	}
+	f.InvalidAt = at
+	w.changedFact[f.ID] = true
+	w.changes = append(w.changes, kgmem.FactChange{Op: kgmem.OpInvalidated, Fact: *f,
+		Reason: "the fact ended at " + at.Format(time.RFC3339)})
 }
 
 // invalidate ends f in world time at nf's valid_at (else now) and expires it now.

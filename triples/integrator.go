@@ -315,7 +315,11 @@ func (w *work) prepareTriple(i int, t kgmem.Triple) (candidate, string) {
 	}
 	c.validAt, c.invalidAt = t.ValidAt.UTC(), t.InvalidAt.UTC()
 	if t.ValidAt.IsZero() {
-		c.validAt = w.episodeTime(c.episodes)
+		// Unstated start: the message time, unless the fact had already ended by
+		// then (then its start is unknown).
+		if at := w.episodeTime(c.episodes); c.invalidAt.IsZero() || c.invalidAt.After(at) {
+			c.validAt = at
+		}
 	}
 	if !c.invalidAt.IsZero() && !c.validAt.IsZero() && c.invalidAt.Before(c.validAt) {
 		return c, fmt.Sprintf("invalid_at %s is before valid_at %s", c.invalidAt.Format(time.RFC3339), c.validAt.Format(time.RFC3339))
