@@ -49,7 +49,7 @@ func (s *Store) Neighborhood(ctx context.Context, ns kgmem.Namespace, q kgmem.Ne
 	for d := 0; d < depth && len(frontier) > 0; d++ {
 		var next []string
 		for _, id := range frontier {
-			fs, err := s.facts(ctx, tx, ns, `f.rid IN (
+			fs, err := s.facts(ctx, tx, ns, true, `f.rid IN (
 					SELECT rid FROM (SELECT rid, importance, id FROM facts WHERE namespace = ? AND subject_id = ?`+expiredCond(q.IncludeExpired)+`
 						ORDER BY importance DESC, id LIMIT ?)
 					UNION

@@ -183,6 +183,9 @@ func (s *Store) FindEntities(ctx context.Context, ns kgmem.Namespace, f kgmem.En
 		if len(keys) == 0 {
 			return nil, nil // no name can match
 		}
+		// Driven by the name index: the id bound must not lead the planner
+		// into a walk of the namespace in id order.
+		conds[0] = `+e.id > ?`
 		conds = append(conds, `e.id IN (SELECT entity_id FROM entity_names WHERE namespace = ? AND norm IN (`+placeholders(len(keys))+`))`)
 		args = append(append(args, ns), anys(keys)...)
 	}
@@ -230,8 +233,15 @@ func scanFact(rows *sql.Rows) (kgmem.Fact, error) {
 }
 
 // facts runs a query on the facts of ns (alias f) with an extra condition.
-func (s *Store) facts(ctx context.Context, q querier, ns kgmem.Namespace, cond string, args ...any) ([]kgmem.Fact, error) {
-	return collect(ctx, q, scanFact, factSelect+` WHERE f.namespace = ? AND `+cond, append([]any{ns}, args...)...)
+// When byRID is set, cond restricts f.rid to a short list and the namespace
+// test is written (unary +) so that no index serves it: without statistics
+// the planner would otherwise scan the namespace instead of the list.
+func (s *Store) facts(ctx context.Context, q querier, ns kgmem.Namespace, byRID bool, cond string, args ...any) ([]kgmem.Fact, error) {
+	nsCond := ` WHERE f.namespace = ? AND `
+	if byRID {
+		nsCond = ` WHERE +f.namespace = ? AND `
+	}
+	return collect(ctx, q, scanFact, factSelect+nsCond+cond, append([]any{ns}, args...)...)
 }
 
 // Fact returns one fact of ns, current or historical, or an error wrapping
@@ -240,7 +250,7 @@ func (s *Store) Fact(ctx context.Context, ns kgmem.Namespace, id string) (kgmem.
 	if err := checkNamespace(ns); err != nil {
 		return kgmem.Fact{}, err
 	}
-	fs, err := s.facts(ctx, s.r, ns, `f.id = ?`, id)
+	fs, err := s.facts(ctx, s.r, ns, false, `f.id = ?`, id)
 	if err != nil {
 		return kgmem.Fact{}, fmt.Errorf("sqlite: fact %s: %w", id, err)
 	}
@@ -257,7 +267,7 @@ func (s *Store) Facts(ctx context.Context, ns kgmem.Namespace, ids []string) ([]
 	}
 	fs, err := byIDs(ctx, ids, func(f kgmem.Fact) string { return f.ID },
 		func(ctx context.Context, cond string, args []any) ([]kgmem.Fact, error) {
-			return s.facts(ctx, s.r, ns, "f."+cond, args...)
+			return s.facts(ctx, s.r, ns, false, "f."+cond, args...)
 		})
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: facts: %w", err)
@@ -275,6 +285,11 @@ func (s *Store) ListFacts(ctx context.Context, ns kgmem.Namespace, f kgmem.FactF
 		return nil, fmt.Errorf("sqlite: list facts: %w", err)
 	}
 	conds, args := []string{`f.id > ?`}, []any{f.After}
+	if f.EntityID != "" {
+		// Driven by the entity's facts, then sorted, rather than by a walk
+		// of the namespace in id order that probes every fact.
+		conds[0] = `+f.id > ?`
+	}
 	if !f.IncludeExpired {
 		conds = append(conds, `f.expired_at IS NULL`)
 	}
@@ -286,7 +301,7 @@ func (s *Store) ListFacts(ctx context.Context, ns kgmem.Namespace, f kgmem.FactF
 			UNION ALL SELECT rid FROM facts WHERE namespace = ? AND object_id = ?)`)
 		args = append(args, ns, f.EntityID, ns, f.EntityID)
 	}
-	fs, err := s.facts(ctx, s.r, ns, strings.Join(conds, " AND ")+` ORDER BY f.id LIMIT ?`, append(args, limit)...)
+	fs, err := s.facts(ctx, s.r, ns, f.EntityID != "", strings.Join(conds, " AND ")+` ORDER BY f.id LIMIT ?`, append(args, limit)...)
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: list facts: %w", err)
 	}

@@ -96,7 +96,7 @@ func (s *Store) searchKind(ctx context.Context, ns kgmem.Namespace, src ftsSourc
 	ids, err := collect(ctx, s.r, func(rows *sql.Rows) (idOf, error) {
 		var r idOf
 		return r, rows.Scan(&r.rid, &r.id)
-	}, `SELECT rid, id FROM `+src.records+` WHERE namespace = ? AND rid IN (`+placeholders(len(top))+`)`, args...)
+	}, `SELECT rid, id FROM `+src.records+` WHERE +namespace = ? AND rid IN (`+placeholders(len(top))+`)`, args...)
 	if err != nil {
 		return nil, err
 	}

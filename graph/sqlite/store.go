@@ -115,9 +115,11 @@ func (s *Store) Ping(ctx context.Context) error {
 	return nil
 }
 
-// Close closes both connection pools.
+// Close records query-planner statistics (PRAGMA optimize, cheap and
+// incremental) and closes both connection pools.
 func (s *Store) Close() error {
-	return errors.Join(s.ws.close(), s.r.Close(), s.w.Close())
+	_, optErr := s.w.Exec(`PRAGMA optimize`)
+	return errors.Join(optErr, s.ws.close(), s.r.Close(), s.w.Close())
 }
 
 // wrapErr marks lock timeouts as kgmem.ErrUnavailable so callers can retry.
