@@ -20,6 +20,10 @@ import (
 // batches are split and a failed part does not abort the others.
 const MaxMessagesPerCall = 20
 
+// MaxFactsPerMessage bounds the facts kept per message of a call, so a runaway
+// answer cannot flood the graph.
+const MaxFactsPerMessage = 50
+
 // Extractor implements kgmem.Extractor over an OpenAI-compatible chat endpoint.
 // It is safe for concurrent use.
 type Extractor struct {
@@ -118,23 +122,25 @@ func (r rawExtraction) allFacts() []rawFact {
 	return slices.Concat(r.Facts, r.Triples, r.Relationships)
 }
 
+// The raw fields are lenient: one oddly typed value leaves that value empty
+// (and the item is then validated) instead of failing the whole answer.
 type rawEntity struct {
-	Name       string          `json:"name"`
-	Type       string          `json:"type"`
-	Aliases    []string        `json:"aliases"`
+	Name       flexText        `json:"name"`
+	Type       flexText        `json:"type"`
+	Aliases    flexStrings     `json:"aliases"`
 	Attributes json.RawMessage `json:"attributes"`
 }
 
 type rawFact struct {
-	Subject     string    `json:"subject"`
-	SubjectType string    `json:"subject_type"`
-	Predicate   string    `json:"predicate"`
-	Relation    string    `json:"relation"`
+	Subject     flexText  `json:"subject"`
+	SubjectType flexText  `json:"subject_type"`
+	Predicate   flexText  `json:"predicate"`
+	Relation    flexText  `json:"relation"`
 	Object      flexText  `json:"object"`
-	ObjectType  string    `json:"object_type"`
-	Fact        string    `json:"fact"`
-	ValidAt     string    `json:"valid_at"`
-	InvalidAt   string    `json:"invalid_at"`
+	ObjectType  flexText  `json:"object_type"`
+	Fact        flexText  `json:"fact"`
+	ValidAt     flexText  `json:"valid_at"`
+	InvalidAt   flexText  `json:"invalid_at"`
 	Confidence  flexFloat `json:"confidence"`
 	Importance  flexFloat `json:"importance"`
 	Message     flexFloat `json:"message"`
@@ -161,26 +167,47 @@ func (f *flexFloat) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// flexText accepts a string, a number or a boolean (literal objects such as ages).
+// flexText accepts a string, a number or a boolean (literal objects such as
+// ages) or an object with a "name"; anything else is empty.
 type flexText string
 
 // UnmarshalJSON implements json.Unmarshaler.
 func (t *flexText) UnmarshalJSON(b []byte) error {
-	var s string
-	if err := json.Unmarshal(b, &s); err == nil {
-		*t = flexText(s)
-		return nil
-	}
-	if string(bytes.TrimSpace(b)) == "null" {
-		return nil
-	}
 	var v any
 	if err := json.Unmarshal(b, &v); err != nil {
 		return err
 	}
-	switch v.(type) {
+	switch x := v.(type) {
+	case string:
+		*t = flexText(x)
 	case float64, bool:
 		*t = flexText(strings.TrimSpace(string(b)))
+	case map[string]any:
+		if name, ok := x["name"].(string); ok {
+			*t = flexText(name)
+		}
+	}
+	return nil
+}
+
+// flexStrings accepts an array of strings, one string, or null.
+type flexStrings []string
+
+// UnmarshalJSON implements json.Unmarshaler.
+func (s *flexStrings) UnmarshalJSON(b []byte) error {
+	var v any
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	switch x := v.(type) {
+	case string:
+		*s = flexStrings{x}
+	case []any:
+		for _, e := range x {
+			if str, ok := e.(string); ok {
+				*s = append(*s, str)
+			}
+		}
 	}
 	return nil
 }
@@ -200,7 +227,7 @@ func (v *validator) entities(raw []rawEntity) []kgmem.ExtractedEntity {
 	var out []kgmem.ExtractedEntity
 	seen := map[string]int{}
 	for i, e := range raw {
-		name, err := validateName("name", e.Name)
+		name, err := validateName("name", string(e.Name))
 		if err == nil && isPronoun(name) {
 			err = fmt.Errorf("%q is a pronoun", name)
 		}
@@ -208,7 +235,7 @@ func (v *validator) entities(raw []rawEntity) []kgmem.ExtractedEntity {
 			v.warn("entity %d: %v, skipped", i+1, err)
 			continue
 		}
-		ent := kgmem.ExtractedEntity{Name: name, Type: NormalizeEntityType(e.Type, v.req.Schema)}
+		ent := kgmem.ExtractedEntity{Name: name, Type: NormalizeEntityType(string(e.Type), v.req.Schema)}
 		for _, a := range e.Aliases {
 			if c, err := validateName("alias", a); err == nil && !isPronoun(c) && kgmem.NormalizeName(c) != kgmem.NormalizeName(name) &&
 				!slices.ContainsFunc(ent.Aliases, func(x string) bool { return kgmem.NormalizeName(x) == kgmem.NormalizeName(c) }) {
@@ -254,6 +281,10 @@ func parseAttributes(raw json.RawMessage) map[string]any {
 
 func (v *validator) facts(raw []rawFact) []kgmem.Triple {
 	var out []kgmem.Triple
+	if limit := MaxFactsPerMessage * len(v.req.Messages); len(raw) > limit {
+		v.warn("model returned %d facts for %d message(s); kept the first %d", len(raw), len(v.req.Messages), limit)
+		raw = raw[:limit]
+	}
 	for i, f := range raw {
 		t, err := v.fact(f)
 		if err != nil {
@@ -276,9 +307,9 @@ func (v *validator) fact(f rawFact) (kgmem.Triple, error) {
 			ids = append(ids, m.ID)
 		}
 	}
-	pred := f.Predicate
+	pred := string(f.Predicate)
 	if strings.TrimSpace(pred) == "" {
-		pred = f.Relation
+		pred = string(f.Relation)
 	}
 	p, err := NormalizePredicate(pred)
 	if err != nil {
@@ -287,7 +318,7 @@ func (v *validator) fact(f rawFact) (kgmem.Triple, error) {
 	if len(v.rels) > 0 && !slices.Contains(v.rels, p) {
 		return t, fmt.Errorf("predicate %q is not a declared relation type", p)
 	}
-	subject, err := v.entityName("subject", f.Subject, msg)
+	subject, err := v.entityName("subject", string(f.Subject), msg)
 	if err != nil {
 		return t, err
 	}
@@ -295,16 +326,16 @@ func (v *validator) fact(f rawFact) (kgmem.Triple, error) {
 	if err != nil {
 		return t, err
 	}
-	text := strings.Join(strings.Fields(f.Fact), " ")
+	text := strings.Join(strings.Fields(string(f.Fact)), " ")
 	if n := utf8.RuneCountInString(text); n > MaxFactTextLen {
 		return t, fmt.Errorf("fact text is %d characters, at most %d allowed", n, MaxFactTextLen)
 	}
 	t = kgmem.Triple{Subject: subject, Predicate: p, Object: object, Text: text, EpisodeIDs: ids}
-	if strings.TrimSpace(f.SubjectType) != "" {
-		t.SubjectType = NormalizeEntityType(f.SubjectType, v.req.Schema)
+	if st := string(f.SubjectType); strings.TrimSpace(st) != "" {
+		t.SubjectType = NormalizeEntityType(st, v.req.Schema)
 	}
-	if strings.TrimSpace(f.ObjectType) != "" {
-		t.ObjectType = NormalizeEntityType(f.ObjectType, v.req.Schema)
+	if ot := string(f.ObjectType); strings.TrimSpace(ot) != "" {
+		t.ObjectType = NormalizeEntityType(ot, v.req.Schema)
 	}
 	t.Confidence = DefaultConfidence
 	if f.Confidence.set && !math.IsNaN(f.Confidence.v) {
@@ -318,10 +349,10 @@ func (v *validator) fact(f rawFact) (kgmem.Triple, error) {
 	if f.Importance.set && !math.IsNaN(f.Importance.v) {
 		t.Importance = int(math.Min(10, math.Max(1, math.Round(f.Importance.v))))
 	}
-	if t.ValidAt, err = parseTime(f.ValidAt); err != nil {
+	if t.ValidAt, err = parseTime(string(f.ValidAt)); err != nil {
 		v.warn("fact %q: valid_at %v; ignored", text, err)
 	}
-	if t.InvalidAt, err = parseTime(f.InvalidAt); err != nil {
+	if t.InvalidAt, err = parseTime(string(f.InvalidAt)); err != nil {
 		v.warn("fact %q: invalid_at %v; ignored", text, err)
 	}
 	if !t.ValidAt.IsZero() && !t.InvalidAt.IsZero() && t.InvalidAt.Before(t.ValidAt) {

@@ -311,3 +311,42 @@ func TestExtractorAzure(t *testing.T) {
 		t.Fatal("want an error from the Azure URL scheme on a non-Azure server")
 	}
 }
+
+func TestExtractorLenientFields(t *testing.T) {
+	answer := `{"entities":[{"name":{"name":"Bob"},"type":"person","aliases":"Bobby","attributes":{"age":41}}],
+"facts":[{"subject":{"name":"Bob"},"predicate":"has_age","object":41,"fact":"Bob is 41.","valid_at":2024,"importance":"high","confidence":null,"message":"1"},
+{"subject":["x"],"predicate":"likes","object":"tea","fact":"","valid_at":null,"invalid_at":null,"confidence":1,"importance":1,"message":1}]}`
+	s := llmtest.New(t, llmtest.WithResponder(llmtest.Sequence(llmtest.Text(answer))))
+	x := newTestExtractor(t, s)
+	ex, err := x.Extract(t.Context(), kgmem.ExtractRequest{Namespace: "n", Messages: []kgmem.Episode{msg("n", "1", "Ann", "Bob is 41", t0)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ex.Entities) != 1 || ex.Entities[0].Name != "Bob" || ex.Entities[0].Aliases[0] != "Bobby" || ex.Entities[0].Attributes["age"] != 41.0 {
+		t.Errorf("entities = %+v", ex.Entities)
+	}
+	if len(ex.Triples) != 1 || ex.Triples[0].Object != "41" || ex.Triples[0].Importance != DefaultImportance || ex.Triples[0].Confidence != DefaultConfidence {
+		t.Errorf("triples = %+v", ex.Triples)
+	}
+	if w := strings.Join(ex.Warnings, "\n"); !strings.Contains(w, "valid_at") || !strings.Contains(w, "fact 2") {
+		t.Errorf("warnings = %q", ex.Warnings)
+	}
+	if s.ChatCalls() != 1 {
+		t.Errorf("a lenient answer must not be retried (%d calls)", s.ChatCalls())
+	}
+}
+
+func TestExtractorCapsRunawayAnswers(t *testing.T) {
+	var facts []string
+	for i := range MaxFactsPerMessage + 10 {
+		facts = append(facts, fmt.Sprintf(`{"subject":"Ann","predicate":"knows","object":"P%d","fact":"","valid_at":null,"invalid_at":null,"confidence":1,"importance":1,"message":1}`, i))
+	}
+	s := llmtest.New(t, llmtest.WithResponder(llmtest.Sequence(llmtest.Text(`{"entities":[],"facts":[`+strings.Join(facts, ",")+`]}`))))
+	ex, err := newTestExtractor(t, s).Extract(t.Context(), kgmem.ExtractRequest{Namespace: "n", Messages: []kgmem.Episode{msg("n", "1", "Ann", "x", t0)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ex.Triples) != MaxFactsPerMessage || !strings.Contains(strings.Join(ex.Warnings, "\n"), "kept the first") {
+		t.Errorf("kept %d facts, warnings %q", len(ex.Triples), ex.Warnings)
+	}
+}
