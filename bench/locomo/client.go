@@ -80,6 +80,9 @@ type SearchRequest struct {
 	Query     string   `json:"query"`
 	Limit     int      `json:"limit"`
 	Include   []string `json:"include"`
+	// Reinforce tells the server whether to record the results as recalled
+	// (its default, when nil, is true).
+	Reinforce *bool `json:"reinforce,omitempty"`
 }
 
 // SearchEpisode is a ranked episode of a search response.

@@ -23,6 +23,10 @@ type Config struct {
 	Batch int
 	// Extract asks the server to extract facts while ingesting (slow: an LLM call per batch).
 	Extract bool
+	// Reinforce lets searches reinforce what they return. Off by default:
+	// reinforcement lets earlier questions reorder later ones, which makes
+	// recall depend on the order concurrent searches happen to run in.
+	Reinforce bool
 	// BaselineScope is the BM25 baseline's scope, reported beside kgmem.
 	BaselineScope Scope
 	// Log receives progress lines; nil discards them.
@@ -117,6 +121,7 @@ type RunConfig struct {
 	Concurrency   int   `json:"concurrency"`
 	Batch         int   `json:"batch"`
 	Extract       bool  `json:"extract"`
+	Reinforce     bool  `json:"reinforce"`
 	BaselineScope Scope `json:"baseline_scope"`
 }
 
@@ -134,7 +139,7 @@ func Run(ctx context.Context, client *Client, convs []Conversation, cfg Config) 
 	}
 	res := &Result{
 		URL: client.BaseURL(), Started: time.Now().UTC(), Anchors: Anchors,
-		Config: RunConfig{Ks: slices.Clone(cfg.Ks), Concurrency: cfg.Concurrency, Batch: cfg.Batch, Extract: cfg.Extract, BaselineScope: cfg.BaselineScope},
+		Config: RunConfig{Ks: slices.Clone(cfg.Ks), Concurrency: cfg.Concurrency, Batch: cfg.Batch, Extract: cfg.Extract, Reinforce: cfg.Reinforce, BaselineScope: cfg.BaselineScope},
 	}
 	baseline, stats, err := Baseline(convs, cfg.Ks, cfg.BaselineScope)
 	if err != nil {
@@ -255,7 +260,7 @@ func searchAll(ctx context.Context, client *Client, cases []Case, cfg Config) ([
 		}
 		g.Go(func() error {
 			t0 := time.Now()
-			out, err := client.Search(gctx, SearchRequest{Namespace: string(ns), Query: c.Text, Limit: limit, Include: []string{"episodes"}})
+			out, err := client.Search(gctx, SearchRequest{Namespace: string(ns), Query: c.Text, Limit: limit, Include: []string{"episodes"}, Reinforce: &cfg.Reinforce})
 			latency[i] = time.Since(t0)
 			if err != nil {
 				return fmt.Errorf("search %s question %d: %w", ns, c.Question, err)

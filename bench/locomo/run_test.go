@@ -78,7 +78,7 @@ func newFakeServer(t *testing.T) (*fakeServer, *httptest.Server) {
 		}
 		f.mu.Lock()
 		f.searches++
-		if req.Limit != 10 || !slices.Equal(req.Include, []string{"episodes"}) {
+		if req.Limit != 10 || !slices.Equal(req.Include, []string{"episodes"}) || req.Reinforce == nil || *req.Reinforce {
 			f.badLimit = true
 		}
 		eps := slices.Clone(f.episodes[req.Namespace])
