@@ -44,6 +44,7 @@ func Run(t *testing.T, open func(t *testing.T) kgmem.GraphStore) {
 		{"Neighborhood", testNeighborhood},
 		{"Admin", testAdmin},
 		{"Isolation", testIsolation},
+		{"Concurrency", testConcurrency},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) { g.run(t, open) })
