@@ -45,7 +45,7 @@ func (o SearchOptions) withDefaults() SearchOptions {
 	if o.Candidates <= 0 {
 		o.Candidates = d.Candidates
 	}
-	if o.VectorWeight <= 0 && o.TextWeight <= 0 {
+	if o.VectorWeight < 0 || o.TextWeight < 0 || o.VectorWeight+o.TextWeight == 0 {
 		o.VectorWeight, o.TextWeight = d.VectorWeight, d.TextWeight
 	}
 	if o.Timeout <= 0 {

@@ -75,6 +75,7 @@ func openBackends(ctx context.Context, cfg *config, log *slog.Logger) (b *backen
 	b.engine, err = memory.New(memory.Config{
 		Graph: b.graph, Vectors: b.vectors, Embedder: embedder, Extractor: extractor, Logger: log,
 		Integrator: triples.NewIntegrator(b.graph, integratorOpts), Decay: models, Reinforcer: b.reinforcer,
+		Search: memory.SearchOptions{VectorWeight: cfg.VectorWeight, TextWeight: cfg.TextWeight, RRFK: cfg.RRFK},
 	})
 	if err != nil {
 		return nil, err

@@ -44,6 +44,10 @@ type config struct {
 	LLMAzure   bool
 	LLMTimeout time.Duration
 
+	VectorWeight float64
+	TextWeight   float64
+	RRFK         float64
+
 	SweepInterval     time.Duration
 	ReinforceInterval time.Duration
 
@@ -95,6 +99,9 @@ func (c *config) bindFlags(fs *flag.FlagSet) {
 	str(&c.LLMMode, "llm-mode", "KGMEM_LLM_MODE", "auto", "structured output: auto, json_schema, json_object or text")
 	boolean(&c.LLMAzure, "llm-azure", "KGMEM_LLM_AZURE", "the chat endpoint is Azure OpenAI")
 	dur(&c.LLMTimeout, "llm-timeout", "KGMEM_LLM_TIMEOUT", 60*time.Second, "chat request timeout")
+	fs.Float64Var(&c.VectorWeight, "vector-weight", c.envFloat("KGMEM_VECTOR_WEIGHT", -1), "weight of vector recall in rank fusion (default 1, or 0.25 with the lexical hash embedder) ($KGMEM_VECTOR_WEIGHT)")
+	fs.Float64Var(&c.TextWeight, "text-weight", c.envFloat("KGMEM_TEXT_WEIGHT", 1), "weight of BM25 in rank fusion ($KGMEM_TEXT_WEIGHT)")
+	fs.Float64Var(&c.RRFK, "rrf-k", c.envFloat("KGMEM_RRF_K", 60), "k of reciprocal rank fusion ($KGMEM_RRF_K)")
 	dur(&c.SweepInterval, "sweep-interval", "KGMEM_SWEEP_INTERVAL", time.Hour, "how often the forgetting sweep runs over every namespace (0: never)")
 	dur(&c.ReinforceInterval, "reinforce-interval", "KGMEM_REINFORCE_INTERVAL", 5*time.Second, "how often recalls are applied to decay state")
 	fs.Int64Var(&c.MaxBodyBytes, "max-body-bytes", int64(c.envInt("KGMEM_MAX_BODY_BYTES", 8<<20)), "request body limit in bytes ($KGMEM_MAX_BODY_BYTES)")
@@ -128,6 +135,17 @@ func (c *config) validate() error {
 	if c.EmbedDim < 8 || c.EmbedDim > 8192 {
 		return fmt.Errorf("--embed-dim is %d; use 8..8192", c.EmbedDim)
 	}
+	if c.VectorWeight < 0 {
+		c.VectorWeight = 1
+		if c.Embedder == "hash" {
+			// The hash embedder is lexical: on LoCoMo it adds nothing to BM25 at
+			// equal weight and costs 6 points (bench/README.md).
+			c.VectorWeight = 0.25
+		}
+	}
+	if c.TextWeight < 0 || c.RRFK <= 0 || c.VectorWeight+c.TextWeight == 0 {
+		return fmt.Errorf("--vector-weight and --text-weight must be >= 0 and not both 0, --rrf-k > 0")
+	}
 	if c.SweepInterval < 0 || c.ReinforceInterval <= 0 {
 		return fmt.Errorf("--sweep-interval must be >= 0 and --reinforce-interval > 0")
 	}
@@ -144,6 +162,7 @@ func (c *config) logValue() []any {
 		"vector", c.Vector, "milvus_addr", c.MilvusAddr, "embedder", c.Embedder, "embed_dim", c.EmbedDim,
 		"embed_base_url", c.EmbedBaseURL, "embed_model", c.EmbedModel, "embed_api_key", mask(c.EmbedAPIKey),
 		"llm_base_url", c.LLMBaseURL, "llm_model", c.LLMModel, "llm_api_key", mask(c.LLMAPIKey), "llm_mode", c.LLMMode,
+		"vector_weight", c.VectorWeight, "text_weight", c.TextWeight, "rrf_k", c.RRFK,
 		"max_body_bytes", c.MaxBodyBytes, "request_timeout", c.RequestTimeout,
 	}
 }
@@ -188,6 +207,10 @@ func envValue[T any](c *config, name string, def T, parse func(string) (T, error
 }
 
 func (c *config) envInt(name string, def int) int { return envValue(c, name, def, strconv.Atoi) }
+
+func (c *config) envFloat(name string, def float64) float64 {
+	return envValue(c, name, def, func(s string) (float64, error) { return strconv.ParseFloat(s, 64) })
+}
 
 func (c *config) envBool(name string) bool { return envValue(c, name, false, strconv.ParseBool) }
 
