@@ -1,0 +1,150 @@
+package neo4j
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/kgmem/kgmem"
+	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
+)
+
+// Neighborhood defaults, for zero fields of kgmem.NeighborhoodQuery.
+const (
+	defaultDepth  = 1
+	defaultFanOut = 50
+)
+
+// qExpand returns, for every frontier entity, at most $fanout of its facts
+// (either direction, most important first, then by id) and their ends. The
+// subquery sorts one entity's facts at a time, so a hub costs its degree once
+// and returns $fanout rows.
+const qExpand = `UNWIND $frontier AS fid
+	MATCH (e:Entity {namespace: $ns, id: fid})
+	CALL (e) {
+		MATCH (e)-[r]-(:Entity)
+		WHERE r.namespace = $ns AND r.id IS NOT NULL AND ($all OR r.expired_at IS NULL)
+		WITH DISTINCT r
+		ORDER BY r.importance DESC, r.id
+		LIMIT $fanout
+		RETURN r
+	}
+	WITH fid, r, startNode(r) AS s, endNode(r) AS o
+	RETURN fid, properties(r) AS fact, s.name AS subject, o.name AS object
+	ORDER BY fid, r.importance DESC, r.id`
+
+// Neighborhood walks breadth-first from the seeds of ns, ignoring fact
+// direction: each entity reached at distance d < q.Depth contributes at most
+// q.FanOut facts (most important first, then by id), whose other ends are
+// reached at d+1 unless already nearer. One read transaction, one query per
+// level.
+func (s *Store) Neighborhood(ctx context.Context, ns kgmem.Namespace, q kgmem.NeighborhoodQuery) (kgmem.Subgraph, error) {
+	if err := checkNamespace(ns); err != nil {
+		return kgmem.Subgraph{}, fmt.Errorf("neo4j: neighborhood: %w", err)
+	}
+	depth, fanOut, err := s.checkNeighborhoodQuery(q)
+	if err != nil {
+		return kgmem.Subgraph{}, fmt.Errorf("neo4j: neighborhood: %w", err)
+	}
+	key := s.key(ns)
+	sess := s.session(ctx, neo4j.AccessModeRead)
+	defer func() { _ = sess.Close(ctx) }()
+	g, err := neo4j.ExecuteRead(ctx, sess, func(tx neo4j.ManagedTransaction) (kgmem.Subgraph, error) {
+		return walk(ctx, tx, ns, key, q, depth, fanOut)
+	})
+	if err != nil {
+		return kgmem.Subgraph{}, fmt.Errorf("neo4j: neighborhood in %s: %w", ns, mapErr(err))
+	}
+	return g, nil
+}
+
+// walk is the breadth-first traversal inside one transaction.
+func walk(ctx context.Context, tx neo4j.ManagedTransaction, ns kgmem.Namespace, key string, q kgmem.NeighborhoodQuery, depth, fanOut int) (kgmem.Subgraph, error) {
+	g := kgmem.Subgraph{Distance: map[string]int{}}
+	seeds := slices.Compact(slices.Sorted(slices.Values(q.Seeds)))
+	if len(seeds) == 0 {
+		return g, nil
+	}
+	recs, err := run(ctx, tx, `UNWIND $ids AS id MATCH (e:Entity {namespace: $ns, id: id}) RETURN e.id ORDER BY e.id`,
+		map[string]any{"ns": key, "ids": seeds})
+	if err != nil {
+		return g, fmt.Errorf("seeds: %w", err)
+	}
+	var frontier []string
+	for _, rec := range recs {
+		id, _ := rec.Values[0].(string)
+		g.Distance[id] = 0
+		frontier = append(frontier, id)
+	}
+	factSeen := map[string]bool{}
+	for d := 0; d < depth && len(frontier) > 0; d++ {
+		recs, err := run(ctx, tx, qExpand, map[string]any{
+			"ns": key, "frontier": frontier, "fanout": int64(fanOut), "all": q.IncludeExpired,
+		})
+		if err != nil {
+			return g, fmt.Errorf("expand level %d: %w", d, err)
+		}
+		var next []string
+		for _, rec := range recs {
+			from, _ := rec.Values[0].(string)
+			fs, err := decodeFacts(ns, []*neo4j.Record{{Values: rec.Values[1:], Keys: rec.Keys[1:]}})
+			if err != nil {
+				return g, err
+			}
+			f := fs[0]
+			if !factSeen[f.ID] {
+				factSeen[f.ID] = true
+				g.Facts = append(g.Facts, f)
+			}
+			other := f.ObjectID
+			if other == from {
+				other = f.SubjectID
+			}
+			if _, ok := g.Distance[other]; !ok {
+				g.Distance[other] = d + 1
+				next = append(next, other)
+			}
+		}
+		slices.Sort(next)
+		frontier = next
+	}
+	ids := make([]string, 0, len(g.Distance))
+	for id := range g.Distance {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	recs, err = run(ctx, tx, `UNWIND $ids AS id MATCH (e:Entity {namespace: $ns, id: id}) RETURN properties(e) AS e ORDER BY e.id`,
+		map[string]any{"ns": key, "ids": ids})
+	if err != nil {
+		return g, fmt.Errorf("entities: %w", err)
+	}
+	if g.Entities, err = decodeEntities(ns, recs); err != nil {
+		return g, err
+	}
+	slices.SortFunc(g.Facts, func(a, b kgmem.Fact) int { return cmp.Compare(a.ID, b.ID) })
+	return g, nil
+}
+
+// checkNeighborhoodQuery validates q against the configured caps and returns
+// its effective depth and fan-out.
+func (s *Store) checkNeighborhoodQuery(q kgmem.NeighborhoodQuery) (int, int, error) {
+	depth, fanOut := q.Depth, q.FanOut
+	switch {
+	case depth < 0:
+		return 0, 0, kgmem.Invalidf("depth", "must not be negative, got %d", depth)
+	case fanOut < 0:
+		return 0, 0, kgmem.Invalidf("fan_out", "must not be negative, got %d", fanOut)
+	case depth > s.cfg.MaxTraversalDepth:
+		return 0, 0, kgmem.Invalidf("depth", "must be at most %d, got %d", s.cfg.MaxTraversalDepth, depth)
+	case fanOut > s.cfg.MaxTraversalFanOut:
+		return 0, 0, kgmem.Invalidf("fan_out", "must be at most %d, got %d", s.cfg.MaxTraversalFanOut, fanOut)
+	}
+	if depth == 0 {
+		depth = defaultDepth
+	}
+	if fanOut == 0 {
+		fanOut = defaultFanOut
+	}
+	return depth, fanOut, nil
+}

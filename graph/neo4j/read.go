@@ -1,0 +1,261 @@
+package neo4j
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/kgmem/kgmem"
+	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
+)
+
+// defaultPageLimit is the page size when Page.Limit is 0.
+const defaultPageLimit = 100
+
+// factReturn completes a query that has bound t (a :FactText node) with the
+// fact's relationship, found by Expand(Into) between its two ends, and the
+// ends' names.
+const factReturn = `
+	MATCH (s:Entity {namespace: $ns, id: t.subject_id})-[r]->(o:Entity {namespace: $ns, id: t.object_id})
+	WHERE r.id = t.id
+	RETURN properties(r) AS fact, s.name AS subject, o.name AS object`
+
+// Episodes returns the episodes of ns with the given ids, in the order of ids.
+func (s *Store) Episodes(ctx context.Context, ns kgmem.Namespace, ids []string) ([]kgmem.Episode, error) {
+	if err := checkNamespace(ns); err != nil {
+		return nil, fmt.Errorf("neo4j: episodes: %w", err)
+	}
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	eps, err := s.episodes(ctx, ns, `UNWIND $ids AS id MATCH (e:Episode {namespace: $ns, id: id}) RETURN properties(e) AS e`,
+		map[string]any{"ns": s.key(ns), "ids": ids})
+	if err != nil {
+		return nil, fmt.Errorf("neo4j: episodes of %s: %w", ns, err)
+	}
+	return inOrder(ids, eps, func(e kgmem.Episode) string { return e.ID }), nil
+}
+
+// ListEpisodes pages through the episodes of ns in id order.
+func (s *Store) ListEpisodes(ctx context.Context, ns kgmem.Namespace, page kgmem.Page) ([]kgmem.Episode, error) {
+	if err := checkNamespace(ns); err != nil {
+		return nil, fmt.Errorf("neo4j: list episodes: %w", err)
+	}
+	limit, err := checkLimit("limit", page.Limit, defaultPageLimit)
+	if err != nil {
+		return nil, fmt.Errorf("neo4j: list episodes: %w", err)
+	}
+	eps, err := s.episodes(ctx, ns, `MATCH (e:Episode {namespace: $ns}) WHERE e.id > $after
+		RETURN properties(e) AS e ORDER BY e.id LIMIT $limit`,
+		map[string]any{"ns": s.key(ns), "after": page.After, "limit": int64(limit)})
+	if err != nil {
+		return nil, fmt.Errorf("neo4j: list episodes of %s: %w", ns, err)
+	}
+	return eps, nil
+}
+
+func (s *Store) episodes(ctx context.Context, ns kgmem.Namespace, query string, params map[string]any) ([]kgmem.Episode, error) {
+	recs, err := s.read(ctx, query, params)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]kgmem.Episode, 0, len(recs))
+	for _, rec := range recs {
+		m, _ := rec.Values[0].(map[string]any)
+		e, err := decodeEpisode(ns, m)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, e)
+	}
+	return out, nil
+}
+
+// Entity returns one entity of ns, or an error wrapping kgmem.ErrNotFound.
+func (s *Store) Entity(ctx context.Context, ns kgmem.Namespace, id string) (kgmem.Entity, error) {
+	es, err := s.Entities(ctx, ns, []string{id})
+	if err != nil {
+		return kgmem.Entity{}, err
+	}
+	if len(es) == 0 {
+		return kgmem.Entity{}, fmt.Errorf("neo4j: entity %q in %s: %w", id, ns, kgmem.ErrNotFound)
+	}
+	return es[0], nil
+}
+
+// Entities returns the entities of ns with the given ids, in the order of ids.
+func (s *Store) Entities(ctx context.Context, ns kgmem.Namespace, ids []string) ([]kgmem.Entity, error) {
+	if err := checkNamespace(ns); err != nil {
+		return nil, fmt.Errorf("neo4j: entities: %w", err)
+	}
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	es, err := s.entities(ctx, ns, `UNWIND $ids AS id MATCH (e:Entity {namespace: $ns, id: id}) RETURN properties(e) AS e`,
+		map[string]any{"ns": s.key(ns), "ids": ids})
+	if err != nil {
+		return nil, fmt.Errorf("neo4j: entities of %s: %w", ns, err)
+	}
+	return inOrder(ids, es, func(e kgmem.Entity) string { return e.ID }), nil
+}
+
+// FindEntities lists the entities of ns matching filter, in id order.
+func (s *Store) FindEntities(ctx context.Context, ns kgmem.Namespace, filter kgmem.EntityFilter) ([]kgmem.Entity, error) {
+	if err := checkNamespace(ns); err != nil {
+		return nil, fmt.Errorf("neo4j: find entities: %w", err)
+	}
+	limit, err := checkLimit("limit", filter.Limit, defaultPageLimit)
+	if err != nil {
+		return nil, fmt.Errorf("neo4j: find entities: %w", err)
+	}
+	params := map[string]any{"ns": s.key(ns), "after": filter.After, "limit": int64(limit)}
+	conds := []string{"e.id > $after"}
+	if len(filter.Names) > 0 {
+		var norms []string
+		for _, n := range filter.Names {
+			if k := kgmem.NormalizeName(n); k != "" {
+				norms = append(norms, k)
+			}
+		}
+		if len(norms) == 0 {
+			return nil, nil
+		}
+		params["norms"] = norms
+		conds = append(conds, "(e.norm_name IN $norms OR any(a IN coalesce(e.norm_aliases, []) WHERE a IN $norms))")
+	}
+	if filter.Query != "" {
+		params["query"] = strings.ToLower(filter.Query)
+		conds = append(conds, "any(n IN e.lower_names WHERE n CONTAINS $query)")
+	}
+	if filter.Type != "" {
+		params["type"] = filter.Type
+		conds = append(conds, "e.type = $type")
+	}
+	query := `MATCH (e:Entity {namespace: $ns}) WHERE ` + strings.Join(conds, " AND ") +
+		` RETURN properties(e) AS e ORDER BY e.id LIMIT $limit`
+	es, err := s.entities(ctx, ns, query, params)
+	if err != nil {
+		return nil, fmt.Errorf("neo4j: find entities in %s: %w", ns, err)
+	}
+	return es, nil
+}
+
+func (s *Store) entities(ctx context.Context, ns kgmem.Namespace, query string, params map[string]any) ([]kgmem.Entity, error) {
+	recs, err := s.read(ctx, query, params)
+	if err != nil {
+		return nil, err
+	}
+	return decodeEntities(ns, recs)
+}
+
+func decodeEntities(ns kgmem.Namespace, recs []*neo4j.Record) ([]kgmem.Entity, error) {
+	out := make([]kgmem.Entity, 0, len(recs))
+	for _, rec := range recs {
+		m, _ := rec.Values[0].(map[string]any)
+		e, err := decodeEntity(ns, m)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, e)
+	}
+	return out, nil
+}
+
+// Fact returns one fact of ns (current or historical), or an error wrapping
+// kgmem.ErrNotFound.
+func (s *Store) Fact(ctx context.Context, ns kgmem.Namespace, id string) (kgmem.Fact, error) {
+	fs, err := s.Facts(ctx, ns, []string{id})
+	if err != nil {
+		return kgmem.Fact{}, err
+	}
+	if len(fs) == 0 {
+		return kgmem.Fact{}, fmt.Errorf("neo4j: fact %q in %s: %w", id, ns, kgmem.ErrNotFound)
+	}
+	return fs[0], nil
+}
+
+// Facts returns the facts of ns with the given ids, in the order of ids.
+func (s *Store) Facts(ctx context.Context, ns kgmem.Namespace, ids []string) ([]kgmem.Fact, error) {
+	if err := checkNamespace(ns); err != nil {
+		return nil, fmt.Errorf("neo4j: facts: %w", err)
+	}
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	fs, err := s.facts(ctx, ns, `UNWIND $ids AS id MATCH (t:FactText {namespace: $ns, id: id})`+factReturn,
+		map[string]any{"ns": s.key(ns), "ids": ids})
+	if err != nil {
+		return nil, fmt.Errorf("neo4j: facts of %s: %w", ns, err)
+	}
+	return inOrder(ids, fs, func(f kgmem.Fact) string { return f.ID }), nil
+}
+
+// ListFacts lists the facts of ns matching filter, in id order.
+func (s *Store) ListFacts(ctx context.Context, ns kgmem.Namespace, filter kgmem.FactFilter) ([]kgmem.Fact, error) {
+	if err := checkNamespace(ns); err != nil {
+		return nil, fmt.Errorf("neo4j: list facts: %w", err)
+	}
+	limit, err := checkLimit("limit", filter.Limit, defaultPageLimit)
+	if err != nil {
+		return nil, fmt.Errorf("neo4j: list facts: %w", err)
+	}
+	params := map[string]any{"ns": s.key(ns), "after": filter.After, "limit": int64(limit)}
+	conds := []string{"t.id > $after"}
+	if filter.EntityID != "" {
+		params["entity"] = filter.EntityID
+		conds = append(conds, "(t.subject_id = $entity OR t.object_id = $entity)")
+	}
+	if filter.Predicate != "" {
+		params["predicate"] = filter.Predicate
+		conds = append(conds, "t.predicate = $predicate")
+	}
+	if !filter.IncludeExpired {
+		conds = append(conds, "NOT t.expired")
+	}
+	query := `MATCH (t:FactText {namespace: $ns}) WHERE ` + strings.Join(conds, " AND ") +
+		` WITH t ORDER BY t.id LIMIT $limit` + factReturn + ` ORDER BY r.id`
+	fs, err := s.facts(ctx, ns, query, params)
+	if err != nil {
+		return nil, fmt.Errorf("neo4j: list facts of %s: %w", ns, err)
+	}
+	return fs, nil
+}
+
+func (s *Store) facts(ctx context.Context, ns kgmem.Namespace, query string, params map[string]any) ([]kgmem.Fact, error) {
+	recs, err := s.read(ctx, query, params)
+	if err != nil {
+		return nil, err
+	}
+	return decodeFacts(ns, recs)
+}
+
+// decodeFacts reads records of (fact, subject, object).
+func decodeFacts(ns kgmem.Namespace, recs []*neo4j.Record) ([]kgmem.Fact, error) {
+	out := make([]kgmem.Fact, 0, len(recs))
+	for _, rec := range recs {
+		m, _ := rec.Values[0].(map[string]any)
+		sn, _ := rec.Values[1].(string)
+		on, _ := rec.Values[2].(string)
+		f, err := decodeFact(ns, m, sn, on)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, f)
+	}
+	return out, nil
+}
+
+// inOrder returns the records whose ids are in ids, in the order of ids.
+func inOrder[T any](ids []string, recs []T, id func(T) string) []T {
+	byID := make(map[string]T, len(recs))
+	for _, r := range recs {
+		byID[id(r)] = r
+	}
+	out := make([]T, 0, len(ids))
+	for _, want := range ids {
+		if r, ok := byID[want]; ok {
+			out = append(out, r)
+		}
+	}
+	return out
+}

@@ -1,0 +1,84 @@
+package neo4j
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/kgmem/kgmem"
+	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
+)
+
+// schemaVersion is the layout this package writes, kept in the
+// (:KgmemSchema {name: "kgmem"}) node. Bump it and add a step to migrate
+// when the layout changes.
+const schemaVersion = 1
+
+// fulltextAnalyzer is the Lucene analyzer of every full-text index: Unicode
+// word boundaries, lower case and ASCII folding ("Zürich" finds "Zurich"),
+// no stop words and no stemming.
+const fulltextAnalyzer = "standard-folding"
+
+// Full-text index names, passed to db.index.fulltext.queryNodes.
+const (
+	ftEntity  = "kgmem_entity_text"
+	ftEpisode = "kgmem_episode_text"
+	ftFact    = "kgmem_fact_text"
+)
+
+// schemaStatements create every constraint and index; each is idempotent.
+// The (namespace, id) uniqueness constraints also serve every lookup by id.
+var schemaStatements = []string{
+	"CREATE CONSTRAINT kgmem_entity_key IF NOT EXISTS FOR (n:Entity) REQUIRE (n.namespace, n.id) IS UNIQUE",
+	"CREATE CONSTRAINT kgmem_episode_key IF NOT EXISTS FOR (n:Episode) REQUIRE (n.namespace, n.id) IS UNIQUE",
+	"CREATE CONSTRAINT kgmem_fact_key IF NOT EXISTS FOR (n:FactText) REQUIRE (n.namespace, n.id) IS UNIQUE",
+	"CREATE CONSTRAINT kgmem_settings_key IF NOT EXISTS FOR (n:KgmemSettings) REQUIRE n.namespace IS UNIQUE",
+	"CREATE CONSTRAINT kgmem_schema_key IF NOT EXISTS FOR (n:KgmemSchema) REQUIRE n.name IS UNIQUE",
+	"CREATE INDEX kgmem_entity_ns IF NOT EXISTS FOR (n:Entity) ON (n.namespace)",
+	"CREATE INDEX kgmem_entity_name IF NOT EXISTS FOR (n:Entity) ON (n.namespace, n.norm_name)",
+	"CREATE INDEX kgmem_entity_type IF NOT EXISTS FOR (n:Entity) ON (n.namespace, n.type)",
+	"CREATE INDEX kgmem_episode_ns IF NOT EXISTS FOR (n:Episode) ON (n.namespace)",
+	"CREATE INDEX kgmem_fact_ns IF NOT EXISTS FOR (n:FactText) ON (n.namespace)",
+	"CREATE INDEX kgmem_fact_subject IF NOT EXISTS FOR (n:FactText) ON (n.namespace, n.subject_id)",
+	"CREATE INDEX kgmem_fact_object IF NOT EXISTS FOR (n:FactText) ON (n.namespace, n.object_id)",
+	"CREATE INDEX kgmem_fact_predicate IF NOT EXISTS FOR (n:FactText) ON (n.namespace, n.predicate)",
+	"CREATE FULLTEXT INDEX " + ftEntity + " IF NOT EXISTS FOR (n:Entity) ON EACH [n.ft_scope, n.ft_text] OPTIONS {indexConfig: {`fulltext.analyzer`: '" + fulltextAnalyzer + "'}}",
+	"CREATE FULLTEXT INDEX " + ftEpisode + " IF NOT EXISTS FOR (n:Episode) ON EACH [n.ft_scope, n.ft_text] OPTIONS {indexConfig: {`fulltext.analyzer`: '" + fulltextAnalyzer + "'}}",
+	"CREATE FULLTEXT INDEX " + ftFact + " IF NOT EXISTS FOR (n:FactText) ON EACH [n.ft_scope, n.ft_text] OPTIONS {indexConfig: {`fulltext.analyzer`: '" + fulltextAnalyzer + "'}}",
+}
+
+// migrate brings the database to schemaVersion: it refuses a database written
+// by a newer layout, creates what is missing and waits for the indexes to be
+// online.
+func (s *Store) migrate(ctx context.Context) error {
+	recs, err := s.read(ctx, "OPTIONAL MATCH (v:KgmemSchema {name: 'kgmem'}) RETURN v.version AS version", nil)
+	if err != nil {
+		return fmt.Errorf("schema version: %w", err)
+	}
+	if len(recs) == 1 {
+		if v, ok := recs[0].Values[0].(int64); ok && v > schemaVersion {
+			return fmt.Errorf("%w: the database has kgmem schema version %d, this build knows %d", kgmem.ErrConflict, v, schemaVersion)
+		}
+	}
+	for _, stmt := range schemaStatements {
+		// Schema changes cannot share a transaction with data, nor with each other.
+		if err := s.write(ctx, func(tx neo4j.ManagedTransaction) error {
+			_, err := run(ctx, tx, stmt, nil)
+			return err
+		}); err != nil {
+			return fmt.Errorf("schema: %s: %w", stmt, err)
+		}
+	}
+	if err := s.autoCommit(ctx, "CALL db.awaitIndexes(300)", nil); err != nil {
+		return fmt.Errorf("schema: waiting for indexes: %w", err)
+	}
+	err = s.write(ctx, func(tx neo4j.ManagedTransaction) error {
+		_, err := run(ctx, tx, `MERGE (v:KgmemSchema {name: 'kgmem'})
+			SET v.version = CASE WHEN coalesce(v.version, 0) < $version THEN $version ELSE v.version END,
+			    v.updated_at = datetime()`, map[string]any{"version": schemaVersion})
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("schema: version: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,184 @@
+package neo4j
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/kgmem/kgmem"
+	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
+	"github.com/neo4j/neo4j-go-driver/v5/neo4j/config"
+)
+
+// Store is a kgmem.GraphStore on Neo4j. It is safe for concurrent use.
+type Store struct {
+	driver neo4j.DriverWithContext
+	cfg    Config
+}
+
+var _ kgmem.GraphStore = (*Store)(nil)
+
+// Open connects to Neo4j, verifies connectivity and creates or migrates the
+// schema (constraints, indexes, full-text indexes), which is idempotent.
+// An unreachable server is an error wrapping kgmem.ErrUnavailable.
+func Open(ctx context.Context, cfg Config) (*Store, error) {
+	cfg, err := cfg.withDefaults()
+	if err != nil {
+		return nil, fmt.Errorf("neo4j: open: %w", err)
+	}
+	auth := neo4j.NoAuth()
+	if cfg.Username != "" {
+		auth = neo4j.BasicAuth(cfg.Username, cfg.Password, "")
+	}
+	driver, err := neo4j.NewDriverWithContext(cfg.URI, auth, func(c *config.Config) {
+		c.SocketConnectTimeout = cfg.ConnectTimeout
+		c.MaxTransactionRetryTime = cfg.MaxRetryTime
+		if cfg.MaxConnectionPoolSize > 0 {
+			c.MaxConnectionPoolSize = cfg.MaxConnectionPoolSize
+		}
+	})
+	if err != nil {
+		return nil, fmt.Errorf("neo4j: open %s: %w: %w", cfg.URI, kgmem.ErrInvalid, err)
+	}
+	s := &Store{driver: driver, cfg: cfg}
+	if err := driver.VerifyConnectivity(ctx); err != nil {
+		_ = driver.Close(ctx)
+		return nil, fmt.Errorf("neo4j: open %s: %w", cfg.URI, mapErr(err))
+	}
+	if err := s.migrate(ctx); err != nil {
+		_ = driver.Close(ctx)
+		return nil, fmt.Errorf("neo4j: open %s: %w", cfg.URI, err)
+	}
+	return s, nil
+}
+
+// Ping checks that the server answers a query.
+func (s *Store) Ping(ctx context.Context) error {
+	if _, err := s.read(ctx, "RETURN 1", nil); err != nil {
+		return fmt.Errorf("neo4j: ping: %w", err)
+	}
+	return nil
+}
+
+// Close releases the driver's connections.
+func (s *Store) Close() error {
+	if err := s.driver.Close(context.Background()); err != nil {
+		return fmt.Errorf("neo4j: close: %w", mapErr(err))
+	}
+	return nil
+}
+
+// key is the stored namespace of ns: ns itself, or "Scope:ns".
+func (s *Store) key(ns kgmem.Namespace) string {
+	if s.cfg.Scope == "" {
+		return string(ns)
+	}
+	return s.cfg.Scope + ":" + string(ns)
+}
+
+// unkey is the inverse of key; ok is false for a stored namespace outside
+// this store's scope.
+func (s *Store) unkey(stored string) (kgmem.Namespace, bool) {
+	if s.cfg.Scope == "" {
+		return kgmem.Namespace(stored), !strings.Contains(stored, ":")
+	}
+	rest, ok := strings.CutPrefix(stored, s.cfg.Scope+":")
+	return kgmem.Namespace(rest), ok
+}
+
+// checkNamespace validates ns for a read or write.
+func checkNamespace(ns kgmem.Namespace) error {
+	_, err := kgmem.ParseNamespace(string(ns))
+	return err
+}
+
+// session opens a session on the configured database.
+func (s *Store) session(ctx context.Context, mode neo4j.AccessMode) neo4j.SessionWithContext {
+	return s.driver.NewSession(ctx, neo4j.SessionConfig{DatabaseName: s.cfg.Database, AccessMode: mode})
+}
+
+// read runs one query in a managed read transaction and returns its records.
+func (s *Store) read(ctx context.Context, query string, params map[string]any) ([]*neo4j.Record, error) {
+	sess := s.session(ctx, neo4j.AccessModeRead)
+	defer func() { _ = sess.Close(ctx) }()
+	recs, err := neo4j.ExecuteRead(ctx, sess, func(tx neo4j.ManagedTransaction) ([]*neo4j.Record, error) {
+		res, err := tx.Run(ctx, query, params)
+		if err != nil {
+			return nil, err
+		}
+		return res.Collect(ctx)
+	})
+	if err != nil {
+		return nil, mapErr(err)
+	}
+	return recs, nil
+}
+
+// write runs fn in one managed write transaction; the driver retries it on
+// transient errors, so fn must not have effects outside the transaction.
+func (s *Store) write(ctx context.Context, fn func(tx neo4j.ManagedTransaction) error) error {
+	sess := s.session(ctx, neo4j.AccessModeWrite)
+	defer func() { _ = sess.Close(ctx) }()
+	_, err := neo4j.ExecuteWrite(ctx, sess, func(tx neo4j.ManagedTransaction) (struct{}, error) {
+		return struct{}{}, fn(tx)
+	})
+	if err != nil {
+		return mapErr(err)
+	}
+	return nil
+}
+
+// run runs one query inside tx and returns its records.
+func run(ctx context.Context, tx neo4j.ManagedTransaction, query string, params map[string]any) ([]*neo4j.Record, error) {
+	res, err := tx.Run(ctx, query, params)
+	if err != nil {
+		return nil, err
+	}
+	return res.Collect(ctx)
+}
+
+// autoCommit runs one query in an implicit transaction, as CALL { } IN
+// TRANSACTIONS requires.
+func (s *Store) autoCommit(ctx context.Context, query string, params map[string]any) error {
+	sess := s.session(ctx, neo4j.AccessModeWrite)
+	defer func() { _ = sess.Close(ctx) }()
+	res, err := sess.Run(ctx, query, params)
+	if err != nil {
+		return mapErr(err)
+	}
+	if _, err := res.Consume(ctx); err != nil {
+		return mapErr(err)
+	}
+	return nil
+}
+
+// mapErr marks errors that mean "the server cannot be reached or cannot
+// serve right now" with kgmem.ErrUnavailable; the store's own kinds pass.
+func mapErr(err error) error {
+	if err == nil {
+		return nil
+	}
+	for _, kind := range []error{kgmem.ErrInvalid, kgmem.ErrNotFound, kgmem.ErrConflict, kgmem.ErrUnavailable, context.Canceled, context.DeadlineExceeded} {
+		if errors.Is(err, kind) {
+			return err
+		}
+	}
+	if neo4j.IsConnectivityError(err) || neo4j.IsTransactionExecutionLimit(err) {
+		return fmt.Errorf("%w: %w", kgmem.ErrUnavailable, err)
+	}
+	var nerr *neo4j.Neo4jError
+	if errors.As(err, &nerr) {
+		switch {
+		case strings.HasPrefix(nerr.Code, "Neo.TransientError."),
+			nerr.Code == "Neo.ClientError.Database.DatabaseNotFound",
+			strings.HasPrefix(nerr.Code, "Neo.ClientError.Security."):
+			return fmt.Errorf("%w: %w", kgmem.ErrUnavailable, err)
+		}
+	}
+	var uerr *neo4j.UsageError
+	if errors.As(err, &uerr) && strings.Contains(uerr.Message, "closed") {
+		return fmt.Errorf("%w: %w", kgmem.ErrUnavailable, err)
+	}
+	return err
+}

@@ -1,0 +1,73 @@
+package neo4j_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/kgmem/kgmem"
+	"github.com/kgmem/kgmem/graph/graphtest"
+	"github.com/kgmem/kgmem/graph/neo4j"
+	"github.com/kgmem/kgmem/internal/testenv"
+)
+
+// openStore opens a store on the test server in a fresh scope, so that every
+// test sees an empty store although they share one database, and purges
+// what the test wrote when it ends.
+func openStore(t testing.TB) *neo4j.Store {
+	t.Helper()
+	uri := testenv.Neo4jURI(t)
+	s, err := neo4j.Open(t.Context(), neo4j.Config{URI: uri, Scope: "t" + kgmem.NewID("")[1:]})
+	if err != nil {
+		t.Fatalf("Open(%s): %v", uri, err)
+	}
+	t.Cleanup(func() {
+		ctx := context.Background()
+		nss, err := s.Namespaces(ctx)
+		if err != nil {
+			t.Errorf("cleanup: %v", err)
+		}
+		for _, ns := range nss {
+			if _, err := s.PurgeNamespace(ctx, ns); err != nil {
+				t.Errorf("cleanup: purge %s: %v", ns, err)
+			}
+		}
+		if err := s.Close(); err != nil {
+			t.Errorf("Close: %v", err)
+		}
+	})
+	return s
+}
+
+func TestConformance(t *testing.T) {
+	graphtest.Run(t, func(t *testing.T) kgmem.GraphStore { return openStore(t) })
+}
+
+func TestOpenUnreachable(t *testing.T) {
+	// Nothing listens on port 1 of the loopback interface.
+	_, err := neo4j.Open(t.Context(), neo4j.Config{URI: "bolt://127.0.0.1:1"})
+	if !errors.Is(err, kgmem.ErrUnavailable) {
+		t.Fatalf("Open of a closed port: got %v, want an error wrapping ErrUnavailable", err)
+	}
+}
+
+func TestOpenBadConfig(t *testing.T) {
+	tests := []struct {
+		name string
+		cfg  neo4j.Config
+	}{
+		{"ScopeWithSlash", neo4j.Config{Scope: "a/b"}},
+		{"ScopeWithColon", neo4j.Config{Scope: "a:b"}},
+		{"NegativeFanOut", neo4j.Config{MaxTraversalFanOut: -1}},
+		{"NegativeDepth", neo4j.Config{MaxTraversalDepth: -1}},
+		{"BadScheme", neo4j.Config{URI: "http://127.0.0.1:7474"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := neo4j.Open(t.Context(), tc.cfg)
+			if !errors.Is(err, kgmem.ErrInvalid) {
+				t.Fatalf("Open(%+v): got %v, want an error wrapping ErrInvalid", tc.cfg, err)
+			}
+		})
+	}
+}
