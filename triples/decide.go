@@ -48,18 +48,16 @@ func opposite(a, b string) bool {
 // maxRelatedFacts bounds the stored facts shown to the LLM per new triple.
 const maxRelatedFacts = 8
 
-// pendingDecision is a triple the rules could not decide; its fact was added
-// tentatively and the LLM may turn it into a duplicate, update or invalidation.
+// pendingDecision is a triple the rules could not decide: a question for the
+// LLM judge, asked after the first (rules-only) pass.
 type pendingDecision struct {
 	cand    candidate
-	factID  string   // the tentatively added fact
-	related []string // ids of related current facts
-	change  int      // index of its OpAdded change in w.changes
+	fact    kgmem.Fact // the fact it would add
+	related []string   // ids of related stored facts
 }
 
 // decideAll decides every prepared triple in order.
 func (w *work) decideAll(ctx context.Context) error {
-	var pending []pendingDecision
 	for _, c := range w.cands {
 		sID, oID := w.keyToEntity[c.subject.key], w.keyToEntity[c.object.key]
 		for _, id := range []string{sID, oID} {
@@ -67,12 +65,7 @@ func (w *work) decideAll(ctx context.Context) error {
 				return err
 			}
 		}
-		if p, ok := w.decide(c, sID, oID); ok {
-			pending = append(pending, p)
-		}
-	}
-	if len(pending) > 0 {
-		w.decidePending(ctx, pending)
+		w.decide(c, sID, oID)
 	}
 	return nil
 }
@@ -172,9 +165,10 @@ func (w *work) newFact(c candidate, sID, oID string) *kgmem.Fact {
 	return f
 }
 
-// decide applies the rules to one candidate. It returns a pendingDecision (and
-// true) when the rules cannot decide and an LLM may.
-func (w *work) decide(c candidate, sID, oID string) (pendingDecision, bool) {
+// decide applies the rules to one candidate. What the rules cannot decide goes
+// to the LLM judge: in the first pass it is recorded as a question (and added
+// provisionally), in the decided pass the judge's answer is applied.
+func (w *work) decide(c candidate, sID, oID string) {
 	nf := w.newFact(c, sID, oID)
 	facts := w.current(sID, oID)
 	// An exact restatement wins over every other relation.
@@ -185,19 +179,19 @@ func (w *work) decide(c candidate, sID, oID string) (pendingDecision, bool) {
 		switch {
 		case f.InvalidAt.IsZero() && !nf.InvalidAt.IsZero():
 			w.end(c, f, nf.InvalidAt)
-			return pendingDecision{}, false
+			return
 		case f.InvalidAt.IsZero():
 			w.duplicate(c, f, "same subject, predicate and object")
-			return pendingDecision{}, false
+			return
 		case nf.ValidAt.IsZero() || nf.ValidAt.Before(f.InvalidAt):
 			w.duplicate(c, f, "restates a fact of the same period")
-			return pendingDecision{}, false
+			return
 		}
 	}
 	if !nf.InvalidAt.IsZero() {
 		// A fact that has already ended contradicts nothing current: it is history.
 		w.add(nf, "")
-		return pendingDecision{}, false
+		return
 	}
 	var contradicted []*kgmem.Fact
 	var reasons []string
@@ -219,10 +213,10 @@ func (w *work) decide(c candidate, sID, oID string) (pendingDecision, bool) {
 			reasons = append(reasons, fmt.Sprintf("%s %s has one holder at a time", w.entities[oID].Name, objectExclusive[nf.Predicate]))
 		case sameS && sameP && refines(w.entities[oID], w.entities[f.ObjectID]):
 			w.refine(c, nf, f)
-			return pendingDecision{}, false
+			return
 		case sameS && sameP && refines(w.entities[f.ObjectID], w.entities[oID]):
 			w.duplicate(c, f, fmt.Sprintf("less specific restatement of %q", f.Text))
-			return pendingDecision{}, false
+			return
 		case (sameS && (sameP || sameO) || sameO && sameP) && !w.addedNow[f.ID]:
 			// Facts stated in the same batch are taken as compatible.
 			related = append(related, f.ID)
@@ -230,19 +224,21 @@ func (w *work) decide(c candidate, sID, oID string) (pendingDecision, bool) {
 	}
 	if len(contradicted) > 0 {
 		w.supersede(nf, contradicted, reasons)
-		return pendingDecision{}, false
+		return
 	}
 	if w.in.llm == nil || len(related) == 0 || w.req.Policy.DisableInserts {
 		w.add(nf, "")
-		return pendingDecision{}, false
+		return
 	}
 	if len(related) > maxRelatedFacts {
 		related = related[:maxRelatedFacts]
 	}
-	if !w.add(nf, "tentative: awaiting LLM decision") {
-		return pendingDecision{}, false
+	if w.decisions == nil {
+		w.pending = append(w.pending, pendingDecision{cand: c, fact: *nf, related: related})
+		w.add(nf, "provisional: awaiting the LLM judge")
+		return
 	}
-	return pendingDecision{cand: c, factID: nf.ID, related: related, change: len(w.changes) - 1}, true
+	w.applyAnswer(c, nf, related)
 }
 
 // refines reports whether entity a is a more specific form of b: a's name

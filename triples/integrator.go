@@ -105,15 +105,37 @@ func (in *Integrator) Integrate(ctx context.Context, req IntegrateRequest) (Inte
 				"is %q, the batch is %q", ep.Namespace, req.Namespace))
 		}
 	}
-	w := newWork(in, req)
-	w.prepare()
-	if err := w.resolve(ctx); err != nil {
-		return IntegrateResult{}, fmt.Errorf("integrate: resolve entities: %w", err)
+	w := newWork(in, req, nil)
+	if err := w.run(ctx); err != nil {
+		return IntegrateResult{}, err
 	}
-	if err := w.decideAll(ctx); err != nil {
-		return IntegrateResult{}, fmt.Errorf("integrate: decide facts: %w", err)
+	if in.llm != nil && (len(w.ambiguous) > 0 || len(w.pending) > 0) {
+		// One judge call for everything the rules left open, then a second,
+		// decided pass over the same batch (store reads only, no LLM call).
+		d := w.judge(ctx)
+		if ctx.Err() != nil {
+			return IntegrateResult{}, fmt.Errorf("integrate: %w", ctx.Err())
+		}
+		usage, now := w.usage, w.now
+		w = newWork(in, req, d)
+		w.usage, w.now = usage, now
+		if err := w.run(ctx); err != nil {
+			return IntegrateResult{}, err
+		}
 	}
 	return w.result(), nil
+}
+
+// run prepares, resolves and decides the batch.
+func (w *work) run(ctx context.Context) error {
+	w.prepare()
+	if err := w.resolve(ctx); err != nil {
+		return fmt.Errorf("integrate: resolve entities: %w", err)
+	}
+	if err := w.decideAll(ctx); err != nil {
+		return fmt.Errorf("integrate: decide facts: %w", err)
+	}
+	return nil
 }
 
 // candidate is one triple after validation, before resolution.
@@ -169,11 +191,16 @@ type work struct {
 	factOrder   []string
 	changes     []kgmem.FactChange
 	usage       kgmem.LLMUsage
+
+	// the LLM judge: questions collected by the first pass, answers for the second
+	ambiguous []*group
+	pending   []pendingDecision
+	decisions *decisions
 }
 
-func newWork(in *Integrator, req IntegrateRequest) *work {
+func newWork(in *Integrator, req IntegrateRequest, d *decisions) *work {
 	w := &work{
-		in: in, req: req, ns: req.Namespace, now: in.clock.Now(),
+		in: in, req: req, ns: req.Namespace, now: in.clock.Now(), decisions: d,
 		episodes:       map[string]kgmem.Episode{},
 		keyToEntity:    map[string]string{},
 		entities:       map[string]*kgmem.Entity{},

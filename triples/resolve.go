@@ -308,27 +308,41 @@ func typesCompatible(a, b string) bool {
 	return a == "" || b == "" || a == b || a == kgmem.TypeOther || b == kgmem.TypeOther
 }
 
-// settleAmbiguous decides the groups with fuzzy candidates: one LLM call for all
-// of them when an LLM is configured, otherwise (or when the call fails) the
-// rules: a unique person candidate whose names contain the new single name, or
-// a name embedding at least embeddingMergeCosine similar.
+// settleAmbiguous decides the groups with fuzzy candidates. With an LLM, the
+// first pass provisionally takes the best candidate and records the group for
+// the judge; the decided pass applies the judge's answers. Without an LLM, when the judge failed, or for
+// groups it did not answer, the rules decide: a unique person candidate whose
+// words contain the new name's (or the reverse), else a name embedding at least
+// embeddingMergeCosine similar.
 func (w *work) settleAmbiguous(ctx context.Context, ambiguous []*group) {
-	if w.in.llm != nil {
-		decided, err := w.resolveWithLLM(ctx, ambiguous)
-		if err == nil {
-			for i, g := range ambiguous {
-				if id, ok := decided[i]; ok && id != "" {
-					for _, c := range g.fuzzy {
-						if c.entity.ID == id {
-							e := c.entity
-							g.match = &e
-						}
-					}
-				}
+	if w.in.llm != nil && w.decisions == nil {
+		// Assume the best candidate for now, so the judge also sees the facts
+		// the merged entity would touch; its answer settles both in one call.
+		w.ambiguous = ambiguous
+		for _, g := range ambiguous {
+			e := g.fuzzy[0].entity
+			g.match = &e
+		}
+		return
+	}
+	var rest []*group
+	for _, g := range ambiguous {
+		id, answered := "", false
+		if w.decisions != nil && w.decisions.err == nil {
+			id, answered = w.decisions.entity[groupID(g)]
+		}
+		if !answered {
+			rest = append(rest, g)
+			continue
+		}
+		for _, c := range g.fuzzy {
+			if c.entity.ID == id {
+				e := c.entity
+				g.match = &e
 			}
-			return
 		}
 	}
+	ambiguous = rest
 	for _, g := range ambiguous {
 		var subset []scoredEntity
 		for _, c := range g.fuzzy {

@@ -562,6 +562,47 @@ func seedScenarios() []scenario {
 			},
 		},
 		{
+			name: "ambiguous name and changed state settled by one judge call",
+			respond: llmtest.Script(
+				llmtest.On("Tesla", llmtest.Text(answer([]ent{{"Katherine Johnson", "Person"}, {"Tesla", "Object"}}, fct{S: "Katherine Johnson", P: "drives", O: "Tesla"}))),
+			),
+			run: func(t *testing.T, p *pipe) {
+				p.mustSay(ns1, "m1", "Carol", "Katherine Johnson drives a Tesla", day(0))
+				tesla := p.fact(ns1, "Katherine Johnson", "drives", "Tesla")
+				p.script(llmtest.Script(
+					llmtest.On("Answer these questions", llmtest.Text(`{"entities":[{"id":1,"match_id":"`+tesla.SubjectID+`"}],`+
+						`"facts":[{"id":1,"decision":"invalidate","target_ids":["`+tesla.ID+`"],"reason":"she replaced her car"}]}`)),
+					llmtest.On("Volvo", llmtest.Text(answer([]ent{{"Kathy Johnson", "Person"}, {"Volvo", "Object"}}, fct{S: "Kathy Johnson", P: "drives", O: "Volvo"}))),
+				))
+				before := p.srv.ChatCalls()
+				res := p.mustSay(ns1, "m2", "Carol", "Kathy Johnson drives a Volvo now", day(9))
+				if got := p.srv.ChatCalls() - before; got != 2 {
+					t.Errorf("LLM calls = %d, want 2 (extraction + one judge call)", got)
+				}
+				assertSet(t, "current", p.facts(ns1, true), "Katherine Johnson drives Volvo")
+				assertSet(t, "history", p.facts(ns1, false), "Katherine Johnson drives Tesla")
+				if ops(res) != "added,invalidated" || !strings.Contains(res.FactChanges[1].Reason, "replaced her car") {
+					t.Errorf("changes = %+v", res.FactChanges)
+				}
+			},
+		},
+		{
+			name: "judge says different people",
+			respond: llmtest.Script(
+				llmtest.On("Tesla", llmtest.Text(answer([]ent{{"Katherine Johnson", "Person"}, {"Tesla", "Object"}}, fct{S: "Katherine Johnson", P: "drives", O: "Tesla"}))),
+				llmtest.On("Answer these questions", llmtest.Text(`{"entities":[{"id":1,"match_id":null}],"facts":[{"id":1,"decision":"invalidate","target_ids":["x"],"reason":"-"}]}`)),
+				llmtest.On("Volvo", llmtest.Text(answer([]ent{{"Kathy Johnson", "Person"}, {"Volvo", "Object"}}, fct{S: "Kathy Johnson", P: "drives", O: "Volvo"}))),
+			),
+			run: func(t *testing.T, p *pipe) {
+				p.mustSay(ns1, "m1", "Carol", "Katherine Johnson drives a Tesla", day(0))
+				res := p.mustSay(ns1, "m2", "Carol", "Kathy Johnson drives a Volvo", day(9))
+				assertSet(t, "current", p.facts(ns1, true), "Katherine Johnson drives Tesla", "Kathy Johnson drives Volvo")
+				if ops(res) != "added" || res.Usage.Calls != 1 {
+					t.Errorf("ops %s, judge calls %d", ops(res), res.Usage.Calls)
+				}
+			},
+		},
+		{
 			name: "LLM judge invalidates a changed state",
 			respond: llmtest.Script(
 				llmtest.On("Tesla", llmtest.Text(answer([]ent{{"Frank", "Person"}, {"Tesla", "Object"}}, fct{S: "Frank", P: "drives", O: "Tesla"}))),
