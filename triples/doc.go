@@ -5,8 +5,54 @@
 // update of a known fact, or a contradiction that invalidates an older fact
 // (Integrator).
 //
-// Cheap deterministic rules decide the clear cases (exact names, synonyms,
-// exclusive predicates, negations, refinements); an LLM is consulted only for
-// what the rules leave ambiguous, in at most one batched call per ingest for
-// entity resolution and fact decisions together.
+// # Extraction
+//
+// The Extractor asks for structured output with a strict JSON schema
+// (response_format json_schema), falls back to JSON mode and then to plain text
+// with the schema in the prompt when the endpoint answers 400 "unsupported"
+// (ModeAuto remembers the downgrade), and parses tolerantly: reasoning blocks and
+// code fences are stripped, the first complete JSON object is taken, trailing
+// commas are removed and a truncated answer is cut back to its last complete
+// value. 429 (honouring Retry-After), 5xx, timeouts and unparseable answers are
+// retried with exponential backoff and jitter. Every entity and fact is
+// validated; what is dropped or repaired is explained in Extraction.Warnings.
+// Message contents reach the model only as JSON string values and the system
+// prompt declares them data, never instructions.
+//
+// # Normalisation
+//
+// Predicates become lower_snake: Latin diacritics are folded to ASCII, letters
+// of other scripts are kept, punctuation collapses to "_", synonyms map to one
+// canonical verb ("is manager of" → "manages", "loves" → "likes": the fact text
+// keeps the nuance), passive forms swap subject and object ("is managed by"),
+// negations become "not_" + the positive ("doesn't like any more" → "not_likes").
+// Names lose parenthesised annotations ("Bob Smith (he)" → "Bob Smith") and
+// match through kgmem.NormalizeName; types map to the default or schema types.
+//
+// # Resolution and decisions
+//
+// Entities are resolved cheapest first: within the batch (shared names or
+// aliases, "the ML-team" = "ML team", a first name = the batch's only person
+// with that first name), then exact names and aliases in the store, then fuzzy
+// candidates (Jaro–Winkler, word subsets for named types, optional embedding
+// cosine). Each triple is then decided by rules:
+//
+//   - same subject, predicate and object: duplicate (provenance added), or
+//     update when the new text says strictly more;
+//   - p versus not_p, likes versus dislikes: the older fact is invalidated;
+//   - a subject-functional predicate (lives_in, works_at, is_married_to, …) with
+//     a new object: the older fact is invalidated;
+//   - an object-exclusive role (leads, manages) taken by another subject: the
+//     older holder's fact is invalidated;
+//   - a more specific object for the same subject and predicate ("likes miso
+//     ramen" after "likes ramen"): the fact is updated in place;
+//   - a triple that had already ended, or is older than the fact it contradicts,
+//     is stored as history and invalidates nothing.
+//
+// Invalidation sets InvalidAt to the new fact's valid_at (else the message
+// time) and ExpiredAt to now; the fact stays as history. What the rules leave
+// open (ambiguous names, related facts with the same subject and predicate or
+// object) goes to ONE batched LLM judge call per ingest; with extraction that is
+// at most two LLM calls per batch. The write policy can switch off inserts,
+// updates and invalidations.
 package triples

@@ -17,7 +17,7 @@ const MaxPredicateLen = 64
 // A negated fact contradicts its positive form and vice versa.
 const NegationPrefix = "not_"
 
-// DefaultSynonyms maps predicate spellings (already in lower_snake form) to their
+// defaultSynonyms maps predicate spellings (already in lower_snake form) to their
 // canonical predicate. Verb forms that only differ in intensity of the same
 // polarity share one predicate ("loves", "enjoys" → "likes"): the fact text keeps
 // the nuance, the predicate carries the structure the update decision needs.
@@ -46,7 +46,7 @@ var defaultSynonyms = map[string]string{
 	// preferences
 	"like": "likes", "loves": "likes", "love": "likes", "enjoys": "likes", "enjoy": "likes", "adores": "likes",
 	"is_fond_of": "likes", "fond_of": "likes", "is_into": "likes", "really_likes": "likes", "likes_to_eat": "likes",
-	"dislike": "dislikes", "hates": "dislikes", "hate": "dislikes", "detests": "dislikes", "is_not_fond_of": "dislikes",
+	"dislike": "dislikes", "hates": "dislikes", "hate": "dislikes", "detests": "dislikes",
 	"prefer": "prefers", "allergic_to": "is_allergic_to", "has_allergy_to": "is_allergic_to",
 }
 
