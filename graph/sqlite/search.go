@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"github.com/kgmem/kgmem"
+	"golang.org/x/sync/errgroup"
 )
 
 // defaultSearchLimit is the number of hits when TextQuery.Limit is 0.
@@ -50,8 +51,12 @@ func (s *Store) SearchText(ctx context.Context, ns kgmem.Namespace, q kgmem.Text
 	if len(terms) == 0 {
 		return nil, nil
 	}
-	var hits []kgmem.Hit
-	for _, src := range ftsSources() {
+	// The kinds are independent queries: run them on separate reader
+	// connections at once.
+	sources := ftsSources()
+	perKind := make([][]kgmem.Hit, len(sources))
+	g, gctx := errgroup.WithContext(ctx)
+	for i, src := range sources {
 		if !slices.Contains(kinds, src.kind) {
 			continue
 		}
@@ -59,12 +64,19 @@ func (s *Store) SearchText(ctx context.Context, ns kgmem.Namespace, q kgmem.Text
 		if src.kind == kgmem.KindFact && !q.IncludeExpired {
 			scope = currentToken(ns)
 		}
-		kindHits, err := s.searchKind(ctx, ns, src, matchExpr(scope, terms), limit)
-		if err != nil {
-			return nil, fmt.Errorf("sqlite: search %s: %w", src.kind, err)
-		}
-		hits = append(hits, kindHits...)
+		g.Go(func() error {
+			hits, err := s.searchKind(gctx, ns, src, matchExpr(scope, terms), limit)
+			if err != nil {
+				return fmt.Errorf("sqlite: search %s: %w", src.kind, err)
+			}
+			perKind[i] = hits
+			return nil
+		})
 	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	hits := slices.Concat(perKind...)
 	slices.SortFunc(hits, func(a, b kgmem.Hit) int {
 		return cmp.Or(cmp.Compare(b.Score, a.Score), cmp.Compare(a.Kind, b.Kind), cmp.Compare(a.ID, b.ID))
 	})
