@@ -100,11 +100,6 @@ func decayArgs(d kgmem.DecayState) []any {
 	return []any{d.Stability, millis(d.LastReinforcedAt), d.Reinforcements, d.Pinned, millis(d.ForgottenAt)}
 }
 
-// decaySelect lists the decay columns of alias t.
-func decaySelect(t string) string {
-	return t + ".stability, " + t + ".reinforced_at, " + t + ".reinforcements, " + t + ".pinned, " + t + ".forgotten_at"
-}
-
 // namesSeparator joins an entity's lower-cased names for substring matching;
 // a control character no query contains, so a match never spans two names.
 const namesSeparator = "\x1f"

@@ -95,7 +95,7 @@ func collect[T any](ctx context.Context, q querier, scan func(*sql.Rows) (T, err
 // --- entities ---
 
 // entityCols are the columns scanEntity reads, from alias e.
-var entityCols = `e.id, e.namespace, e.name, e.type, e.summary, e.aliases, e.attributes, e.created_at, e.updated_at, ` + decaySelect("e")
+const entityCols = `e.id, e.namespace, e.name, e.type, e.summary, e.aliases, e.attributes, e.created_at, e.updated_at, e.stability, e.reinforced_at, e.reinforcements, e.pinned, e.forgotten_at`
 
 // scanEntity scans one row of entityCols.
 func scanEntity(rows *sql.Rows) (kgmem.Entity, error) {
@@ -200,8 +200,8 @@ func (s *Store) FindEntities(ctx context.Context, ns kgmem.Namespace, f kgmem.En
 
 // factSelect selects the columns scanFact reads: facts f joined to the
 // names of their subject s and object o.
-var factSelect = `SELECT f.id, f.namespace, f.subject_id, f.predicate, f.object_id, s.name, o.name, f.text, f.confidence,
-	f.importance, f.episodes, f.attributes, f.valid_at, f.invalid_at, f.created_at, f.expired_at, ` + decaySelect("f") + `
+const factSelect = `SELECT f.id, f.namespace, f.subject_id, f.predicate, f.object_id, s.name, o.name, f.text, f.confidence,
+	f.importance, f.episodes, f.attributes, f.valid_at, f.invalid_at, f.created_at, f.expired_at, f.stability, f.reinforced_at, f.reinforcements, f.pinned, f.forgotten_at` + `
 	FROM facts f
 	JOIN entities s ON s.namespace = f.namespace AND s.id = f.subject_id
 	JOIN entities o ON o.namespace = f.namespace AND o.id = f.object_id`
@@ -311,7 +311,7 @@ func (s *Store) ListFacts(ctx context.Context, ns kgmem.Namespace, f kgmem.FactF
 // --- episodes ---
 
 // episodeCols are the columns scanEpisode reads, from alias p.
-var episodeCols = `p.id, p.namespace, p.thread_id, p.message_id, p.role, p.name, p.content, p.timestamp, p.metadata, p.created_at, ` + decaySelect("p")
+const episodeCols = `p.id, p.namespace, p.thread_id, p.message_id, p.role, p.name, p.content, p.timestamp, p.metadata, p.created_at, p.stability, p.reinforced_at, p.reinforcements, p.pinned, p.forgotten_at`
 
 // scanEpisode scans one row of episodeCols.
 func scanEpisode(rows *sql.Rows) (kgmem.Episode, error) {

@@ -16,16 +16,17 @@ const schemaVersion = 1
 // only; on other languages it leaves most words alone, which is harmless.
 const ftsTokenizer = `porter unicode61 remove_diacritics 2`
 
-// migrations[i] takes the schema from version i to i+1. Every statement is
-// idempotent so that two processes opening a new file at once stay safe.
-var migrations = [][]string{{
-	// Every namespace that holds a record or settings; kept by Apply,
-	// PutSettings and PurgeNamespace so Namespaces never scans the records.
-	`CREATE TABLE IF NOT EXISTS namespaces (
+// migrations returns, at index i, the statements that take the schema from
+// version i to i+1. Every statement is idempotent.
+func migrations() [][]string {
+	return [][]string{{
+		// Every namespace that holds a record or settings; kept by Apply,
+		// PutSettings and PurgeNamespace so Namespaces never scans the records.
+		`CREATE TABLE IF NOT EXISTS namespaces (
 		namespace TEXT PRIMARY KEY
 	) WITHOUT ROWID`,
 
-	`CREATE TABLE IF NOT EXISTS entities (
+		`CREATE TABLE IF NOT EXISTS entities (
 		rid            INTEGER PRIMARY KEY,
 		namespace      TEXT NOT NULL,
 		id             TEXT NOT NULL,
@@ -44,17 +45,17 @@ var migrations = [][]string{{
 		forgotten_at   INTEGER,
 		UNIQUE (namespace, id)
 	)`,
-	`CREATE INDEX IF NOT EXISTS entities_type ON entities (namespace, type, id)`,
-	// The normalised name and every normalised alias of each entity.
-	`CREATE TABLE IF NOT EXISTS entity_names (
+		`CREATE INDEX IF NOT EXISTS entities_type ON entities (namespace, type, id)`,
+		// The normalised name and every normalised alias of each entity.
+		`CREATE TABLE IF NOT EXISTS entity_names (
 		namespace TEXT NOT NULL,
 		norm      TEXT NOT NULL,
 		entity_id TEXT NOT NULL,
 		PRIMARY KEY (namespace, norm, entity_id)
 	) WITHOUT ROWID`,
-	`CREATE INDEX IF NOT EXISTS entity_names_entity ON entity_names (namespace, entity_id)`,
+		`CREATE INDEX IF NOT EXISTS entity_names_entity ON entity_names (namespace, entity_id)`,
 
-	`CREATE TABLE IF NOT EXISTS facts (
+		`CREATE TABLE IF NOT EXISTS facts (
 		rid            INTEGER PRIMARY KEY,
 		namespace      TEXT NOT NULL,
 		id             TEXT NOT NULL,
@@ -79,13 +80,13 @@ var migrations = [][]string{{
 		FOREIGN KEY (namespace, subject_id) REFERENCES entities (namespace, id),
 		FOREIGN KEY (namespace, object_id) REFERENCES entities (namespace, id)
 	)`,
-	// Traversal takes the most important facts of an entity first: these
-	// indexes serve that order directly, and the foreign-key checks.
-	`CREATE INDEX IF NOT EXISTS facts_subject ON facts (namespace, subject_id, importance DESC, id)`,
-	`CREATE INDEX IF NOT EXISTS facts_object ON facts (namespace, object_id, importance DESC, id)`,
-	`CREATE INDEX IF NOT EXISTS facts_predicate ON facts (namespace, predicate, id)`,
+		// Traversal takes the most important facts of an entity first: these
+		// indexes serve that order directly, and the foreign-key checks.
+		`CREATE INDEX IF NOT EXISTS facts_subject ON facts (namespace, subject_id, importance DESC, id)`,
+		`CREATE INDEX IF NOT EXISTS facts_object ON facts (namespace, object_id, importance DESC, id)`,
+		`CREATE INDEX IF NOT EXISTS facts_predicate ON facts (namespace, predicate, id)`,
 
-	`CREATE TABLE IF NOT EXISTS episodes (
+		`CREATE TABLE IF NOT EXISTS episodes (
 		rid            INTEGER PRIMARY KEY,
 		namespace      TEXT NOT NULL,
 		id             TEXT NOT NULL,
@@ -105,7 +106,7 @@ var migrations = [][]string{{
 		UNIQUE (namespace, id)
 	)`,
 
-	`CREATE TABLE IF NOT EXISTS mentions (
+		`CREATE TABLE IF NOT EXISTS mentions (
 		namespace  TEXT NOT NULL,
 		episode_id TEXT NOT NULL,
 		entity_id  TEXT NOT NULL,
@@ -113,21 +114,22 @@ var migrations = [][]string{{
 		FOREIGN KEY (namespace, episode_id) REFERENCES episodes (namespace, id),
 		FOREIGN KEY (namespace, entity_id) REFERENCES entities (namespace, id)
 	) WITHOUT ROWID`,
-	`CREATE INDEX IF NOT EXISTS mentions_entity ON mentions (namespace, entity_id)`,
+		`CREATE INDEX IF NOT EXISTS mentions_entity ON mentions (namespace, entity_id)`,
 
-	`CREATE TABLE IF NOT EXISTS settings (
+		`CREATE TABLE IF NOT EXISTS settings (
 		namespace TEXT PRIMARY KEY,
 		body      TEXT NOT NULL
 	) WITHOUT ROWID`,
 
-	// Full-text tables. rowid is the rid of the record; ns holds scope
-	// tokens (nsToken, and currentToken for facts not expired) so a MATCH is
-	// confined to one namespace inside the index instead of after it.
-	// Contentless: the text lives in the record tables only.
-	`CREATE VIRTUAL TABLE IF NOT EXISTS fact_fts USING fts5 (ns, body, content='', contentless_delete=1, tokenize='` + ftsTokenizer + `')`,
-	`CREATE VIRTUAL TABLE IF NOT EXISTS episode_fts USING fts5 (ns, body, content='', contentless_delete=1, tokenize='` + ftsTokenizer + `')`,
-	`CREATE VIRTUAL TABLE IF NOT EXISTS entity_fts USING fts5 (ns, body, content='', contentless_delete=1, tokenize='` + ftsTokenizer + `')`,
-}}
+		// Full-text tables. rowid is the rid of the record; ns holds scope
+		// tokens (nsToken, and currentToken for facts not expired) so a MATCH is
+		// confined to one namespace inside the index instead of after it.
+		// Contentless: the text lives in the record tables only.
+		`CREATE VIRTUAL TABLE IF NOT EXISTS fact_fts USING fts5 (ns, body, content='', contentless_delete=1, tokenize='` + ftsTokenizer + `')`,
+		`CREATE VIRTUAL TABLE IF NOT EXISTS episode_fts USING fts5 (ns, body, content='', contentless_delete=1, tokenize='` + ftsTokenizer + `')`,
+		`CREATE VIRTUAL TABLE IF NOT EXISTS entity_fts USING fts5 (ns, body, content='', contentless_delete=1, tokenize='` + ftsTokenizer + `')`,
+	}}
+}
 
 // migrate brings the schema of db up to schemaVersion in one immediate
 // transaction, so concurrent openers of a new file wait for each other.
@@ -145,7 +147,7 @@ func migrate(ctx context.Context, db *sql.DB) error {
 		return fmt.Errorf("database schema version %d is newer than this build's %d", version, schemaVersion)
 	}
 	for v := version; v < schemaVersion; v++ {
-		for _, stmt := range migrations[v] {
+		for _, stmt := range migrations()[v] {
 			if _, err := tx.ExecContext(ctx, stmt); err != nil {
 				return fmt.Errorf("schema step %d: %w", v+1, wrapErr(err))
 			}
