@@ -18,6 +18,11 @@
 // inserted if absent; entities and facts replace every field; duplicate
 // mentions are ignored. An empty ChangeSet is a no-op and creates no namespace.
 //
+// Concurrency. Every method is safe for concurrent use. Concurrent change
+// sets that upsert the same entity all succeed (a backend retries its own
+// transient lock or deadlock errors), and re-applying a ChangeSet is
+// idempotent. A cancelled context fails the call and writes nothing.
+//
 // Time. Every time round-trips in UTC with at least millisecond precision;
 // the zero time stays zero.
 //
