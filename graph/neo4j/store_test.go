@@ -16,8 +16,15 @@ import (
 // what the test wrote when it ends.
 func openStore(t testing.TB) *neo4j.Store {
 	t.Helper()
+	return openScope(t, "t"+kgmem.NewID("")[1:])
+}
+
+// openScope opens a store on the test server in the given scope and purges
+// what the test wrote when it ends.
+func openScope(t testing.TB, scope string) *neo4j.Store {
+	t.Helper()
 	uri := testenv.Neo4jURI(t)
-	s, err := neo4j.Open(t.Context(), neo4j.Config{URI: uri, Scope: "t" + kgmem.NewID("")[1:]})
+	s, err := neo4j.Open(t.Context(), neo4j.Config{URI: uri, Scope: scope})
 	if err != nil {
 		t.Fatalf("Open(%s): %v", uri, err)
 	}
@@ -71,3 +78,5 @@ func TestOpenBadConfig(t *testing.T) {
 		})
 	}
 }
+
+func errorsIsInvalid(err error) bool { return errors.Is(err, kgmem.ErrInvalid) }
