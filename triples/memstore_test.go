@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"unicode"
 
 	"github.com/kgmem/kgmem"
 )
@@ -132,4 +133,39 @@ func (m *memStore) Entities(_ context.Context, ns kgmem.Namespace, ids []string)
 		}
 	}
 	return out, nil
+}
+
+// SearchText scores entities by the number of query words among their names' words.
+func (m *memStore) SearchText(_ context.Context, ns kgmem.Namespace, q kgmem.TextQuery) ([]kgmem.Hit, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	words := strings.FieldsFunc(strings.ToLower(q.Text), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+	var hits []kgmem.Hit
+	for _, e := range m.entities {
+		if e.Namespace != ns {
+			continue
+		}
+		have := map[string]bool{}
+		for _, n := range e.Names() {
+			for _, w := range strings.FieldsFunc(strings.ToLower(n), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
+				have[w] = true
+			}
+		}
+		score := 0
+		for _, w := range words {
+			if have[w] {
+				score++
+			}
+		}
+		if score > 0 {
+			hits = append(hits, kgmem.Hit{Kind: kgmem.KindEntity, ID: e.ID, Score: float64(score)})
+		}
+	}
+	sort.Slice(hits, func(i, j int) bool {
+		return hits[i].Score > hits[j].Score || hits[i].Score == hits[j].Score && hits[i].ID < hits[j].ID
+	})
+	if q.Limit > 0 && len(hits) > q.Limit {
+		hits = hits[:q.Limit]
+	}
+	return hits, nil
 }

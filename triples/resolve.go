@@ -2,6 +2,7 @@ package triples
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"sort"
@@ -21,7 +22,9 @@ const (
 	embeddingMergeCosine = 0.92
 	// maxFuzzyCandidates bounds the stored candidates considered per new name.
 	maxFuzzyCandidates = 5
-	storePageSize      = 500
+	// fuzzyPoolSize is how many full-text hits are scored per new name.
+	fuzzyPoolSize = 25
+	storePageSize = 500
 )
 
 // stopTokens are never used to look up fuzzy candidates and are ignored by compactKey.
@@ -234,27 +237,9 @@ func (w *work) matchFuzzy(ctx context.Context, groups []*group) error {
 		if g.match != nil {
 			continue
 		}
-		seen := map[string]bool{}
-		var pool []kgmem.Entity
-		looked := 0
-		for _, k := range g.keys {
-			for _, tok := range strings.FieldsFunc(k, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
-				if looked >= 4 || len([]rune(tok)) < 2 || stopTokens[tok] || seen["q:"+tok] {
-					continue
-				}
-				seen["q:"+tok] = true
-				looked++
-				found, err := w.findEntities(ctx, kgmem.EntityFilter{Query: tok, Page: kgmem.Page{Limit: 50}})
-				if err != nil {
-					return err
-				}
-				for _, e := range found {
-					if !seen[e.ID] {
-						seen[e.ID] = true
-						pool = append(pool, e)
-					}
-				}
-			}
+		pool, err := w.similarEntities(ctx, g)
+		if err != nil {
+			return err
 		}
 		var scored []scoredEntity
 		for _, e := range pool {
@@ -302,6 +287,43 @@ func (w *work) matchFuzzy(ctx context.Context, groups []*group) error {
 // usually a more specific thing ("ramen" / "miso ramen") and is not a candidate.
 var namedType = map[string]bool{
 	kgmem.TypePerson: true, kgmem.TypeOrganization: true, kgmem.TypeTeam: true, kgmem.TypeProject: true, kgmem.TypePlace: true,
+}
+
+// similarEntities finds stored entities sharing a word with the group's names
+// through the store's full-text index (one indexed query, best first).
+func (w *work) similarEntities(ctx context.Context, g *group) ([]kgmem.Entity, error) {
+	var words []string
+	for _, k := range g.keys {
+		for _, tok := range strings.FieldsFunc(k, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
+			if !stopTokens[tok] && !slices.Contains(words, tok) {
+				words = append(words, tok)
+			}
+		}
+	}
+	if len(words) == 0 {
+		return nil, nil
+	}
+	hits, err := w.in.store.SearchText(ctx, w.ns, kgmem.TextQuery{Text: strings.Join(words, " "), Kinds: []kgmem.Kind{kgmem.KindEntity}, Limit: fuzzyPoolSize})
+	if err != nil {
+		if errors.Is(err, kgmem.ErrInvalid) {
+			return nil, nil // nothing searchable in the names.
+		}
+		return nil, fmt.Errorf("search similar entities: %w", err)
+	}
+	ids := make([]string, 0, len(hits))
+	for _, h := range hits {
+		if h.Kind == kgmem.KindEntity {
+			ids = append(ids, h.ID)
+		}
+	}
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	es, err := w.in.store.Entities(ctx, w.ns, ids)
+	if err != nil {
+		return nil, fmt.Errorf("read similar entities: %w", err)
+	}
+	return es, nil
 }
 
 func typesCompatible(a, b string) bool {
