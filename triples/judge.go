@@ -10,6 +10,9 @@ import (
 	"github.com/kgmem/kgmem"
 )
 
+// judgeUserPrefix starts the judge's user message.
+const judgeUserPrefix = "Answer these questions as JSON.\n"
+
 // maxContextFacts bounds the example sentences shown per ambiguous entity.
 const maxContextFacts = 3
 
@@ -94,7 +97,7 @@ func (w *work) judge(ctx context.Context) *decisions {
 	}
 	var ans judgeAnswer
 	usage, _, err := w.in.llm.completeJSON(ctx, jsonCall{
-		system: judgeSystemPrompt, user: "Answer these questions as JSON.\n" + raw,
+		system: judgeSystemPrompt, user: judgeUserPrefix + raw,
 		schemaName: "memory_decisions", schema: judgeSchema(),
 		parse: func(s string) error {
 			ans = judgeAnswer{}

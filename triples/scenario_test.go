@@ -2,9 +2,7 @@ package triples
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
-	"fmt"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -31,72 +29,30 @@ type fct struct {
 }
 
 func answer(ents []ent, facts ...fct) string {
-	type rawE struct {
-		Name       string   `json:"name"`
-		Type       string   `json:"type"`
-		Aliases    []string `json:"aliases"`
-		Attributes []any    `json:"attributes"`
-	}
-	type rawF struct {
-		Subject     string  `json:"subject"`
-		SubjectType *string `json:"subject_type"`
-		Predicate   string  `json:"predicate"`
-		Object      string  `json:"object"`
-		ObjectType  *string `json:"object_type"`
-		Fact        string  `json:"fact"`
-		ValidAt     *string `json:"valid_at"`
-		InvalidAt   *string `json:"invalid_at"`
-		Confidence  float64 `json:"confidence"`
-		Importance  int     `json:"importance"`
-		Message     int     `json:"message"`
-	}
-	out := struct {
-		Entities []rawE `json:"entities"`
-		Facts    []rawF `json:"facts"`
-	}{Entities: []rawE{}, Facts: []rawF{}}
-	types := map[string]string{}
+	var es []llmtest.Entity
 	for _, e := range ents {
 		names := strings.Split(e.Name, "|")
-		out.Entities = append(out.Entities, rawE{Name: names[0], Type: e.Type, Aliases: append([]string{}, names[1:]...), Attributes: []any{}})
-		for _, n := range names {
-			types[n] = e.Type
-		}
+		es = append(es, llmtest.Entity{Name: names[0], Type: e.Type, Aliases: names[1:]})
 	}
+	var fs []llmtest.Fact
 	for _, f := range facts {
-		r := rawF{Subject: f.S, Predicate: f.P, Object: f.O, Fact: f.Text, Confidence: f.Conf, Importance: f.Imp, Message: 1}
-		if r.Confidence == 0 {
-			r.Confidence = 0.9
-		}
-		if r.Importance == 0 {
-			r.Importance = 5
-		}
-		if f.ValidAt != "" {
-			r.ValidAt = &f.ValidAt
-		}
-		if t, ok := types[f.S]; ok {
-			r.SubjectType = &t
-		}
-		if t, ok := types[f.O]; ok {
-			r.ObjectType = &t
-		}
-		out.Facts = append(out.Facts, r)
+		fs = append(fs, llmtest.Fact{Subject: f.S, Predicate: f.P, Object: f.O, Text: f.Text, ValidAt: f.ValidAt, Confidence: f.Conf, Importance: f.Imp})
 	}
-	raw, _ := json.Marshal(out) // plain structs always encode.
-	return string(raw)
+	return llmtest.ExtractionJSON(es, fs)
 }
 
-// judge answers the batched judge call.
+// judge answers the batched judge call with fact decisions "kind:targetID".
 func judge(facts ...string) llmtest.Reply {
-	var parts []string
-	for i, f := range facts {
+	var ds []llmtest.FactDecision
+	for _, f := range facts {
 		kind, target, _ := strings.Cut(f, ":")
-		ids := "[]"
+		d := llmtest.FactDecision{Decision: kind, Reason: "scripted"}
 		if target != "" {
-			ids = `["` + target + `"]`
+			d.TargetIDs = []string{target}
 		}
-		parts = append(parts, fmt.Sprintf(`{"id":%d,"decision":%q,"target_ids":%s,"reason":"scripted"}`, i+1, kind, ids))
+		ds = append(ds, d)
 	}
-	return llmtest.Text(`{"entities":[],"facts":[` + strings.Join(parts, ",") + `]}`)
+	return llmtest.Text(llmtest.JudgeJSON(nil, ds))
 }
 
 // strict fails the test on any LLM call the script did not foresee.
@@ -365,7 +321,7 @@ func seedScenarios() []scenario {
 				apollo := p.fact(ns1, "Erin", "works_on", "Apollo")
 				// The judge must be told the real id; rewrite the scripted answer.
 				p.script(llmtest.Script(
-					llmtest.On("Answer these questions", judge("duplicate:"+apollo.ID)),
+					llmtest.On(llmtest.JudgeMarker, judge("duplicate:"+apollo.ID)),
 					llmtest.On("contributes", llmtest.Text(answer([]ent{{"Erin", "Person"}, {"Apollo", "Project"}, {"ML team", "Team"}, {"Bob", "Person"}},
 						fct{S: "Erin", P: "contributes_to", O: "Apollo", Text: "Erin contributes to Apollo."},
 						fct{S: "Bob", P: "heads", O: "ML team", Text: "Bob heads the ML team."}))),
@@ -539,14 +495,13 @@ func seedScenarios() []scenario {
 		{
 			name: "ambiguous name resolved by one LLM call",
 			respond: llmtest.Script(
-				llmtest.On("Answer these questions", llmtest.Text(`{"entities":[{"id":1,"match_id":"MATCH"}],"facts":[]}`)),
 				llmtest.On("NASA", llmtest.Text(answer([]ent{{"Katherine Johnson", "Person"}, {"NASA", "Organization"}}, fct{S: "Katherine Johnson", P: "works_at", O: "NASA"}))),
 			),
 			run: func(t *testing.T, p *pipe) {
 				p.mustSay(ns1, "m1", "Carol", "Katherine Johnson works at NASA", day(0))
 				kj := p.entities(ns1)[slices.IndexFunc(p.entities(ns1), func(e kgmem.Entity) bool { return e.Name == "Katherine Johnson" })]
 				p.script(llmtest.Script(
-					llmtest.On("Answer these questions", llmtest.Text(`{"entities":[{"id":1,"match_id":"`+kj.ID+`"}],"facts":[]}`)),
+					llmtest.On(llmtest.JudgeMarker, llmtest.Text(llmtest.JudgeJSON([]string{kj.ID}, nil))),
 					llmtest.On("orbits", llmtest.Text(answer([]ent{{"Kathy Johnson", "Person"}, {"orbital mechanics", "Concept"}}, fct{S: "Kathy Johnson", P: "likes", O: "orbital mechanics"}))),
 				))
 				before := p.srv.ChatCalls()
@@ -570,8 +525,8 @@ func seedScenarios() []scenario {
 				p.mustSay(ns1, "m1", "Carol", "Katherine Johnson drives a Tesla", day(0))
 				tesla := p.fact(ns1, "Katherine Johnson", "drives", "Tesla")
 				p.script(llmtest.Script(
-					llmtest.On("Answer these questions", llmtest.Text(`{"entities":[{"id":1,"match_id":"`+tesla.SubjectID+`"}],`+
-						`"facts":[{"id":1,"decision":"invalidate","target_ids":["`+tesla.ID+`"],"reason":"she replaced her car"}]}`)),
+					llmtest.On(llmtest.JudgeMarker, llmtest.Text(llmtest.JudgeJSON([]string{tesla.SubjectID},
+						[]llmtest.FactDecision{{Decision: "invalidate", TargetIDs: []string{tesla.ID}, Reason: "she replaced her car"}}))),
 					llmtest.On("Volvo", llmtest.Text(answer([]ent{{"Kathy Johnson", "Person"}, {"Volvo", "Object"}}, fct{S: "Kathy Johnson", P: "drives", O: "Volvo"}))),
 				))
 				before := p.srv.ChatCalls()
@@ -590,7 +545,7 @@ func seedScenarios() []scenario {
 			name: "judge says different people",
 			respond: llmtest.Script(
 				llmtest.On("Tesla", llmtest.Text(answer([]ent{{"Katherine Johnson", "Person"}, {"Tesla", "Object"}}, fct{S: "Katherine Johnson", P: "drives", O: "Tesla"}))),
-				llmtest.On("Answer these questions", llmtest.Text(`{"entities":[{"id":1,"match_id":null}],"facts":[{"id":1,"decision":"invalidate","target_ids":["x"],"reason":"-"}]}`)),
+				llmtest.On(llmtest.JudgeMarker, llmtest.Text(llmtest.JudgeJSON([]string{""}, []llmtest.FactDecision{{Decision: "invalidate", TargetIDs: []string{"x"}}}))),
 				llmtest.On("Volvo", llmtest.Text(answer([]ent{{"Kathy Johnson", "Person"}, {"Volvo", "Object"}}, fct{S: "Kathy Johnson", P: "drives", O: "Volvo"}))),
 			),
 			run: func(t *testing.T, p *pipe) {
@@ -611,7 +566,7 @@ func seedScenarios() []scenario {
 				p.mustSay(ns1, "m1", "Frank", "I drive a Tesla", day(0))
 				tesla := p.fact(ns1, "Frank", "drives", "Tesla")
 				p.script(llmtest.Script(
-					llmtest.On("Answer these questions", judge("invalidate:"+tesla.ID)),
+					llmtest.On(llmtest.JudgeMarker, judge("invalidate:"+tesla.ID)),
 					llmtest.On("Volvo", llmtest.Text(answer([]ent{{"Frank", "Person"}, {"Volvo", "Object"}}, fct{S: "Frank", P: "drives", O: "Volvo"}))),
 				))
 				res := p.mustSay(ns1, "m2", "Frank", "I sold the Tesla, I drive a Volvo now", day(10))
@@ -651,7 +606,7 @@ func seedScenarios() []scenario {
 			run: func(t *testing.T, p *pipe) {
 				p.mustSay(ns1, "m1", "Gus", "I have lived in Porto since June 2024", day(0))
 				p.script(llmtest.Script(
-					llmtest.On("Answer these questions", judge("invalidate:"+p.fact(ns1, "Gus", "lives_in", "Porto").ID)),
+					llmtest.On(llmtest.JudgeMarker, judge("invalidate:"+p.fact(ns1, "Gus", "lives_in", "Porto").ID)),
 					llmtest.On("2020", llmtest.Text(answer([]ent{{"Gus", "Person"}, {"Lisbon", "City"}}, fct{S: "Gus", P: "lives_in", O: "Lisbon", ValidAt: "2020-01-01T00:00:00Z"}))),
 				))
 				p.mustSay(ns1, "m2", "Gus", "Back in 2020 I lived in Lisbon", day(1))
