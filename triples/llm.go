@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"net/http"
 	"strconv"
@@ -63,7 +64,10 @@ type LLMConfig struct {
 	MinBackoff, MaxBackoff time.Duration
 	// Mode is the structured output mode (default ModeAuto).
 	Mode Mode
-	// Temperature of the completions (default 0).
+	// Temperature of the completions. 0 asks for greedy decoding (sent as the
+	// smallest positive value, since the client omits a zero); a negative value
+	// leaves the server's default. When the endpoint rejects the temperature
+	// (reasoning models accept only their default) it is dropped and remembered.
 	Temperature float32
 	// MaxTokens caps the completion length (0: the server's default).
 	MaxTokens int
@@ -123,6 +127,32 @@ type llmClient struct {
 
 	mu   sync.Mutex
 	mode Mode // current structured-output mode (auto resolved to a concrete one)
+	// noTemperature is set once the endpoint rejected the temperature parameter.
+	noTemperature bool
+}
+
+// temperature is the value to send (0: omit the field).
+func (c *llmClient) temperature() float32 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	switch {
+	case c.noTemperature || c.cfg.Temperature < 0:
+		return 0
+	case c.cfg.Temperature == 0:
+		return math.SmallestNonzeroFloat32
+	}
+	return c.cfg.Temperature
+}
+
+// dropTemperature stops sending a temperature; it reports whether that is news.
+func (c *llmClient) dropTemperature() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.noTemperature || c.cfg.Temperature < 0 {
+		return false
+	}
+	c.noTemperature = true
+	return true
 }
 
 func newLLMClient(cfg LLMConfig) (*llmClient, error) {
@@ -196,6 +226,8 @@ type callError struct {
 	retryable  bool
 	retryAfter time.Duration
 	downgrade  bool
+	// badTemperature: a 400 about the temperature parameter.
+	badTemperature bool
 }
 
 // completeJSON runs a structured call with retries. Usage counts every attempt
@@ -231,6 +263,11 @@ func (c *llmClient) completeJSON(ctx context.Context, call jsonCall) (kgmem.LLMU
 		if ctx.Err() != nil {
 			return usage, warnings, fmt.Errorf("llm call: %w", ctx.Err())
 		}
+		if ce.badTemperature && c.dropTemperature() {
+			warnings = append(warnings, "endpoint rejected the temperature; using its default")
+			attempt--
+			continue
+		}
 		if ce.downgrade && c.downgrade(mode) {
 			warnings = append(warnings, fmt.Sprintf("endpoint rejected %s output; falling back to %s", mode, c.currentMode()))
 			attempt-- // a mode downgrade is not a failed attempt.
@@ -262,7 +299,7 @@ func (c *llmClient) attempt(ctx context.Context, call jsonCall, mode Mode) (stri
 	actx = context.WithValue(actx, retryHintKey{}, hint)
 	req := openai.ChatCompletionRequest{
 		Model:       c.cfg.Model,
-		Temperature: c.cfg.Temperature,
+		Temperature: c.temperature(),
 		MaxTokens:   c.cfg.MaxTokens,
 		Messages: []openai.ChatCompletionMessage{
 			{Role: openai.ChatMessageRoleSystem, Content: call.system},
@@ -309,6 +346,9 @@ func (c *llmClient) attempt(ctx context.Context, call jsonCall, mode Mode) (stri
 		if ch.Message.Refusal != "" {
 			return "", u, ch.FinishReason, &callError{err: fmt.Errorf("model refused: %s", ch.Message.Refusal)}
 		}
+		if ch.FinishReason == openai.FinishReasonContentFilter {
+			return "", u, ch.FinishReason, &callError{err: errors.New("output blocked by the content filter")}
+		}
 		return "", u, ch.FinishReason, &callError{err: errors.New("empty model output"), retryable: true}
 	}
 	return content, u, ch.FinishReason, nil
@@ -338,7 +378,8 @@ func classify(parent context.Context, err error) classified {
 	case status == http.StatusTooManyRequests || status == http.StatusRequestTimeout || status >= 500:
 		out.retryable = true
 	case status == http.StatusBadRequest || status == http.StatusUnprocessableEntity:
-		out.downgrade = unsupportedFormat(msg, param)
+		out.badTemperature = param == "temperature" || strings.Contains(strings.ToLower(msg), "temperature")
+		out.downgrade = !out.badTemperature && unsupportedFormat(msg, param)
 	case status != 0:
 		// 401, 403, 404…: configuration errors, retrying will not help.
 	case parent.Err() != nil:

@@ -10,6 +10,7 @@ import (
 
 	"github.com/kgmem/kgmem"
 	"github.com/kgmem/kgmem/internal/llmtest"
+	openai "github.com/sashabaranov/go-openai"
 )
 
 func TestParseRetryAfter(t *testing.T) {
@@ -142,5 +143,31 @@ func TestIntegratorInvalidLLMConfig(t *testing.T) {
 	_, err := in.Integrate(context.Background(), IntegrateRequest{Namespace: "x"})
 	if !errors.Is(err, kgmem.ErrInvalid) {
 		t.Errorf("err = %v, want ErrInvalid", err)
+	}
+}
+
+func TestTemperatureDroppedWhenRejected(t *testing.T) {
+	s := llmtest.New(t, llmtest.WithResponder(func(req openai.ChatCompletionRequest) (llmtest.Reply, error) {
+		if req.Temperature != 0 {
+			return llmtest.Reply{Status: 400, ErrorParam: "temperature",
+				ErrorMessage: "Unsupported value: 'temperature' does not support 1e-45 with this model. Only the default (1) value is supported."}, nil
+		}
+		return llmtest.Text(bobAnswer), nil
+	}))
+	x := newTestExtractor(t, s)
+	for i := range 2 {
+		ex, err := x.Extract(t.Context(), kgmem.ExtractRequest{Namespace: "n", Messages: []kgmem.Episode{msg("n", "1", "A", "x", t0)}})
+		if err != nil || len(ex.Triples) != 1 {
+			t.Fatalf("call %d: %v %+v", i, err, ex)
+		}
+	}
+	reqs := s.Requests()
+	if len(reqs) != 3 || reqs[0].Temperature <= 0 || reqs[0].Temperature > 1e-6 || reqs[1].Temperature != 0 || reqs[2].Temperature != 0 {
+		t.Errorf("temperatures sent: %v", func() (out []float32) {
+			for _, r := range reqs {
+				out = append(out, r.Temperature)
+			}
+			return
+		}())
 	}
 }
