@@ -60,6 +60,12 @@ type pendingDecision struct {
 func (w *work) decideAll(ctx context.Context) error {
 	for _, c := range w.cands {
 		sID, oID := w.keyToEntity[c.subject.key], w.keyToEntity[c.object.key]
+		if sID == oID {
+			w.changes = append(w.changes, kgmem.FactChange{Op: kgmem.OpSkipped,
+				Fact:   kgmem.Fact{Namespace: w.ns, SubjectName: c.subject.name, Predicate: c.predicate, ObjectName: c.object.name, Text: c.text},
+				Reason: fmt.Sprintf("triples[%d]: subject %q and object %q are the same entity", c.index, c.subject.name, c.object.name)})
+			continue
+		}
 		for _, id := range []string{sID, oID} {
 			if err := w.loadFacts(ctx, id); err != nil {
 				return err
