@@ -41,8 +41,7 @@ func (s *Store) SetDecay(ctx context.Context, ns kgmem.Namespace, updates []kgme
 		kgmem.KindEntity:  `MATCH (x:Entity {namespace: $ns, id: row.id})`,
 		kgmem.KindEpisode: `MATCH (x:Episode {namespace: $ns, id: row.id})`,
 		kgmem.KindFact: `MATCH (t:FactText {namespace: $ns, id: row.id})
-			MATCH (:Entity {namespace: $ns, id: t.subject_id})-[x]->(:Entity {namespace: $ns, id: t.object_id})
-			WHERE x.id = row.id`,
+			WITH row, t` + factRel + ` WITH row, r AS x`,
 	}
 	key := s.key(ns)
 	err := s.write(ctx, func(tx neo4j.ManagedTransaction) error {
@@ -89,9 +88,8 @@ func (s *Store) DeleteFact(ctx context.Context, ns kgmem.Namespace, id string) e
 	}
 	err := s.write(ctx, func(tx neo4j.ManagedTransaction) error {
 		recs, err := run(ctx, tx, `MATCH (t:FactText {namespace: $ns, id: $id})
-			OPTIONAL MATCH (:Entity {namespace: $ns, id: t.subject_id})-[r]->(:Entity {namespace: $ns, id: t.object_id})
-			WHERE r.id = $id
-			DELETE r, t
+			CALL (t) {`+factRel+` DELETE r }
+			DELETE t
 			RETURN count(*) AS n`, map[string]any{"ns": s.key(ns), "id": id})
 		if err != nil {
 			return err

@@ -35,8 +35,7 @@ const (
 	// (a rewrite may change the predicate, hence the type, or the ends).
 	qDeleteFactRels = `UNWIND $ids AS id
 		MATCH (t:FactText {namespace: $ns, id: id})
-		MATCH (s:Entity {namespace: $ns, id: t.subject_id})-[r]->(o:Entity {namespace: $ns, id: t.object_id})
-		WHERE r.id = id
+		WITH t` + factRel + `
 		DELETE r`
 	// qCreateFacts creates each fact's relationship and upserts its index node.
 	qCreateFacts = `UNWIND $rows AS row

@@ -15,10 +15,19 @@ const defaultPageLimit = 100
 // factReturn completes a query that has bound t (a :FactText node) with the
 // fact's relationship, found by Expand(Into) between its two ends, and the
 // ends' names.
-const factReturn = `
-	MATCH (s:Entity {namespace: $ns, id: t.subject_id})-[r]->(o:Entity {namespace: $ns, id: t.object_id})
-	WHERE r.id = t.id
+const factReturn = ` WITH t` + factRel + `
 	RETURN properties(r) AS fact, s.name AS subject, o.name AS object`
+
+// factRel binds s, r and o for a bound (:FactText) t: two unique-index seeks
+// and an Expand(Into) between them, which costs the smaller degree of the
+// two ends. The subqueries pin that plan: written as one pattern, the planner
+// may start from a namespace-wide entity scan when its estimates for t are
+// low (measured: 0.9 s instead of milliseconds for 1,000 facts), or expand
+// every relationship of the subject, which is slow for hubs.
+const factRel = `
+	CALL (t) { MATCH (s:Entity {namespace: $ns, id: t.subject_id}) RETURN s }
+	CALL (t) { MATCH (o:Entity {namespace: $ns, id: t.object_id}) RETURN o }
+	MATCH (s)-[r]->(o) WHERE r.id = t.id`
 
 // Episodes returns the episodes of ns with the given ids, in the order of ids.
 func (s *Store) Episodes(ctx context.Context, ns kgmem.Namespace, ids []string) ([]kgmem.Episode, error) {
