@@ -186,6 +186,8 @@ type scenario struct {
 	name    string
 	respond llmtest.Responder
 	run     func(t *testing.T, p *pipe)
+	// faulty scenarios inject API failures; the usage report lists them apart.
+	faulty bool
 }
 
 func seedScenarios() []scenario {
@@ -399,6 +401,7 @@ func seedScenarios() []scenario {
 		},
 		{
 			name:    "429 then success",
+			faulty:  true,
 			respond: llmtest.Sequence(llmtest.RateLimited(time.Second), llmtest.Text(answer(people, fct{S: "Bob", P: "leads", O: "ML team"}))),
 			run: func(t *testing.T, p *pipe) {
 				res, ex, err := p.say(ns1, "m1", "Carol", "Bob leads the ML team", day(0))
@@ -413,6 +416,7 @@ func seedScenarios() []scenario {
 		},
 		{
 			name:    "5xx exhausted keeps the episode and reports why",
+			faulty:  true,
 			respond: llmtest.Sequence(llmtest.Status(503)),
 			run: func(t *testing.T, p *pipe) {
 				_, ex, err := p.say(ns1, "m1", "Carol", "Bob leads the ML team", day(0))
@@ -432,7 +436,8 @@ func seedScenarios() []scenario {
 			},
 		},
 		{
-			name: "truncated JSON repaired",
+			name:   "truncated JSON repaired",
+			faulty: true,
 			respond: func() llmtest.Responder {
 				full := answer(people, fct{S: "Alice", P: "mentors", O: "Bob", Text: "Alice mentors Bob."},
 					fct{S: "Bob", P: "leads", O: "ML team", Text: "Bob leads the ML team."})
@@ -625,19 +630,25 @@ func seedScenarios() []scenario {
 //
 //	go test ./triples -run TestSeedScenarios -v | grep 'LLM usage'
 func TestSeedScenarios(t *testing.T) {
-	var total kgmem.LLMUsage
-	msgs := 0
+	var clean, faulty kgmem.LLMUsage
+	cleanMsgs, faultyMsgs := 0, 0
 	for _, sc := range seedScenarios() {
 		t.Run(sc.name, func(t *testing.T) {
 			p := newPipe(t, sc.respond)
 			sc.run(t, p)
-			total = total.Add(p.usage)
-			msgs += p.msgs
+			if sc.faulty {
+				faulty, faultyMsgs = faulty.Add(p.usage), faultyMsgs+p.msgs
+			} else {
+				clean, cleanMsgs = clean.Add(p.usage), cleanMsgs+p.msgs
+			}
 		})
 	}
-	if msgs > 0 {
-		t.Logf("LLM usage over %d scenarios, %d messages: %.2f calls, %.0f prompt tokens, %.0f completion tokens per message",
-			len(seedScenarios()), msgs, float64(total.Calls)/float64(msgs),
-			float64(total.PromptTokens)/float64(msgs), float64(total.CompletionTokens)/float64(msgs))
+	report := func(what string, u kgmem.LLMUsage, msgs int) {
+		if msgs > 0 {
+			t.Logf("LLM usage, %s: %d messages, %.2f calls, %.0f prompt tokens, %.0f completion tokens per message",
+				what, msgs, float64(u.Calls)/float64(msgs), float64(u.PromptTokens)/float64(msgs), float64(u.CompletionTokens)/float64(msgs))
+		}
 	}
+	report("scenarios without injected failures", clean, cleanMsgs)
+	report("all scenarios", clean.Add(faulty), cleanMsgs+faultyMsgs)
 }
