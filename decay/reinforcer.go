@@ -68,7 +68,8 @@ type Reinforcer struct {
 	mu          sync.Mutex // guards the fields below and the journal
 	journal     *journal
 	pending     []journalEntry
-	pendingRefs int
+	pendingRefs int // refs in pending
+	inflight    int // refs taken by the apply in progress
 	closed      bool
 
 	kick   chan struct{}
@@ -170,11 +171,12 @@ func (r *Reinforcer) Enqueue(ns kgmem.Namespace, refs ...Ref) error {
 	return nil
 }
 
-// Pending returns how many queued refs wait to be applied.
+// Pending returns how many enqueued refs are not yet written to the store,
+// counting those an apply in progress is writing.
 func (r *Reinforcer) Pending() int {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return r.pendingRefs
+	return r.pendingRefs + r.inflight
 }
 
 // Flush applies everything queued so far and returns when it is written (or
@@ -255,7 +257,7 @@ func (r *Reinforcer) apply(ctx context.Context) error {
 
 	r.mu.Lock()
 	batch := r.pending
-	r.pending, r.pendingRefs = nil, 0
+	r.pending, r.inflight, r.pendingRefs = nil, r.pendingRefs, 0
 	r.mu.Unlock()
 	if len(batch) == 0 {
 		return nil
@@ -266,7 +268,7 @@ func (r *Reinforcer) apply(ctx context.Context) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.pending = append(retry, r.pending...)
-	r.pendingRefs = 0
+	r.pendingRefs, r.inflight = 0, 0
 	for _, e := range r.pending {
 		r.pendingRefs += len(e.Refs)
 	}
@@ -282,7 +284,8 @@ func (r *Reinforcer) apply(ctx context.Context) error {
 
 // applyBatch applies entries grouped by namespace and returns the entries of
 // namespaces that failed with a retryable error. Entries failing with
-// kgmem.ErrInvalid or kgmem.ErrNotFound can never succeed and are dropped.
+// kgmem.ErrInvalid can never succeed and are dropped. kgmem.ErrNotFound (a
+// record deleted between read and write) is retried: the next read skips it.
 func (r *Reinforcer) applyBatch(ctx context.Context, batch []journalEntry) ([]journalEntry, error) {
 	byNS := make(map[kgmem.Namespace][]journalEntry)
 	var order []kgmem.Namespace
@@ -300,7 +303,7 @@ func (r *Reinforcer) applyBatch(ctx context.Context, batch []journalEntry) ([]jo
 		err := r.applyNamespace(ctx, ns, byNS[ns])
 		switch {
 		case err == nil:
-		case errors.Is(err, kgmem.ErrInvalid) || errors.Is(err, kgmem.ErrNotFound):
+		case errors.Is(err, kgmem.ErrInvalid):
 			r.log.Error("decay: dropping reinforcements that cannot be applied", "namespace", ns, "err", err)
 			errs = append(errs, err)
 		default:

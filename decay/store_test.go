@@ -3,11 +3,13 @@ package decay
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/kgmem/kgmem"
+	"github.com/kgmem/kgmem/graph/sqlite"
 )
 
 // testStores lists the GraphStore implementations the store-backed tests run on.
@@ -20,6 +22,14 @@ func testStores() []struct {
 		open func(t *testing.T) kgmem.GraphStore
 	}{
 		{"mem", func(*testing.T) kgmem.GraphStore { return newMemStore() }},
+		{"sqlite", func(t *testing.T) kgmem.GraphStore {
+			store, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "graph.db"))
+			if err != nil {
+				t.Fatalf("open sqlite store: %v", err)
+			}
+			t.Cleanup(func() { _ = store.Close() })
+			return store
+		}},
 	}
 }
 
@@ -126,4 +136,22 @@ func numbered(prefix string, i int) string { return fmt.Sprintf("%s_%04d", prefi
 func sameState(a, b kgmem.DecayState) bool {
 	return a.Stability == b.Stability && a.Reinforcements == b.Reinforcements && a.Pinned == b.Pinned &&
 		a.LastReinforcedAt.Equal(b.LastReinforcedAt) && a.ForgottenAt.Equal(b.ForgottenAt)
+}
+
+// statesOf reads the decay states of refs with one read per kind; every ref must exist.
+func statesOf(t *testing.T, store kgmem.GraphStore, ns kgmem.Namespace, refs []Ref) map[Ref]kgmem.DecayState {
+	t.Helper()
+	recs, err := loadRecords(context.Background(), store, ns, refs)
+	if err != nil {
+		t.Fatalf("read states: %v", err)
+	}
+	out := make(map[Ref]kgmem.DecayState, len(refs))
+	for _, ref := range refs {
+		rec, ok := recs[ref]
+		if !ok {
+			t.Fatalf("%s %s is gone from %s", ref.Kind, ref.ID, ns)
+		}
+		out[ref] = rec.state
+	}
+	return out
 }
