@@ -302,13 +302,16 @@ func TestExtractorInvalidInput(t *testing.T) {
 }
 
 func TestExtractorAzure(t *testing.T) {
-	s := llmtest.New(t, llmtest.WithResponder(llmtest.Sequence(llmtest.Text(bobAnswer))))
-	x := newTestExtractor(t, s, func(c *LLMConfig) { c.Azure = true; c.BaseURL = strings.TrimSuffix(s.URL(), "/v1") })
-	// Azure URLs are /openai/deployments/<model>/chat/completions, which the fake
-	// does not serve: the call must fail as a configuration error without retries.
-	_, err := x.Extract(t.Context(), kgmem.ExtractRequest{Namespace: "n", Messages: []kgmem.Episode{msg("n", "1", "A", "x", t0)}})
-	if err == nil {
-		t.Fatal("want an error from the Azure URL scheme on a non-Azure server")
+	s := llmtest.New(t, llmtest.WithResponder(llmtest.Sequence(llmtest.Text(bobAnswer))), llmtest.WithAPIKey("azure-key"))
+	x := newTestExtractor(t, s, func(c *LLMConfig) {
+		c.Azure, c.BaseURL, c.APIKey, c.Model = true, s.AzureURL(), "azure-key", "extraction-deployment"
+	})
+	ex, err := x.Extract(t.Context(), kgmem.ExtractRequest{Namespace: "n", Messages: []kgmem.Episode{msg("n", "1", "A", "Bob leads the ML team", t0)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ex.Triples) != 1 || s.ChatCalls() != 1 || s.Requests()[0].ResponseFormat == nil {
+		t.Errorf("triples %+v, calls %d", ex.Triples, s.ChatCalls())
 	}
 }
 

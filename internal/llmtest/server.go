@@ -6,6 +6,7 @@
 package llmtest
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -90,6 +91,9 @@ func New(t testing.TB, opts ...Option) *Server {
 	mux.HandleFunc("POST /v1/chat/completions", s.handleChat)
 	mux.HandleFunc("POST /v1/embeddings", s.handleEmbeddings)
 	mux.HandleFunc("GET /v1/models", s.handleModels)
+	// Azure OpenAI routes: the deployment stands in for the model.
+	mux.HandleFunc("POST /openai/deployments/{deployment}/chat/completions", s.handleChat)
+	mux.HandleFunc("POST /openai/deployments/{deployment}/embeddings", s.handleEmbeddings)
 	s.srv = httptest.NewServer(s.auth(mux))
 	t.Cleanup(s.srv.Close)
 	return s
@@ -97,6 +101,11 @@ func New(t testing.TB, opts ...Option) *Server {
 
 // URL is the API base URL, ending in /v1 (what openai.ClientConfig.BaseURL wants).
 func (s *Server) URL() string { return s.srv.URL + "/v1" }
+
+// AzureURL is the base URL for an Azure OpenAI client (openai.DefaultAzureConfig):
+// requests go to /openai/deployments/{deployment}/… and the deployment is
+// reported as the model.
+func (s *Server) AzureURL() string { return s.srv.URL }
 
 // SetResponder replaces the chat responder while the server runs.
 func (s *Server) SetResponder(r Responder) {
@@ -221,7 +230,7 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 
 	model := reply.Model
 	if model == "" {
-		model = req.Model
+		model = cmp.Or(r.PathValue("deployment"), req.Model)
 	}
 	if model == "" {
 		model = DefaultModel

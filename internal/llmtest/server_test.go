@@ -243,3 +243,21 @@ func TestConcurrentUse(t *testing.T) {
 		t.Errorf("chat %d embeddings %d, want %d each", s.ChatCalls(), s.Stats(EndpointEmbeddings).Calls, n)
 	}
 }
+
+func TestAzureRoutes(t *testing.T) {
+	s := New(t, WithResponder(Sequence(Text("hi"))), WithAPIKey("azure-key"))
+	cfg := openai.DefaultAzureConfig("azure-key", s.AzureURL())
+	c := openai.NewClientWithConfig(cfg)
+	resp, err := c.CreateChatCompletion(t.Context(), openai.ChatCompletionRequest{Model: "my-deployment",
+		Messages: []openai.ChatCompletionMessage{{Role: openai.ChatMessageRoleUser, Content: "x"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.Choices[0].Message.Content != "hi" || resp.Model != "my-deployment" {
+		t.Errorf("resp = %+v", resp)
+	}
+	emb, err := c.CreateEmbeddings(t.Context(), openai.EmbeddingRequest{Input: "x", Model: "my-embeddings"})
+	if err != nil || len(emb.Data) != 1 {
+		t.Fatalf("embeddings: %v %+v", err, emb)
+	}
+}
