@@ -171,3 +171,38 @@ func TestTemperatureDroppedWhenRejected(t *testing.T) {
 		}())
 	}
 }
+
+func TestIntegratorJudgeUpdateRewritesInPlace(t *testing.T) {
+	s := llmtest.New(t)
+	cfg := testConfig(s)
+	st := newMemStore()
+	clock := &fixedClock{t: t0}
+	in := NewIntegrator(st, IntegratorOptions{Clock: clock, LLM: &cfg})
+	ns := kgmem.Namespace("judge")
+	ingest(t, in, st, ns, "m1", "Ann", "x", t0, nil, kgmem.Triple{Subject: "Ann", Predicate: "plays", Object: "piano", Text: "Ann plays the piano."})
+	fs, _ := st.ListFacts(context.Background(), ns, kgmem.FactFilter{})
+	s.SetResponder(llmtest.Sequence(llmtest.Text(llmtest.JudgeJSON(nil,
+		[]llmtest.FactDecision{{Decision: "update", TargetIDs: []string{fs[0].ID}, Reason: "same habit, more precise"}}))))
+	clock.t = t0.Add(time.Hour)
+	res := ingest(t, in, st, ns, "m2", "Ann", "y", clock.t, nil,
+		kgmem.Triple{Subject: "Ann", Predicate: "performs on", Object: "piano", Text: "Ann performs on the piano every Friday."})
+	if ops(res) != "updated" || res.FactChanges[0].Fact.ID != fs[0].ID || !strings.Contains(res.FactChanges[0].Reason, "more precise") {
+		t.Fatalf("changes = %+v", res.FactChanges)
+	}
+	got, _ := st.ListFacts(context.Background(), ns, kgmem.FactFilter{IncludeExpired: true})
+	if len(got) != 1 || got[0].Predicate != "performs_on" || got[0].Text != "Ann performs on the piano every Friday." || len(got[0].Episodes) != 2 {
+		t.Errorf("facts = %+v", got)
+	}
+	// With updates disabled the same answer adds the fact instead.
+	st2 := newMemStore()
+	in2 := NewIntegrator(st2, IntegratorOptions{Clock: clock, LLM: &cfg})
+	ingest(t, in2, st2, ns, "m1", "Ann", "x", t0, nil, kgmem.Triple{Subject: "Ann", Predicate: "plays", Object: "piano"})
+	fs2, _ := st2.ListFacts(context.Background(), ns, kgmem.FactFilter{})
+	s.SetResponder(llmtest.Sequence(llmtest.Text(llmtest.JudgeJSON(nil, []llmtest.FactDecision{{Decision: "update", TargetIDs: []string{fs2[0].ID}}}))))
+	ep := kgmem.Episode{ID: "ep-x", Namespace: ns, Name: "Ann", Timestamp: clock.t}
+	res, err := in2.Integrate(context.Background(), IntegrateRequest{Namespace: ns, Episodes: []kgmem.Episode{ep}, Policy: kgmem.WritePolicy{DisableUpdates: true},
+		Triples: []kgmem.Triple{{Subject: "Ann", Predicate: "performs on", Object: "piano", EpisodeIDs: []string{"ep-x"}}}})
+	if err != nil || ops(res) != "added" {
+		t.Errorf("updates disabled: %v %s", err, ops(res))
+	}
+}
