@@ -27,6 +27,28 @@ func BenchmarkEnqueue(b *testing.B) {
 	}
 }
 
+// BenchmarkEnqueueParallel measures durable Enqueue from concurrent callers,
+// which share fsyncs (group commit).
+func BenchmarkEnqueueParallel(b *testing.B) {
+	r, err := NewReinforcer(ReinforcerConfig{
+		Store: newMemStore(), JournalPath: filepath.Join(b.TempDir(), "j"), Interval: time.Hour, BatchSize: 1 << 30,
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = r.Close(context.Background()) })
+	refs := []Ref{factRef("fact_a"), factRef("fact_b"), entityRef("ent_c")}
+	b.SetParallelism(16)
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			if err := r.Enqueue("acme/u1", refs...); err != nil {
+				b.Error(err)
+				return
+			}
+		}
+	})
+}
+
 // BenchmarkSweepSQLite measures a sweep over 5,000 facts (plus their two
 // entities) in the embedded store, half of them due for forgetting.
 func BenchmarkSweepSQLite(b *testing.B) {

@@ -22,13 +22,16 @@ type journalEntry struct {
 }
 
 // journal is the Reinforcer's append-only write-ahead log of reinforcements
-// not yet applied: JSON lines, fsynced per append, rewritten atomically when
-// entries have been applied. It is not safe for concurrent use; the Reinforcer
-// serialises access.
+// not yet applied: JSON lines, appended by write and made durable by sync
+// (several appends may share one fsync: group commit), rewritten atomically
+// when entries have been applied. It is not safe for concurrent use; the
+// Reinforcer serialises access.
 type journal struct {
 	path string
 	f    *os.File
 	size int64
+	// written counts appended lines; synced is the count known to be on disk.
+	written, synced uint64
 }
 
 // openJournal opens (creating if needed) the journal at path and returns the
@@ -90,24 +93,25 @@ func validEntry(e journalEntry) bool {
 	return err == nil && !e.At.IsZero() && len(e.Refs) > 0 && validateRefs(e.Refs) == nil
 }
 
-// append writes one entry and fsyncs it. A failed write is cut off again so the
-// file never keeps a torn line.
-func (j *journal) append(e journalEntry) error {
+// write appends one entry without syncing and returns its sequence number,
+// which sync takes. A failed write is cut off again so the file never keeps a
+// torn line.
+func (j *journal) write(e journalEntry) (uint64, error) {
+	if j.f == nil {
+		return 0, errors.New("journal is closed")
+	}
 	line, err := json.Marshal(e)
 	if err != nil {
-		return fmt.Errorf("encode journal entry: %w", err)
+		return 0, fmt.Errorf("encode journal entry: %w", err)
 	}
 	line = append(line, '\n')
 	if _, err := j.f.Write(line); err != nil {
 		_ = j.f.Truncate(j.size)
-		return fmt.Errorf("append to journal: %w", err)
-	}
-	if err := j.f.Sync(); err != nil {
-		_ = j.f.Truncate(j.size)
-		return fmt.Errorf("sync journal: %w", err)
+		return 0, fmt.Errorf("append to journal: %w", err)
 	}
 	j.size += int64(len(line))
-	return nil
+	j.written++
+	return j.written, nil
 }
 
 // rewrite replaces the journal's content with entries: a truncation when there
@@ -120,7 +124,7 @@ func (j *journal) rewrite(entries []journalEntry) error {
 		if err := j.f.Sync(); err != nil {
 			return fmt.Errorf("sync journal: %w", err)
 		}
-		j.size = 0
+		j.size, j.synced = 0, j.written
 		return nil
 	}
 	var buf bytes.Buffer
@@ -147,7 +151,7 @@ func (j *journal) rewrite(entries []journalEntry) error {
 	if err != nil {
 		return fmt.Errorf("reopen journal: %w", err)
 	}
-	j.f, j.size = f, int64(buf.Len())
+	j.f, j.size, j.synced = f, int64(buf.Len()), j.written
 	return nil
 }
 
@@ -184,12 +188,17 @@ func syncDir(dir string) error {
 	return nil
 }
 
-// close closes the journal file; its entries stay on disk for the next start.
+// close syncs and closes the journal file; its entries stay on disk for the
+// next start.
 func (j *journal) close() error {
 	if j.f == nil {
 		return nil
 	}
-	err := j.f.Close()
+	err := j.f.Sync()
+	if err == nil {
+		j.synced = j.written
+	}
+	err = errors.Join(err, j.f.Close())
 	j.f = nil
 	if err != nil {
 		return fmt.Errorf("close journal: %w", err)

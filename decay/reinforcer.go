@@ -64,6 +64,8 @@ type Reinforcer struct {
 	log    *slog.Logger
 
 	applyMu sync.Mutex // serialises applies (background loop, Flush, Close)
+	// syncMu serialises fsyncs and journal file replacement; taken before mu.
+	syncMu sync.Mutex
 
 	mu          sync.Mutex // guards the fields below and the journal
 	journal     *journal
@@ -141,9 +143,11 @@ func NewReinforcer(cfg ReinforcerConfig) (*Reinforcer, error) {
 }
 
 // Enqueue queues a reinforcement of refs in ns at the clock's now. It returns
-// once the journal holds it on disk, without touching the store. Invalid input
-// fails with kgmem.ErrInvalid and queues nothing; a closed Reinforcer or a
-// journal write failure fails with kgmem.ErrUnavailable.
+// once the journal holds it on disk (concurrent calls share one fsync),
+// without touching the store. Invalid input fails with kgmem.ErrInvalid and
+// queues nothing; a closed Reinforcer or a journal write failure fails with
+// kgmem.ErrUnavailable. After a failed fsync the reinforcement stays queued
+// but may not survive a crash.
 func (r *Reinforcer) Enqueue(ns kgmem.Namespace, refs ...Ref) error {
 	if len(refs) == 0 {
 		return nil
@@ -156,11 +160,13 @@ func (r *Reinforcer) Enqueue(ns kgmem.Namespace, refs ...Ref) error {
 	}
 	e := journalEntry{NS: ns, At: r.clock.Now(), Refs: slices.Clone(refs)}
 	r.mu.Lock()
-	defer r.mu.Unlock()
 	if r.closed {
+		r.mu.Unlock()
 		return fmt.Errorf("enqueue reinforcement: reinforcer is closed: %w", kgmem.ErrUnavailable)
 	}
-	if err := r.journal.append(e); err != nil {
+	seq, err := r.journal.write(e)
+	if err != nil {
+		r.mu.Unlock()
 		return fmt.Errorf("enqueue reinforcement: %w: %w", kgmem.ErrUnavailable, err)
 	}
 	r.pending = append(r.pending, e)
@@ -168,6 +174,32 @@ func (r *Reinforcer) Enqueue(ns kgmem.Namespace, refs ...Ref) error {
 	if r.pendingRefs >= r.cfg.BatchSize {
 		r.signal()
 	}
+	r.mu.Unlock()
+	if err := r.syncJournal(seq); err != nil {
+		return fmt.Errorf("enqueue reinforcement: %w: %w", kgmem.ErrUnavailable, err)
+	}
+	return nil
+}
+
+// syncJournal returns once journal line seq is on disk. Callers arriving while
+// an fsync runs wait for it and are then covered by one fsync for all of them.
+func (r *Reinforcer) syncJournal(seq uint64) error {
+	r.syncMu.Lock()
+	defer r.syncMu.Unlock()
+	r.mu.Lock()
+	if r.journal.synced >= seq {
+		r.mu.Unlock()
+		return nil // a rewrite, a close or another caller's fsync covered it
+	}
+	f, target := r.journal.f, r.journal.written
+	r.mu.Unlock()
+	// f stays open: it is only replaced or closed under syncMu.
+	if err := f.Sync(); err != nil {
+		return fmt.Errorf("sync journal: %w", err)
+	}
+	r.mu.Lock()
+	r.journal.synced = max(r.journal.synced, target)
+	r.mu.Unlock()
 	return nil
 }
 
@@ -212,9 +244,11 @@ func (r *Reinforcer) Close(ctx context.Context) error {
 	}
 	r.cancel()
 	err := r.apply(ctx)
+	r.syncMu.Lock()
 	r.mu.Lock()
 	cerr := r.journal.close()
 	r.mu.Unlock()
+	r.syncMu.Unlock()
 	if err = errors.Join(err, cerr); err != nil {
 		return fmt.Errorf("close reinforcer: %w", err)
 	}
@@ -265,6 +299,8 @@ func (r *Reinforcer) apply(ctx context.Context) error {
 
 	retry, err := r.applyBatch(ctx, batch)
 
+	r.syncMu.Lock()
+	defer r.syncMu.Unlock()
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.pending = append(retry, r.pending...)

@@ -21,9 +21,12 @@ func (r *Reinforcer) crash() {
 	r.mu.Unlock()
 	close(r.stop)
 	<-r.done
+	r.syncMu.Lock()
 	r.mu.Lock()
-	_ = r.journal.close()
+	_ = r.journal.f.Close() // no final sync: only what Enqueue synced is on disk
+	r.journal.f = nil
 	r.mu.Unlock()
+	r.syncMu.Unlock()
 }
 
 // waitFor polls cond until it holds or the deadline passes.
