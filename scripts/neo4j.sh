@@ -62,10 +62,13 @@ cmd_install() {
 	command -v mvn >/dev/null || die "maven is required: apt-get install -y maven"
 	mkdir -p "$BASE"
 	log "resolving Neo4j Community + Browser from Maven Central (first run downloads ~150 MB)"
-	local tmp="$CP_FILE.tmp.$$"
-	mvn -q -B -Dstyle.color=never -f "$POM" dependency:build-classpath \
-		-Dmdep.outputFile="$tmp" -Dmdep.includeScope=runtime ||
-		{ rm -f "$tmp"; die "maven could not resolve the classpath"; }
+	local tmp="$CP_FILE.tmp.$$" mvnlog="$BASE/install.log"
+	if ! mvn -B -Dstyle.color=never -f "$POM" dependency:build-classpath \
+		-Dmdep.outputFile="$tmp" -Dmdep.includeScope=runtime >"$mvnlog" 2>&1; then
+		rm -f "$tmp"
+		tail -n 40 "$mvnlog" >&2 || true
+		die "maven could not resolve the classpath (full log: $mvnlog)"
+	fi
 	[[ -s "$tmp" ]] || { rm -f "$tmp"; die "maven wrote an empty classpath"; }
 	mv "$tmp" "$CP_FILE"
 	pom_hash >"$POM_STAMP"

@@ -80,3 +80,19 @@ func TestOpenBadConfig(t *testing.T) {
 }
 
 func errorsIsInvalid(err error) bool { return errors.Is(err, kgmem.ErrInvalid) }
+
+func TestClosedStoreUnavailable(t *testing.T) {
+	s, err := neo4j.Open(t.Context(), neo4j.Config{URI: testenv.Neo4jURI(t), Scope: "closed"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Ping(t.Context()); err != nil {
+		t.Fatalf("Ping: %v", err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+	if err := s.Ping(t.Context()); !errors.Is(err, kgmem.ErrUnavailable) {
+		t.Fatalf("Ping after Close: got %v, want an error wrapping ErrUnavailable", err)
+	}
+}
