@@ -143,3 +143,9 @@ func (c Consistency) level() (entity.ConsistencyLevel, error) {
 	}
 	return 0, kgmem.Invalidf("consistency_level", "%q is not one of Strong, Bounded, Session, Eventually", string(c))
 }
+
+// Validate reports whether c is a supported level (an ErrInvalid if not).
+func (c Consistency) Validate() error {
+	_, err := c.level()
+	return err
+}

@@ -1,0 +1,103 @@
+package milvus_test
+
+import (
+	"context"
+	"errors"
+	"net"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/milvus-io/milvus-sdk-go/v2/client"
+	"github.com/milvus-io/milvus-sdk-go/v2/entity"
+
+	"github.com/kgmem/kgmem"
+	"github.com/kgmem/kgmem/internal/testenv"
+	"github.com/kgmem/kgmem/vector/milvus"
+)
+
+func TestReopenDimensionMismatch(t *testing.T) {
+	addr := testenv.MilvusAddr(t)
+	c := testCtx(t)
+	first := openFresh(t, milvus.Config{Dim: 8})
+	rec := kgmem.VectorRecord{ID: "keep", Namespace: "reopen", Kind: kgmem.KindFact, Vector: []float32{1, 2, 3, 4, 5, 6, 7, 8}}
+	if err := first.Upsert(c, []kgmem.VectorRecord{rec}); err != nil {
+		t.Fatal(err)
+	}
+
+	_, err := milvus.Open(c, milvus.Config{Address: addr, Collection: first.Collection(), Dim: 16})
+	if !errors.Is(err, kgmem.ErrDimensionMismatch) || !errors.Is(err, kgmem.ErrConflict) {
+		t.Fatalf("reopen with dim 16: got %v, want ErrDimensionMismatch", err)
+	}
+	if msg := err.Error(); !strings.Contains(msg, "8") || !strings.Contains(msg, "16") {
+		t.Errorf("mismatch error %q should name both dimensions", msg)
+	}
+
+	// The same dimension reopens the data that is there.
+	again, err := milvus.Open(c, milvus.Config{Address: addr, Collection: first.Collection(), Dim: 8})
+	if err != nil {
+		t.Fatalf("reopen with dim 8: %v", err)
+	}
+	defer again.Close()
+	if n, err := again.Count(c, "reopen", ""); err != nil || n != 1 {
+		t.Errorf("Count after reopen = %d, %v; want 1", n, err)
+	}
+}
+
+func TestOpenRefusesForeignCollection(t *testing.T) {
+	addr := testenv.MilvusAddr(t)
+	c := testCtx(t)
+	cl, err := client.NewClient(c, client.Config{Address: addr})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	name := freshCollection(t)
+	// AutoID int64 keys: not a collection kgmem can upsert into.
+	sch := entity.NewSchema().WithName(name).WithAutoID(true).
+		WithField(entity.NewField().WithName("pk").WithDataType(entity.FieldTypeInt64).WithIsPrimaryKey(true).WithIsAutoID(true)).
+		WithField(entity.NewField().WithName("vector").WithDataType(entity.FieldTypeFloatVector).WithDim(8))
+	if err := cl.CreateCollection(c, sch, 1); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cl.DropCollection(context.Background(), name) })
+	_, err = milvus.Open(c, milvus.Config{Address: addr, Collection: name, Dim: 8})
+	if !errors.Is(err, kgmem.ErrConflict) || errors.Is(err, kgmem.ErrDimensionMismatch) {
+		t.Errorf("Open of a foreign collection: got %v, want ErrConflict", err)
+	}
+}
+
+func TestOpenUnavailable(t *testing.T) {
+	// A port that was just free: nothing listens there.
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	start := time.Now()
+	_, err = milvus.Open(context.Background(), milvus.Config{Address: addr, Dim: 8, DialTimeout: time.Second})
+	if !errors.Is(err, kgmem.ErrUnavailable) {
+		t.Errorf("Open(%s): got %v, want ErrUnavailable", addr, err)
+	}
+	if d := time.Since(start); d > 10*time.Second {
+		t.Errorf("Open took %s despite a 1s dial timeout", d)
+	}
+}
+
+func TestOpenInvalidConfig(t *testing.T) {
+	_, err := milvus.Open(context.Background(), milvus.Config{Address: "127.0.0.1:1", Dim: 0})
+	if !errors.Is(err, kgmem.ErrInvalid) {
+		t.Errorf("Open with dim 0: got %v, want ErrInvalid", err)
+	}
+}
+
+func TestPingAfterOpen(t *testing.T) {
+	ix := openFresh(t, milvus.Config{Dim: 4, ConsistencyLevel: milvus.Bounded})
+	if err := ix.Ping(testCtx(t)); err != nil {
+		t.Errorf("Ping: %v", err)
+	}
+	if ix.Dimension() != 4 {
+		t.Errorf("Dimension() = %d, want 4", ix.Dimension())
+	}
+}
