@@ -19,7 +19,7 @@ func (s *Store) Apply(ctx context.Context, cs kgmem.ChangeSet) error {
 		return nil
 	}
 	err := s.write(ctx, func(tx *sql.Tx) error {
-		a := &applier{ctx: ctx, tx: tx, st: s.ws, ns: cs.Namespace, tok: nsToken(cs.Namespace), cur: currentToken(cs.Namespace)}
+		a := &applier{ctx: ctx, tx: tx, st: s.ws, ns: cs.Namespace, tok: nsToken(cs.Namespace), cur: currentToken(cs.Namespace), pre: wordPrefix(cs.Namespace)}
 		return a.apply(cs)
 	})
 	if err != nil {
@@ -52,6 +52,7 @@ type applier struct {
 	ns  kgmem.Namespace
 	tok string // nsToken(ns)
 	cur string // currentToken(ns)
+	pre string // wordPrefix(ns)
 }
 
 // stmt binds a prepared statement to the transaction.
@@ -188,7 +189,7 @@ func (a *applier) replaceFTS(fts string, rid int64, scope, body string) error {
 	if _, err := a.stmt(a.st.ftsDelete[fts]).ExecContext(a.ctx, rid); err != nil {
 		return fmt.Errorf("clear search entry: %w", err)
 	}
-	if _, err := a.stmt(a.st.ftsInsert[fts]).ExecContext(a.ctx, rid, scope, body); err != nil {
+	if _, err := a.stmt(a.st.ftsInsert[fts]).ExecContext(a.ctx, rid, scope, indexText(a.pre, body)); err != nil {
 		return fmt.Errorf("index for search: %w", err)
 	}
 	return nil

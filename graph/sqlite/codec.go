@@ -119,15 +119,32 @@ func namesLower(e kgmem.Entity) string {
 }
 
 // nsToken is the FTS token that stands for a namespace in the ns column of
-// the full-text tables, so a MATCH is confined to one namespace inside the
-// index: letters then digits, which no tokenizer or stemmer alters, and 64
-// bits of hash so namespaces practically never share one (if two did, the id
-// lookup after the match still drops the other namespace's records).
+// the full-text tables: letters then digits, which no tokenizer or stemmer
+// alters.
 func nsToken(ns kgmem.Namespace) string { return fmt.Sprintf("ns%d", nsHash(ns)) }
 
 // currentToken marks, next to nsToken, the facts of ns that are not expired,
-// so the default search skips expired facts without reading the facts table.
+// so the default search skips expired facts inside the index.
 func currentToken(ns kgmem.Namespace) string { return fmt.Sprintf("cs%d", nsHash(ns)) }
+
+// wordPrefix is glued to the front of every indexed and searched word of ns
+// (see indexText). FTS5 keeps one posting list per token and computes BM25's
+// document frequencies over the whole table, so without the prefix a search
+// in a small namespace would still walk the posting lists of every namespace.
+// The prefix is 12 of 16 consonants (48 bits of hash): consonants merge with
+// a word's leading consonants, which leaves the Porter stemmer's measure, and
+// so its stemming of the word, unchanged. If two namespaces ever shared a
+// prefix, the id lookup after the match still drops the other's records.
+func wordPrefix(ns kgmem.Namespace) string {
+	const consonants = "bcdfghjklmnpqrst"
+	h := nsHash(ns)
+	b := make([]byte, 12)
+	for i := range b {
+		b[i] = consonants[h&15]
+		h >>= 4
+	}
+	return string(b)
+}
 
 // nsHash is the 64-bit FNV-1a hash of ns.
 func nsHash(ns kgmem.Namespace) uint64 {

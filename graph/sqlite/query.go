@@ -22,18 +22,32 @@ func isStopWord(w string) bool {
 	return false
 }
 
-// queryTerms splits free text into search terms: maximal runs of letters,
-// digits and combining marks, lower-cased, stop words and repeats dropped.
-// Everything else (quotes, brackets, operators, emoji) separates terms, so no
-// character of the input survives as FTS5 syntax.
-func queryTerms(text string) []string {
-	seen := map[string]bool{}
-	var terms []string
+// words splits text into lower-cased maximal runs of letters, digits and
+// combining marks that hold at least one letter or digit. Everything else
+// (quotes, brackets, operators, emoji) separates words.
+func words(text string) []string {
+	var out []string
 	for _, w := range strings.FieldsFunc(text, func(r rune) bool {
 		return !isWordRune(r) && !unicode.Is(unicode.Mn, r)
 	}) {
-		w = strings.ToLower(w)
-		if isStopWord(w) || seen[w] || !strings.ContainsFunc(w, isWordRune) {
+		if strings.ContainsFunc(w, isWordRune) {
+			out = append(out, strings.ToLower(w))
+		}
+	}
+	return out
+}
+
+// isWordRune reports letters and digits.
+func isWordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
+
+// queryTerms splits free text into search terms: its words (see words) with
+// stop words and repeats dropped, at most maxQueryTerms. No character of the
+// input survives as FTS5 syntax.
+func queryTerms(text string) []string {
+	seen := map[string]bool{}
+	var terms []string
+	for _, w := range words(text) {
+		if isStopWord(w) || seen[w] {
 			continue
 		}
 		seen[w] = true
@@ -45,25 +59,37 @@ func queryTerms(text string) []string {
 	return terms
 }
 
-// matchExpr builds the FTS5 MATCH expression for terms in the namespace with
-// token tok: `ns:"tok" AND ("t1" OR "t2" …)`. Terms hold only letters, digits
-// and marks (see queryTerms), and are quoted besides, so the expression is
-// always well formed. It returns "" when there is nothing to search for.
-func matchExpr(tok string, terms []string) string {
+// indexText is what the FTS body column receives for text: every word glued
+// to the namespace's word prefix (see wordPrefix), so each namespace has its
+// own posting lists and BM25 statistics inside one FTS5 table.
+func indexText(prefix, text string) string {
+	ws := words(text)
+	for i, w := range ws {
+		ws[i] = prefix + w
+	}
+	return strings.Join(ws, " ")
+}
+
+// matchExpr builds the FTS5 MATCH expression for terms glued to prefix:
+// `("pt1" OR "pt2" …)`, confined further to the rows carrying the scope token
+// in the ns column when scope is set: `ns:"scope" AND (…)`. Terms hold only
+// letters, digits and marks (see queryTerms) and are quoted besides, so the
+// expression is always well formed. It returns "" when there are no terms.
+func matchExpr(scope, prefix string, terms []string) string {
 	if len(terms) == 0 {
 		return ""
 	}
 	var b strings.Builder
-	b.WriteString(`ns:"` + tok + `" AND (`)
+	if scope != "" {
+		b.WriteString(`ns:"` + scope + `" AND `)
+	}
+	b.WriteString("(")
 	for i, t := range terms {
 		if i > 0 {
 			b.WriteString(" OR ")
 		}
-		b.WriteString(`"` + strings.ReplaceAll(t, `"`, `""`) + `"`)
+		b.WriteString(`"` + strings.ReplaceAll(prefix+t, `"`, `""`) + `"`)
 	}
 	b.WriteString(")")
 	return b.String()
 }
-
-// isWordRune reports letters and digits.
-func isWordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }

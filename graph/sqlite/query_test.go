@@ -2,6 +2,7 @@ package sqlite
 
 import (
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -45,17 +46,41 @@ func TestQueryTermsCapped(t *testing.T) {
 
 func TestMatchExpr(t *testing.T) {
 	tests := []struct {
+		scope string
 		terms []string
 		want  string
 	}{
-		{nil, ""},
-		{[]string{"bob"}, `ns:"ns1" AND ("bob")`},
-		{[]string{"bob", "team"}, `ns:"ns1" AND ("bob" OR "team")`},
+		{"cs1", nil, ""},
+		{"cs1", []string{"bob"}, `ns:"cs1" AND ("pbob")`},
+		{"", []string{"bob", "team"}, `("pbob" OR "pteam")`},
 	}
 	for _, tc := range tests {
-		if got := matchExpr("ns1", tc.terms); got != tc.want {
-			t.Errorf("matchExpr(%q) = %q, want %q", tc.terms, got, tc.want)
+		if got := matchExpr(tc.scope, "p", tc.terms); got != tc.want {
+			t.Errorf("matchExpr(%q, %q) = %q, want %q", tc.scope, tc.terms, got, tc.want)
 		}
+	}
+}
+
+func TestIndexText(t *testing.T) {
+	tests := []struct{ text, want string }{
+		{"Bob leads the ML-team.", "pbob pleads pthe pml pteam"},
+		{`"Zürich" 🎉 2020`, "pzürich p2020"},
+		{"!!!", ""},
+	}
+	for _, tc := range tests {
+		if got := indexText("p", tc.text); got != tc.want {
+			t.Errorf("indexText(%q) = %q, want %q", tc.text, got, tc.want)
+		}
+	}
+}
+
+func TestWordPrefixIsConsonants(t *testing.T) {
+	a, b := wordPrefix("acme/users/u42"), wordPrefix("acme/users/u43")
+	if a == b || a != wordPrefix("acme/users/u42") || len(a) != 12 {
+		t.Fatalf("prefixes %q and %q: want distinct, stable, 12 long", a, b)
+	}
+	if strings.ContainsAny(a, "aeiouy") {
+		t.Fatalf("prefix %q holds a vowel", a)
 	}
 }
 

@@ -35,10 +35,12 @@ func ftsSources() []ftsSource {
 // and higher is better; they are comparable within one store, not across
 // backends. Expired facts are left out unless q.IncludeExpired.
 //
-// Each kind is one FTS5 query confined to the namespace by its scope token
-// and ranked by bm25() with weight 0 on the scope column; only the top hits are then looked
-// up in the record tables, so the cost grows with the matches in the
-// namespace, not with the records of the whole store.
+// Each kind is one FTS5 query over the namespace's own words (see
+// wordPrefix), so both matching and BM25's document frequencies stay within
+// the namespace; facts not expired are picked by their scope token. Ranking
+// uses bm25() with weight 0 on the scope column, inside FTS5, and only the top
+// hits are looked up in the record tables: the cost grows with the matches in
+// the namespace, not with the size of the store.
 func (s *Store) SearchText(ctx context.Context, ns kgmem.Namespace, q kgmem.TextQuery) ([]kgmem.Hit, error) {
 	if err := checkNamespace(ns); err != nil {
 		return nil, err
@@ -60,12 +62,12 @@ func (s *Store) SearchText(ctx context.Context, ns kgmem.Namespace, q kgmem.Text
 		if !slices.Contains(kinds, src.kind) {
 			continue
 		}
-		scope := nsToken(ns)
+		scope := ""
 		if src.kind == kgmem.KindFact && !q.IncludeExpired {
 			scope = currentToken(ns)
 		}
 		g.Go(func() error {
-			hits, err := s.searchKind(gctx, ns, src, matchExpr(scope, terms), limit)
+			hits, err := s.searchKind(gctx, ns, src, matchExpr(scope, wordPrefix(ns), terms), limit)
 			if err != nil {
 				return fmt.Errorf("sqlite: search %s: %w", src.kind, err)
 			}
