@@ -116,6 +116,18 @@ func TestBenchmarkFigures(t *testing.T) {
 		}
 		return nil
 	})
+	measure("FindEntities by 2 names (entity resolution)", queries, func(int) error {
+		es, err := s.FindEntities(ctx, ns, kgmem.EntityFilter{Names: []string{
+			fmt.Sprintf("person %d %s", 42, words[42%len(words)]), fmt.Sprintf("Person %d nobody", rng.IntN(nEntities))}})
+		if err == nil && len(es) != 1 {
+			err = fmt.Errorf("found %d entities", len(es))
+		}
+		return err
+	})
+	measure("ListFacts of one entity", queries, func(int) error {
+		_, err := s.ListFacts(ctx, ns, kgmem.FactFilter{EntityID: fmt.Sprintf("ent_b_%05d", rng.IntN(nEntities))})
+		return err
+	})
 	measure("Neighborhood depth 2, fan-out 50", queries, func(int) error {
 		_, err := s.Neighborhood(ctx, ns, kgmem.NeighborhoodQuery{Seeds: []string{fmt.Sprintf("ent_b_%05d", rng.IntN(nEntities))}, Depth: 2, FanOut: 50})
 		return err

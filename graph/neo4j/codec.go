@@ -29,6 +29,33 @@ func keyHash(key string) string {
 	return hex.EncodeToString(sum[:12])
 }
 
+// nameKeys is the indexed lookup string of an entity's names: one line per
+// distinct normalised name or alias, each prefixed with the namespace hash,
+// between newlines ("\n<hash>:bob smith\n<hash>:bob\n"). NormalizeName never
+// leaves a newline inside a name, so nameKey(key, name) found with CONTAINS
+// in the TEXT index is an exact match of one whole name in one namespace.
+func nameKeys(key string, names []string) string {
+	var b strings.Builder
+	b.WriteByte('\n')
+	seen := map[string]bool{}
+	for _, n := range names {
+		norm := kgmem.NormalizeName(n)
+		if norm == "" || seen[norm] {
+			continue
+		}
+		seen[norm] = true
+		b.WriteString(keyHash(key))
+		b.WriteByte(':')
+		b.WriteString(norm)
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// nameKey is the CONTAINS needle that finds entities of the namespace key
+// with the normalised name norm.
+func nameKey(key, norm string) string { return "\n" + keyHash(key) + ":" + norm + "\n" }
+
 // timeValue is t in UTC, or nil for the zero time.
 func timeValue(t time.Time) any {
 	if t.IsZero() {
@@ -72,17 +99,13 @@ func entityProps(key, field string, e kgmem.Entity) (map[string]any, error) {
 	if err != nil {
 		return nil, err
 	}
-	normAliases := make([]string, 0, len(e.Aliases))
-	lower := []string{strings.ToLower(e.Name)}
-	for _, a := range e.Aliases {
-		if n := kgmem.NormalizeName(a); n != "" {
-			normAliases = append(normAliases, n)
-		}
-		lower = append(lower, strings.ToLower(a))
+	lower := make([]string, 0, len(e.Aliases)+1)
+	for _, n := range e.Names() {
+		lower = append(lower, strings.ToLower(n))
 	}
 	p := map[string]any{
 		"id": e.ID, "namespace": key, "name": e.Name, "norm_name": kgmem.NormalizeName(e.Name),
-		"aliases": listValue(e.Aliases), "norm_aliases": listValue(normAliases), "lower_names": lower,
+		"aliases": listValue(e.Aliases), "name_keys": nameKeys(key, e.Names()), "lower_names": lower,
 		"type": e.Type, "summary": e.Summary, "attributes": attrs,
 		"created_at": timeValue(e.CreatedAt), "updated_at": timeValue(e.UpdatedAt),
 		"ft_scope": scopeToken(key), "ft_text": strings.Join(e.Names(), "\n"),

@@ -117,20 +117,26 @@ func (s *Store) FindEntities(ctx context.Context, ns kgmem.Namespace, filter kgm
 	if err != nil {
 		return nil, fmt.Errorf("neo4j: find entities: %w", err)
 	}
-	params := map[string]any{"ns": s.key(ns), "after": filter.After, "limit": int64(limit)}
+	key := s.key(ns)
+	params := map[string]any{"ns": key, "after": filter.After, "limit": int64(limit)}
 	conds := []string{"e.id > $after"}
+	match := `MATCH (e:Entity {namespace: $ns})`
 	if len(filter.Names) > 0 {
-		var norms []string
+		var needles []string
 		for _, n := range filter.Names {
-			if k := kgmem.NormalizeName(n); k != "" {
-				norms = append(norms, k)
+			if norm := kgmem.NormalizeName(n); norm != "" {
+				needles = append(needles, nameKey(key, norm))
 			}
 		}
-		if len(norms) == 0 {
+		if len(needles) == 0 {
 			return nil, nil
 		}
-		params["norms"] = norms
-		conds = append(conds, "(e.norm_name IN $norms OR any(a IN coalesce(e.norm_aliases, []) WHERE a IN $norms))")
+		params["needles"] = needles
+		// One TEXT index lookup per name instead of a scan of the namespace.
+		match = `UNWIND $needles AS needle
+			MATCH (e:Entity) USING TEXT INDEX e:Entity(name_keys)
+			WHERE e.name_keys CONTAINS needle AND e.namespace = $ns
+			WITH DISTINCT e`
 	}
 	if filter.Query != "" {
 		params["query"] = strings.ToLower(filter.Query)
@@ -140,7 +146,7 @@ func (s *Store) FindEntities(ctx context.Context, ns kgmem.Namespace, filter kgm
 		params["type"] = filter.Type
 		conds = append(conds, "e.type = $type")
 	}
-	query := `MATCH (e:Entity {namespace: $ns}) WHERE ` + strings.Join(conds, " AND ") +
+	query := match + ` WHERE ` + strings.Join(conds, " AND ") +
 		` RETURN properties(e) AS e ORDER BY e.id LIMIT $limit`
 	es, err := s.entities(ctx, ns, query, params)
 	if err != nil {
@@ -210,9 +216,16 @@ func (s *Store) ListFacts(ctx context.Context, ns kgmem.Namespace, filter kgmem.
 	}
 	params := map[string]any{"ns": s.key(ns), "after": filter.After, "limit": int64(limit)}
 	conds := []string{"t.id > $after"}
+	match := `MATCH (t:FactText {namespace: $ns})`
 	if filter.EntityID != "" {
 		params["entity"] = filter.EntityID
-		conds = append(conds, "(t.subject_id = $entity OR t.object_id = $entity)")
+		// Two index seeks; UNION also returns a self-loop once.
+		match = `CALL () {
+				MATCH (t:FactText {namespace: $ns, subject_id: $entity}) RETURN t
+				UNION
+				MATCH (t:FactText {namespace: $ns, object_id: $entity}) RETURN t
+			}
+			WITH t`
 	}
 	if filter.Predicate != "" {
 		params["predicate"] = filter.Predicate
@@ -221,7 +234,7 @@ func (s *Store) ListFacts(ctx context.Context, ns kgmem.Namespace, filter kgmem.
 	if !filter.IncludeExpired {
 		conds = append(conds, "NOT t.expired")
 	}
-	query := `MATCH (t:FactText {namespace: $ns}) WHERE ` + strings.Join(conds, " AND ") +
+	query := match + ` WHERE ` + strings.Join(conds, " AND ") +
 		` WITH t ORDER BY t.id LIMIT $limit` + factReturn + ` ORDER BY r.id`
 	fs, err := s.facts(ctx, ns, query, params)
 	if err != nil {

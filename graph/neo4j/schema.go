@@ -35,6 +35,8 @@ var schemaStatements = []string{
 	"CREATE CONSTRAINT kgmem_schema_key IF NOT EXISTS FOR (n:KgmemSchema) REQUIRE n.name IS UNIQUE",
 	"CREATE INDEX kgmem_entity_ns IF NOT EXISTS FOR (n:Entity) ON (n.namespace)",
 	"CREATE INDEX kgmem_entity_name IF NOT EXISTS FOR (n:Entity) ON (n.namespace, n.norm_name)",
+	// Every name and alias of an entity, for exact lookups with CONTAINS (see nameKeys).
+	"CREATE TEXT INDEX kgmem_entity_name_keys IF NOT EXISTS FOR (n:Entity) ON (n.name_keys)",
 	"CREATE INDEX kgmem_entity_type IF NOT EXISTS FOR (n:Entity) ON (n.namespace, n.type)",
 	"CREATE INDEX kgmem_episode_ns IF NOT EXISTS FOR (n:Episode) ON (n.namespace)",
 	"CREATE INDEX kgmem_fact_ns IF NOT EXISTS FOR (n:FactText) ON (n.namespace)",
