@@ -2,6 +2,7 @@ package neo4j
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/kgmem/kgmem"
@@ -51,7 +52,8 @@ func (c Config) withDefaults() (Config, error) {
 		c.URI = DefaultURI
 	}
 	if c.Scope != "" {
-		if _, err := kgmem.ParseNamespace(c.Scope); err != nil || len(c.Scope) > kgmem.MaxNamespaceSegment || containsSlash(c.Scope) {
+		// A scope is one namespace segment: no "/", and never ":" (the separator).
+		if _, err := kgmem.ParseNamespace(c.Scope); err != nil || strings.Contains(c.Scope, "/") {
 			return c, kgmem.Invalidf("scope", "must be 1-64 characters of [A-Za-z0-9_.-], got %q", c.Scope)
 		}
 	}
@@ -79,13 +81,4 @@ func (c Config) withDefaults() (Config, error) {
 		c.MaxRetryTime = DefaultMaxRetryTime
 	}
 	return c, nil
-}
-
-func containsSlash(s string) bool {
-	for i := range len(s) {
-		if s[i] == '/' {
-			return true
-		}
-	}
-	return false
 }
