@@ -8,14 +8,31 @@ import (
 )
 
 // NormalizeName is the matching key of an entity name or alias: Unicode NFKC,
-// case-folded, surrounding punctuation and quotes trimmed, inner whitespace
-// collapsed to one space. "  Bob   SMITH. " and "bob smith" share the key
-// "bob smith". Every store and resolver matches names through this function.
+// lower-cased, inner whitespace collapsed to one space, surrounding quotes and
+// brackets trimmed, and trailing sentence punctuation dropped. "  Bob   SMITH. "
+// and "bob smith" share the key "bob smith"; "C++", "C#" and "C" stay three
+// names. Every store and resolver matches names through this function.
 func NormalizeName(s string) string {
 	s = norm.NFKC.String(s)
 	s = strings.ToLower(s)
 	s = strings.Join(strings.Fields(s), " ")
-	return strings.TrimFunc(s, func(r rune) bool {
-		return unicode.IsPunct(r) || unicode.IsSpace(r) || unicode.IsSymbol(r)
-	})
+	for {
+		trimmed := strings.TrimFunc(s, isEnclosing)
+		trimmed = strings.TrimRightFunc(trimmed, isSentenceEnd)
+		trimmed = strings.TrimSpace(trimmed)
+		if trimmed == s {
+			return s
+		}
+		s = trimmed
+	}
+}
+
+// isEnclosing reports quotes and brackets that wrap a name.
+func isEnclosing(r rune) bool {
+	return unicode.Is(unicode.Quotation_Mark, r) || unicode.In(r, unicode.Ps, unicode.Pe, unicode.Pi, unicode.Pf) || r == '`'
+}
+
+// isSentenceEnd reports punctuation that ends a sentence rather than a name.
+func isSentenceEnd(r rune) bool {
+	return strings.ContainsRune(".,;:!?…。、，", r)
 }

@@ -74,7 +74,7 @@ func DefaultParams() Params {
 		SpacingBonus:        2.5,
 		MassedWindowMinutes: 60,
 		MaxStabilityDays:    36500,
-		Floor:               0.5,
+		Floor:               0.9,
 		ForgetThreshold:     0.15,
 		EvergreenImportance: 10,
 		DefaultImportance:   5,

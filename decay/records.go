@@ -107,19 +107,21 @@ func setDecay(ctx context.Context, store kgmem.GraphStore, ns kgmem.Namespace, u
 	return nil
 }
 
-// update applies change to each of refs in ns and writes the result, all or
-// nothing as far as reads go: refs are validated and looked up first, and a
-// missing one fails the call (wrapping kgmem.ErrNotFound) before anything is written.
-func update(ctx context.Context, store kgmem.GraphStore, ns kgmem.Namespace, refs []Ref, change func(record) kgmem.DecayState) (int, error) {
+// lookup validates refs and loads their records from ns; a missing one fails
+// the call, wrapping kgmem.ErrNotFound.
+func lookup(ctx context.Context, store kgmem.GraphStore, ns kgmem.Namespace, refs []Ref) (map[Ref]record, error) {
 	if _, err := kgmem.ParseNamespace(string(ns)); err != nil {
-		return 0, err
+		return nil, err
+	}
+	if len(refs) == 0 {
+		return nil, kgmem.Invalidf("refs", "must name at least one record")
 	}
 	if err := validateRefs(refs); err != nil {
-		return 0, err
+		return nil, err
 	}
 	records, err := loadRecords(ctx, store, ns, refs)
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
 	var missing []Ref
 	for _, r := range refs {
@@ -128,8 +130,26 @@ func update(ctx context.Context, store kgmem.GraphStore, ns kgmem.Namespace, ref
 		}
 	}
 	if len(missing) > 0 {
-		return 0, fmt.Errorf("%d of %d records not in namespace %s (first: %s %s): %w",
+		return nil, fmt.Errorf("%d of %d records not in namespace %s (first: %s %s): %w",
 			len(missing), len(refs), ns, missing[0].Kind, missing[0].ID, kgmem.ErrNotFound)
+	}
+	return records, nil
+}
+
+// CheckItems reports whether every ref names a record of ns, without writing:
+// an invalid ref wraps kgmem.ErrInvalid, a missing record kgmem.ErrNotFound.
+func CheckItems(ctx context.Context, store kgmem.GraphStore, ns kgmem.Namespace, refs ...Ref) error {
+	_, err := lookup(ctx, store, ns, refs)
+	return err
+}
+
+// update applies change to each of refs in ns and writes the result, all or
+// nothing as far as reads go: refs are validated and looked up first, and a
+// missing one fails the call (wrapping kgmem.ErrNotFound) before anything is written.
+func update(ctx context.Context, store kgmem.GraphStore, ns kgmem.Namespace, refs []Ref, change func(record) kgmem.DecayState) (int, error) {
+	records, err := lookup(ctx, store, ns, refs)
+	if err != nil {
+		return 0, err
 	}
 	updates := make([]kgmem.DecayUpdate, 0, len(records))
 	done := make(map[Ref]bool, len(records))

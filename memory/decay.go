@@ -99,7 +99,10 @@ func (e *Engine) Feedback(ctx context.Context, req FeedbackRequest) error {
 	if e.reinforcer == nil {
 		return fmt.Errorf("%w: reinforcement is not configured on this server", kgmem.ErrConflict)
 	}
-	if err := e.checkRefs(ctx, req.Namespace, req.Refs); err != nil {
+	if err := checkRefCount(req.Refs); err != nil {
+		return err
+	}
+	if err := decay.CheckItems(ctx, e.graph, req.Namespace, req.Refs...); err != nil {
 		return err
 	}
 	return e.reinforcer.Enqueue(req.Namespace, req.Refs...)
@@ -114,19 +117,32 @@ type PinRequest struct {
 
 // SetPinned pins or unpins records. Pinning also restores a forgotten record.
 func (e *Engine) SetPinned(ctx context.Context, req PinRequest) error {
-	return e.updateDecay(ctx, req.Namespace, req.Refs, func(m decay.Model, s kgmem.DecayState, now time.Time) kgmem.DecayState {
-		if req.Pinned {
-			return m.Restore(m.Pin(s, now), now)
-		}
-		return m.Unpin(s, now)
-	})
+	if err := checkRefCount(req.Refs); err != nil {
+		return err
+	}
+	model, err := e.models(ctx, req.Namespace)
+	if err != nil {
+		return fmt.Errorf("decay parameters of %q: %w", req.Namespace, err)
+	}
+	unlock := e.lockNamespace(req.Namespace)
+	defer unlock()
+	_, err = decay.PinItems(ctx, e.graph, req.Namespace, model, e.now(), req.Pinned, req.Refs...)
+	return err
 }
 
 // Restore brings soft-forgotten records back into default search.
 func (e *Engine) Restore(ctx context.Context, ns kgmem.Namespace, refs []decay.Ref) error {
-	return e.updateDecay(ctx, ns, refs, func(m decay.Model, s kgmem.DecayState, now time.Time) kgmem.DecayState {
-		return m.Restore(s, now)
-	})
+	if err := checkRefCount(refs); err != nil {
+		return err
+	}
+	model, err := e.models(ctx, ns)
+	if err != nil {
+		return fmt.Errorf("decay parameters of %q: %w", ns, err)
+	}
+	unlock := e.lockNamespace(ns)
+	defer unlock()
+	_, err = decay.RestoreItems(ctx, e.graph, ns, model, e.now(), refs...)
+	return err
 }
 
 // Sweep soft-forgets the records of ns whose retention fell below the
@@ -158,83 +174,10 @@ func (e *Engine) SweepAll(ctx context.Context) (map[kgmem.Namespace]decay.SweepS
 	return out, nil
 }
 
-// updateDecay rewrites the decay state of refs with change, under the namespace lock.
-func (e *Engine) updateDecay(ctx context.Context, ns kgmem.Namespace, refs []decay.Ref, change func(decay.Model, kgmem.DecayState, time.Time) kgmem.DecayState) error {
-	model, err := e.models(ctx, ns)
-	if err != nil {
-		return fmt.Errorf("decay parameters of %q: %w", ns, err)
-	}
-	unlock := e.lockNamespace(ns)
-	defer unlock()
-	states, err := e.decayStates(ctx, ns, refs)
-	if err != nil {
-		return err
-	}
-	now := e.now()
-	updates := make([]kgmem.DecayUpdate, len(refs))
-	for i, r := range refs {
-		updates[i] = kgmem.DecayUpdate{Kind: r.Kind, ID: r.ID, State: change(model, states[i], now)}
-	}
-	return e.graph.SetDecay(ctx, ns, updates)
-}
-
-// checkRefs rejects refs with an unknown kind or an id ns does not hold.
-func (e *Engine) checkRefs(ctx context.Context, ns kgmem.Namespace, refs []decay.Ref) error {
-	_, err := e.decayStates(ctx, ns, refs)
-	return err
-}
-
-// decayStates loads the decay state of each ref, in order; a missing record or
-// an unknown kind is a client error naming the ref.
-func (e *Engine) decayStates(ctx context.Context, ns kgmem.Namespace, refs []decay.Ref) ([]kgmem.DecayState, error) {
-	if len(refs) == 0 {
-		return nil, kgmem.Invalidf("refs", "must name at least one record")
-	}
+// checkRefCount bounds how many records one request may name.
+func checkRefCount(refs []decay.Ref) error {
 	if len(refs) > maxFactsPerRequest {
-		return nil, kgmem.Invalidf("refs", "names %d records, at most %d allowed", len(refs), maxFactsPerRequest)
+		return kgmem.Invalidf("refs", "names %d records, at most %d allowed", len(refs), maxFactsPerRequest)
 	}
-	byKind := map[kgmem.Kind][]string{}
-	for i, r := range refs {
-		if !r.Kind.Valid() {
-			return nil, kgmem.Invalidf(fmt.Sprintf("refs[%d].kind", i), "is %q; use fact, entity or episode", r.Kind)
-		}
-		byKind[r.Kind] = append(byKind[r.Kind], r.ID)
-	}
-	states := map[string]kgmem.DecayState{}
-	if ids := byKind[kgmem.KindFact]; len(ids) > 0 {
-		facts, err := e.graph.Facts(ctx, ns, ids)
-		if err != nil {
-			return nil, fmt.Errorf("load facts: %w", err)
-		}
-		for _, f := range facts {
-			states["fact\x00"+f.ID] = f.Decay
-		}
-	}
-	if ids := byKind[kgmem.KindEntity]; len(ids) > 0 {
-		ents, err := e.graph.Entities(ctx, ns, ids)
-		if err != nil {
-			return nil, fmt.Errorf("load entities: %w", err)
-		}
-		for _, ent := range ents {
-			states["entity\x00"+ent.ID] = ent.Decay
-		}
-	}
-	if ids := byKind[kgmem.KindEpisode]; len(ids) > 0 {
-		eps, err := e.graph.Episodes(ctx, ns, ids)
-		if err != nil {
-			return nil, fmt.Errorf("load episodes: %w", err)
-		}
-		for _, ep := range eps {
-			states["episode\x00"+ep.ID] = ep.Decay
-		}
-	}
-	out := make([]kgmem.DecayState, len(refs))
-	for i, r := range refs {
-		s, ok := states[string(r.Kind)+"\x00"+r.ID]
-		if !ok {
-			return nil, fmt.Errorf("refs[%d]: %s %q in namespace %q: %w", i, r.Kind, r.ID, ns, kgmem.ErrNotFound)
-		}
-		out[i] = s
-	}
-	return out, nil
+	return nil
 }

@@ -147,6 +147,13 @@ func (c *Client) PurgeNamespace(ctx context.Context, ns kgmem.Namespace) error {
 	return err
 }
 
+// DisableDecay switches the forgetting curve off in ns
+// (PUT /v1/namespaces/{ns}/settings with decay.enabled=false).
+func (c *Client) DisableDecay(ctx context.Context, ns kgmem.Namespace) error {
+	body := map[string]any{"decay": map[string]any{"enabled": false}}
+	return c.do(ctx, http.MethodPut, "/v1/namespaces/"+url.PathEscape(string(ns))+"/settings", body, nil)
+}
+
 // AddMemories posts a batch of messages of one thread.
 func (c *Client) AddMemories(ctx context.Context, req AddMemoriesRequest) (AddMemoriesResponse, error) {
 	var res AddMemoriesResponse

@@ -46,8 +46,8 @@ func WriteReport(w io.Writer, r *Result) error {
 	if in.FirstWarning != "" {
 		fmt.Fprintf(w, "  first warning: %s\n", in.FirstWarning)
 	}
-	_, err := fmt.Fprintf(w, "search: %d queries in %s = %.1f QPS; latency p50 %s, p99 %s, max %s (concurrency %d, reinforce %t, %d empty)\n",
-		s.Queries, round(time.Duration(s.Wall)), s.QPS, round(time.Duration(s.P50)), round(time.Duration(s.P99)), round(time.Duration(s.Max)), r.Config.Concurrency, r.Config.Reinforce, s.Empty)
+	_, err := fmt.Fprintf(w, "search: %d queries in %s = %.1f QPS; latency p50 %s, p99 %s, max %s (concurrency %d, reinforce %t, decay %t, %d empty)\n",
+		s.Queries, round(time.Duration(s.Wall)), s.QPS, round(time.Duration(s.P50)), round(time.Duration(s.P99)), round(time.Duration(s.Max)), r.Config.Concurrency, r.Config.Reinforce, !r.Config.DecayOff, s.Empty)
 	return err
 }
 

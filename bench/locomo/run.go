@@ -27,6 +27,9 @@ type Config struct {
 	// reinforcement lets earlier questions reorder later ones, which makes
 	// recall depend on the order concurrent searches happen to run in.
 	Reinforce bool
+	// DecayOff switches the forgetting curve off in the bench namespaces
+	// (settings decay.enabled=false), to measure what decay costs recall.
+	DecayOff bool
 	// BaselineScope is the BM25 baseline's scope, reported beside kgmem.
 	BaselineScope Scope
 	// Log receives progress lines; nil discards them.
@@ -122,6 +125,7 @@ type RunConfig struct {
 	Batch         int   `json:"batch"`
 	Extract       bool  `json:"extract"`
 	Reinforce     bool  `json:"reinforce"`
+	DecayOff      bool  `json:"decay_off"`
 	BaselineScope Scope `json:"baseline_scope"`
 }
 
@@ -139,7 +143,7 @@ func Run(ctx context.Context, client *Client, convs []Conversation, cfg Config) 
 	}
 	res := &Result{
 		URL: client.BaseURL(), Started: time.Now().UTC(), Anchors: Anchors,
-		Config: RunConfig{Ks: slices.Clone(cfg.Ks), Concurrency: cfg.Concurrency, Batch: cfg.Batch, Extract: cfg.Extract, Reinforce: cfg.Reinforce, BaselineScope: cfg.BaselineScope},
+		Config: RunConfig{Ks: slices.Clone(cfg.Ks), Concurrency: cfg.Concurrency, Batch: cfg.Batch, Extract: cfg.Extract, Reinforce: cfg.Reinforce, DecayOff: cfg.DecayOff, BaselineScope: cfg.BaselineScope},
 	}
 	baseline, stats, err := Baseline(convs, cfg.Ks, cfg.BaselineScope)
 	if err != nil {
@@ -163,6 +167,11 @@ func Run(ctx context.Context, client *Client, convs []Conversation, cfg Config) 
 		}
 		if err := client.PurgeNamespace(ctx, ns); err != nil {
 			return nil, fmt.Errorf("purge %s: %w", ns, err)
+		}
+		if cfg.DecayOff {
+			if err := client.DisableDecay(ctx, ns); err != nil {
+				return nil, fmt.Errorf("switch decay off in %s: %w", ns, err)
+			}
 		}
 	}
 	logf("purged %d namespaces under %s; ingesting %d turns in %d threads", len(convs), NamespacePrefix, stats.Turns, len(threads))

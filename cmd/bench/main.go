@@ -74,6 +74,7 @@ type locomoFlags struct {
 	extract     bool
 	progress    bool
 	reinforce   bool
+	decay       bool
 }
 
 func parseLocomoFlags(args []string, stderr io.Writer) (locomoFlags, error) {
@@ -94,6 +95,7 @@ func parseLocomoFlags(args []string, stderr io.Writer) (locomoFlags, error) {
 	fs.StringVar(&f.scope, "scope", string(locomo.ScopeCorpus), "BM25 baseline scope: corpus (one index over all conversations, filtered) or conversation")
 	fs.BoolVar(&f.extract, "extract", false, "ask the server to extract facts while ingesting (needs an LLM; slow)")
 	fs.BoolVar(&f.reinforce, "reinforce", false, "let searches reinforce what they return (makes recall depend on question order)")
+	fs.BoolVar(&f.decay, "decay", true, "keep the forgetting curve on; --decay=false switches it off in the bench namespaces")
 	fs.BoolVar(&f.progress, "progress", false, "draw progress bars on stderr")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -151,7 +153,7 @@ func runLocomo(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	bars := newProgressBars(stderr, f.progress)
 	res, err := locomo.Run(ctx, client, convs, locomo.Config{
-		Ks: f.ks, Concurrency: f.concurrency, Batch: f.batch, Extract: f.extract, Reinforce: f.reinforce, BaselineScope: scope, Log: stderr,
+		Ks: f.ks, Concurrency: f.concurrency, Batch: f.batch, Extract: f.extract, Reinforce: f.reinforce, DecayOff: !f.decay, BaselineScope: scope, Log: stderr,
 		Progress: bars.update,
 	})
 	bars.finish()
