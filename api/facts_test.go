@@ -180,3 +180,22 @@ func TestFactsPaging(t *testing.T) {
 		t.Fatalf("paged through %d facts, want 5", len(seen))
 	}
 }
+
+func TestExplicitFactProvenanceIsPerFact(t *testing.T) {
+	s := newTestServer(t, api.Options{}, nil)
+	var ing ingestResponse
+	s.json("POST", "/v1/memories", map[string]any{"namespace": "prov", "messages": []message{{"id": "m1", "name": "Ann", "content": "I drink tea every morning.", "timestamp": "2024-05-01T08:00:00Z"}}}, &ing)
+	out := postFacts(t, s, "prov",
+		map[string]any{"subject": "Ann", "predicate": "drinks", "object": "tea", "episode_ids": []string{ing.Episodes[0].ID}},
+		map[string]any{"subject": "Ann", "predicate": "owns", "object": "a bicycle"},
+	)
+	if got := out.Facts[0].Fact.Episodes; len(got) != 1 || got[0] != ing.Episodes[0].ID {
+		t.Errorf("cited fact has provenance %v, want [%s]", got, ing.Episodes[0].ID)
+	}
+	if got := out.Facts[0].Fact.ValidAt; !got.Equal(mustParse(t, "2024-05-01T08:00:00Z")) {
+		t.Errorf("cited fact valid_at %v, want the message time", got)
+	}
+	if got := out.Facts[1].Fact.Episodes; len(got) != 0 {
+		t.Errorf("uncited fact borrowed provenance %v from the other fact", got)
+	}
+}

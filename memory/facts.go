@@ -49,11 +49,12 @@ func (e *Engine) AddFacts(ctx context.Context, req AddFactsRequest) (AddFactsRes
 		return AddFactsResult{}, fmt.Errorf("read namespace settings: %w", err)
 	}
 	out, err := e.integrator.Integrate(ctx, triples.IntegrateRequest{
-		Namespace: req.Namespace,
-		Triples:   req.Facts,
-		Episodes:  provenance,
-		Policy:    settings.Writes,
-		Schema:    settings.Schema,
+		Namespace:     req.Namespace,
+		Triples:       req.Facts,
+		Episodes:      provenance,
+		OwnProvenance: true,
+		Policy:        settings.Writes,
+		Schema:        settings.Schema,
 	})
 	if err != nil {
 		return AddFactsResult{}, fmt.Errorf("integrate facts: %w", err)

@@ -58,6 +58,10 @@ type IntegrateRequest struct {
 	// Episodes are the batch's messages: they become the mentions and provenance,
 	// and their timestamps the default valid_at.
 	Episodes []kgmem.Episode
+	// OwnProvenance says each triple names its own provenance in EpisodeIDs
+	// (facts posted by a client): a triple without EpisodeIDs gets none, instead
+	// of every episode of the batch.
+	OwnProvenance bool
 	// Policy switches kinds of changes off.
 	Policy kgmem.WritePolicy
 	// Schema, when set, adds the namespace's entity types to the known types.
@@ -290,7 +294,7 @@ func (w *work) prepareTriple(i int, t kgmem.Triple) (candidate, string) {
 			c.episodes = append(c.episodes, id)
 		}
 	}
-	if len(c.episodes) == 0 && len(t.EpisodeIDs) == 0 {
+	if len(c.episodes) == 0 && len(t.EpisodeIDs) == 0 && !w.req.OwnProvenance {
 		for _, ep := range w.req.Episodes {
 			c.episodes = append(c.episodes, ep.ID)
 		}
@@ -361,7 +365,7 @@ func (w *work) speakerOf(ids []string) *kgmem.Episode {
 	for _, id := range ids {
 		eps = append(eps, w.episodes[id])
 	}
-	if len(eps) == 0 {
+	if len(eps) == 0 && !w.req.OwnProvenance {
 		eps = w.req.Episodes
 	}
 	var found *kgmem.Episode
@@ -391,7 +395,7 @@ func (w *work) episodeTime(ids []string) time.Time {
 	for _, id := range ids {
 		consider(w.episodes[id])
 	}
-	if t.IsZero() {
+	if t.IsZero() && !w.req.OwnProvenance {
 		for _, ep := range w.req.Episodes {
 			consider(ep)
 		}
