@@ -14,7 +14,7 @@ const (
 	DefaultCollection     = "kgmem_vectors"
 	DefaultM              = 16
 	DefaultEfConstruction = 200
-	DefaultEf             = 64
+	DefaultEf             = 128
 	DefaultBatchSize      = 1000
 	DefaultDialTimeout    = 10 * time.Second
 )
@@ -61,7 +61,9 @@ type Config struct {
 	// M and EfConstruction are the HNSW build parameters (defaults 16 and 200).
 	M              int
 	EfConstruction int
-	// Ef is the HNSW search breadth (default 64); a search uses max(Ef, K).
+	// Ef is the HNSW search breadth (default 128: on random 256-d data with a
+	// 10% namespace filter it gives recall@10 ~0.9 where 64 gives ~0.75, for
+	// well under a millisecond more); a search uses max(Ef, K).
 	Ef int
 	// ConsistencyLevel of a newly created collection and of every read
 	// (default Strong).

@@ -62,3 +62,6 @@ func TestConformance(t *testing.T) {
 		return openFresh(t, milvus.Config{Dim: dim})
 	})
 }
+
+// testenvAddr returns the test Milvus address.
+func testenvAddr(t testing.TB) string { return testenv.MilvusAddr(t) }
