@@ -11,13 +11,15 @@
 //
 //   - word unigrams, Porter2-stemmed (github.com/kljensen/snowball), so
 //     "painting", "paints" and "painted" share the feature "paint";
-//   - bigrams of adjacent kept words ("machine learning", "new york");
+//   - bigrams of adjacent kept words ("machine learning", "new york"), at a
+//     fifth of a word's weight;
 //   - character 3-, 4- and 5-grams of every kept word with boundary marks
-//     ("<pai", "ain", "ting>"…), which survive typos and inflections
-//     ("Stokholm" still overlaps "Stockholm", "Stockholms" more so).
+//     ("<pai", "ain", "ting>"…), together weighing as much as the word,
+//     which survive typos and inflections ("Stokholm" still overlaps
+//     "Stockholm", "Stockholms" more so).
 //
-// Each feature is signed-hashed (64-bit FNV-1a: the bucket from the hash, the
-// sign from its top bit) with a sublinear term frequency 1 + ln(tf), and the
+// Each feature is signed-hashed (64-bit FNV-1a with a final avalanche: the
+// bucket from the hash, the sign from its top bit) with a sublinear term frequency 1 + ln(tf), and the
 // vector is L2-normalised, so the cosine similarity of two vectors measures
 // their weighted lexical overlap. Text with no word at all gives the zero
 // vector (cosine 0 with everything).
@@ -31,9 +33,20 @@
 // features, so "car" and "automobile", "mom" and "mother", or "she moved to
 // Sweden" and "she relocated abroad" score near 0. It has no corpus
 // statistics (no IDF): a word common in your data weighs as much as a rare
-// one. Hash collisions add small noise, more at low dimensions; 256 is the
-// default, 512–1024 are a little sharper. For semantic recall, use an
-// embedding model through NewOpenAI.
+// one, and a person's name that appears in every message of a namespace
+// weighs as much as the rare word that pins the answer down. (A static
+// English word-frequency prior was tried in its place and lowered recall:
+// names, absent from general word lists, then dominate.) Hash collisions add
+// noise that shrinks as the dimension grows.
+//
+// Measured on the LoCoMo development conversations (760 questions, each
+// turn embedded as "speaker: text caption", turns ranked by cosine to the
+// question; locomo_test.go), evidence recall@5 / @10 is 0.334 / 0.407 at
+// dimension 256 (the default), 0.361 / 0.440 at 512, 0.381 / 0.457 at 1024
+// and 0.389 / 0.467 at 2048, against 0.513 / 0.591 for BM25 over the same
+// turns: the embedder complements full-text search, it does not replace
+// it. Use 1024 when memory allows. For semantic recall, use an embedding
+// model through NewOpenAI.
 //
 // # OpenAI-compatible APIs
 //
