@@ -16,9 +16,12 @@ import (
 	"github.com/kgmem/kgmem"
 	"github.com/kgmem/kgmem/api"
 	"github.com/kgmem/kgmem/embed"
+	"github.com/kgmem/kgmem/graph/neo4j"
 	"github.com/kgmem/kgmem/graph/sqlite"
+	"github.com/kgmem/kgmem/internal/testenv"
 	"github.com/kgmem/kgmem/memory"
 	"github.com/kgmem/kgmem/vector/hnsw"
+	"github.com/kgmem/kgmem/vector/milvus"
 )
 
 // testServer is the API over the real embedded backends in a temporary directory.
@@ -29,19 +32,74 @@ type testServer struct {
 	engine *memory.Engine
 }
 
-func newTestServer(t *testing.T, opts api.Options, extractor kgmem.Extractor) *testServer {
+// backend opens a graph store and a vector index for one test server.
+type backend struct {
+	name    string
+	graph   func(t *testing.T) kgmem.GraphStore
+	vectors func(t *testing.T, dim int) kgmem.VectorIndex
+}
+
+// backends lists every backend combination available: the embedded default
+// always, and Neo4j and Milvus when scripts/test.sh started them (required in CI).
+func backends(t *testing.T) []backend {
 	t.Helper()
 	ctx := context.Background()
-	dir := t.TempDir()
-	g, err := sqlite.Open(ctx, filepath.Join(dir, "graph.db"))
-	if err != nil {
-		t.Fatal(err)
+	sqliteGraph := func(t *testing.T) kgmem.GraphStore {
+		g, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "graph.db"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return g
 	}
+	hnswVectors := func(t *testing.T, dim int) kgmem.VectorIndex {
+		v, err := hnsw.Open(ctx, filepath.Join(t.TempDir(), "vectors.db"), dim, hnsw.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	graph, vectors, names := sqliteGraph, hnswVectors, []string{"sqlite", "hnsw"}
+	if uri := testenv.Neo4jURIIfAvailable(t); uri != "" {
+		names[0] = "neo4j"
+		graph = func(t *testing.T) kgmem.GraphStore {
+			// A fresh scope per server keeps tests apart inside one database.
+			g, err := neo4j.Open(ctx, neo4j.Config{URI: uri, Scope: "api" + strings.ReplaceAll(kgmem.NewID("t"), "_", "")})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return g
+		}
+	}
+	if addr := testenv.MilvusAddrIfAvailable(t); addr != "" {
+		names[1] = "milvus"
+		vectors = func(t *testing.T, dim int) kgmem.VectorIndex {
+			ix, err := milvus.Open(ctx, milvus.Config{Address: addr, Collection: "api_" + strings.ReplaceAll(kgmem.NewID("t"), "_", ""), Dim: dim})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { _ = ix.Drop(context.Background()) })
+			return ix
+		}
+	}
+	all := []backend{{name: "sqlite+hnsw", graph: sqliteGraph, vectors: hnswVectors}}
+	if names[0] != "sqlite" || names[1] != "hnsw" {
+		all = append(all, backend{name: names[0] + "+" + names[1], graph: graph, vectors: vectors})
+	}
+	return all
+}
+
+// eachBackend runs test once per available backend combination.
+func eachBackend(t *testing.T, test func(t *testing.T, b backend)) {
+	for _, b := range backends(t) {
+		t.Run(b.name, func(t *testing.T) { test(t, b) })
+	}
+}
+
+func newTestServer(t *testing.T, b backend, opts api.Options, extractor kgmem.Extractor) *testServer {
+	t.Helper()
+	g := b.graph(t)
 	emb := embed.NewHashing(256)
-	v, err := hnsw.Open(ctx, filepath.Join(dir, "vectors.db"), emb.Dimension(), hnsw.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	v := b.vectors(t, emb.Dimension())
 	quiet := slog.New(slog.DiscardHandler)
 	eng, err := memory.New(memory.Config{Graph: g, Vectors: v, Embedder: emb, Extractor: extractor, Logger: quiet})
 	if err != nil {
@@ -50,6 +108,13 @@ func newTestServer(t *testing.T, opts api.Options, extractor kgmem.Extractor) *t
 	srv := httptest.NewServer(api.New(eng, opts, quiet).Handler())
 	t.Cleanup(func() {
 		srv.Close()
+		// Shared servers (Neo4j, Milvus) keep no test data behind.
+		ctx := context.Background()
+		if nss, err := g.Namespaces(ctx); err == nil {
+			for _, ns := range nss {
+				_, _ = eng.PurgeNamespace(ctx, ns)
+			}
+		}
 		_ = v.Close()
 		_ = g.Close()
 	})
@@ -161,86 +226,90 @@ type searchResponse struct {
 }
 
 func TestIngestAndSearch(t *testing.T) {
-	s := newTestServer(t, api.Options{}, nil)
-	var ing ingestResponse
-	if st := s.json("POST", "/v1/memories", map[string]any{"namespace": "acme/users/u42", "thread_id": "t1", "messages": conversation()}, &ing); st != http.StatusCreated {
-		t.Fatalf("ingest status %d, want 201", st)
-	}
-	if len(ing.Episodes) != 3 || !ing.Episodes[0].Created || ing.Episodes[0].MessageID != "m1" || ing.Episodes[0].ThreadID != "t1" {
-		t.Fatalf("episodes %+v", ing.Episodes)
-	}
-
-	var res searchResponse
-	if st := s.json("POST", "/v1/search", map[string]any{"namespace": "acme/users/u42", "query": "adoption agencies", "limit": 2}, &res); st != 200 {
-		t.Fatalf("search status %d", st)
-	}
-	if len(res.Episodes) == 0 || res.Episodes[0].MessageID != "m3" {
-		t.Fatalf("top episode %+v, want m3", res.Episodes)
-	}
-	top := res.Episodes[0]
-	if top.Name != "Caroline" || top.ThreadID != "t1" || !strings.HasPrefix(top.Timestamp, "2023-05-08T13:58:00") {
-		t.Errorf("episode fields %+v", top)
-	}
-	if len(top.Score.Sources) != 2 {
-		t.Errorf("score breakdown %+v: want both vector and bm25 to find the best match", top.Score)
-	}
-	for _, src := range top.Score.Sources {
-		if src.Rank != 1 {
-			t.Errorf("%s ranked the best match %d, want 1", src.Retriever, src.Rank)
+	eachBackend(t, func(t *testing.T, b backend) {
+		s := newTestServer(t, b, api.Options{}, nil)
+		var ing ingestResponse
+		if st := s.json("POST", "/v1/memories", map[string]any{"namespace": "acme/users/u42", "thread_id": "t1", "messages": conversation()}, &ing); st != http.StatusCreated {
+			t.Fatalf("ingest status %d, want 201", st)
 		}
-	}
-	if top.Score.Final <= 0 || top.Score.Final < res.Episodes[len(res.Episodes)-1].Score.Final {
-		t.Errorf("scores not ordered: %+v", res.Episodes)
-	}
-	if len(res.Episodes) > 2 {
-		t.Errorf("limit 2 returned %d episodes", len(res.Episodes))
-	}
-	if !strings.Contains(res.Context, "[2023-05-08 13:58] Caroline: I'm researching adoption agencies") {
-		t.Errorf("context %q lacks the dated message", res.Context)
-	}
+		if len(ing.Episodes) != 3 || !ing.Episodes[0].Created || ing.Episodes[0].MessageID != "m1" || ing.Episodes[0].ThreadID != "t1" {
+			t.Fatalf("episodes %+v", ing.Episodes)
+		}
+
+		var res searchResponse
+		if st := s.json("POST", "/v1/search", map[string]any{"namespace": "acme/users/u42", "query": "adoption agencies", "limit": 2}, &res); st != 200 {
+			t.Fatalf("search status %d", st)
+		}
+		if len(res.Episodes) == 0 || res.Episodes[0].MessageID != "m3" {
+			t.Fatalf("top episode %+v, want m3", res.Episodes)
+		}
+		top := res.Episodes[0]
+		if top.Name != "Caroline" || top.ThreadID != "t1" || !strings.HasPrefix(top.Timestamp, "2023-05-08T13:58:00") {
+			t.Errorf("episode fields %+v", top)
+		}
+		if len(top.Score.Sources) != 2 {
+			t.Errorf("score breakdown %+v: want both vector and bm25 to find the best match", top.Score)
+		}
+		for _, src := range top.Score.Sources {
+			if src.Rank != 1 {
+				t.Errorf("%s ranked the best match %d, want 1", src.Retriever, src.Rank)
+			}
+		}
+		if top.Score.Final <= 0 || top.Score.Final < res.Episodes[len(res.Episodes)-1].Score.Final {
+			t.Errorf("scores not ordered: %+v", res.Episodes)
+		}
+		if len(res.Episodes) > 2 {
+			t.Errorf("limit 2 returned %d episodes", len(res.Episodes))
+		}
+		if !strings.Contains(res.Context, "[2023-05-08 13:58] Caroline: I'm researching adoption agencies") {
+			t.Errorf("context %q lacks the dated message", res.Context)
+		}
+	})
 }
 
 func TestRepostIsIdempotent(t *testing.T) {
-	s := newTestServer(t, api.Options{}, nil)
-	body := map[string]any{"namespace": "n1", "thread_id": "t1", "messages": conversation()}
-	var first, second ingestResponse
-	if st := s.json("POST", "/v1/memories", body, &first); st != http.StatusCreated {
-		t.Fatalf("first post %d", st)
-	}
-	if st := s.json("POST", "/v1/memories", body, &second); st != http.StatusOK {
-		t.Fatalf("re-post %d, want 200", st)
-	}
-	for i, ep := range second.Episodes {
-		if ep.Created || ep.ID != first.Episodes[i].ID {
-			t.Errorf("re-posted episode %d: %+v, want the stored one, not created", i, ep)
+	eachBackend(t, func(t *testing.T, b backend) {
+		s := newTestServer(t, b, api.Options{}, nil)
+		body := map[string]any{"namespace": "n1", "thread_id": "t1", "messages": conversation()}
+		var first, second ingestResponse
+		if st := s.json("POST", "/v1/memories", body, &first); st != http.StatusCreated {
+			t.Fatalf("first post %d", st)
 		}
-	}
-	// A batch mixing known and new messages stores only the new one.
-	mixed := append(conversation(), message{"id": "m4", "name": "Melanie", "content": "Adoption is a wonderful choice.", "timestamp": "2023-05-08T14:00:00Z"})
-	var third ingestResponse
-	if st := s.json("POST", "/v1/memories", map[string]any{"namespace": "n1", "thread_id": "t1", "messages": mixed}, &third); st != http.StatusCreated {
-		t.Fatalf("mixed post %d", st)
-	}
-	if eps, _, _ := s.counts("n1"); eps != 4 {
-		t.Fatalf("store holds %d episodes, want 4", eps)
-	}
-	// The same message id in another thread is another message.
-	if st := s.json("POST", "/v1/memories", map[string]any{"namespace": "n1", "thread_id": "t2", "messages": conversation()[:1]}, nil); st != http.StatusCreated {
-		t.Fatalf("other thread %d, want 201", st)
-	}
-	if eps, _, _ := s.counts("n1"); eps != 5 {
-		t.Fatalf("store holds %d episodes, want 5", eps)
-	}
-	// Searching finds each message once.
-	var res searchResponse
-	s.json("POST", "/v1/search", map[string]any{"namespace": "n1", "query": "LGBTQ support group", "include": []string{"episodes"}}, &res)
-	seen := map[string]int{}
-	for _, ep := range res.Episodes {
-		seen[ep.ID]++
-		if seen[ep.ID] > 1 {
-			t.Errorf("episode %s returned twice", ep.ID)
+		if st := s.json("POST", "/v1/memories", body, &second); st != http.StatusOK {
+			t.Fatalf("re-post %d, want 200", st)
 		}
-	}
+		for i, ep := range second.Episodes {
+			if ep.Created || ep.ID != first.Episodes[i].ID {
+				t.Errorf("re-posted episode %d: %+v, want the stored one, not created", i, ep)
+			}
+		}
+		// A batch mixing known and new messages stores only the new one.
+		mixed := append(conversation(), message{"id": "m4", "name": "Melanie", "content": "Adoption is a wonderful choice.", "timestamp": "2023-05-08T14:00:00Z"})
+		var third ingestResponse
+		if st := s.json("POST", "/v1/memories", map[string]any{"namespace": "n1", "thread_id": "t1", "messages": mixed}, &third); st != http.StatusCreated {
+			t.Fatalf("mixed post %d", st)
+		}
+		if eps, _, _ := s.counts("n1"); eps != 4 {
+			t.Fatalf("store holds %d episodes, want 4", eps)
+		}
+		// The same message id in another thread is another message.
+		if st := s.json("POST", "/v1/memories", map[string]any{"namespace": "n1", "thread_id": "t2", "messages": conversation()[:1]}, nil); st != http.StatusCreated {
+			t.Fatalf("other thread %d, want 201", st)
+		}
+		if eps, _, _ := s.counts("n1"); eps != 5 {
+			t.Fatalf("store holds %d episodes, want 5", eps)
+		}
+		// Searching finds each message once.
+		var res searchResponse
+		s.json("POST", "/v1/search", map[string]any{"namespace": "n1", "query": "LGBTQ support group", "include": []string{"episodes"}}, &res)
+		seen := map[string]int{}
+		for _, ep := range res.Episodes {
+			seen[ep.ID]++
+			if seen[ep.ID] > 1 {
+				t.Errorf("episode %s returned twice", ep.ID)
+			}
+		}
+	})
 }
 
 func mustParse(t *testing.T, s string) time.Time {

@@ -12,10 +12,12 @@ import (
 	"github.com/kgmem/kgmem"
 	"github.com/kgmem/kgmem/decay"
 	"github.com/kgmem/kgmem/embed"
+	"github.com/kgmem/kgmem/graph/neo4j"
 	"github.com/kgmem/kgmem/graph/sqlite"
 	"github.com/kgmem/kgmem/memory"
 	"github.com/kgmem/kgmem/triples"
 	"github.com/kgmem/kgmem/vector/hnsw"
+	"github.com/kgmem/kgmem/vector/milvus"
 )
 
 // backends are the opened stores and the engine over them.
@@ -106,6 +108,12 @@ func openGraph(ctx context.Context, cfg *config) (kgmem.GraphStore, error) {
 			return nil, fmt.Errorf("open embedded graph store %s: %w", path, err)
 		}
 		return s, nil
+	case "neo4j":
+		s, err := neo4j.Open(ctx, neo4j.Config{URI: cfg.Neo4jURI, Username: cfg.Neo4jUser, Password: cfg.Neo4jPassword, Database: cfg.Neo4jDatabase})
+		if err != nil {
+			return nil, fmt.Errorf("open Neo4j graph store at %s: %w", cfg.Neo4jURI, err)
+		}
+		return s, nil
 	}
 	return nil, fmt.Errorf("graph backend %q is not built into this binary", cfg.Graph)
 }
@@ -117,6 +125,12 @@ func openVectors(ctx context.Context, cfg *config, embedder kgmem.Embedder) (kgm
 		ix, err := hnsw.Open(ctx, path, embedder.Dimension(), hnsw.Options{})
 		if err != nil {
 			return nil, fmt.Errorf("open embedded vector index %s: %w", path, err)
+		}
+		return ix, nil
+	case "milvus":
+		ix, err := milvus.Open(ctx, milvus.Config{Address: cfg.MilvusAddr, Collection: cfg.MilvusCollection, Dim: embedder.Dimension()})
+		if err != nil {
+			return nil, fmt.Errorf("open Milvus vector index at %s: %w", cfg.MilvusAddr, err)
 		}
 		return ix, nil
 	}
