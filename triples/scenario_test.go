@@ -10,14 +10,16 @@ import (
 	"time"
 
 	"github.com/kgmem/kgmem"
+	"github.com/kgmem/kgmem/graph/neo4j"
 	"github.com/kgmem/kgmem/graph/sqlite"
 	"github.com/kgmem/kgmem/internal/llmtest"
+	"github.com/kgmem/kgmem/internal/testenv"
 	openai "github.com/sashabaranov/go-openai"
 )
 
 // The seed scenarios run the whole write path: Extractor against the fake
 // OpenAI server answering like a real model → Integrator → store.Apply on the
-// embedded SQLite graph, then assert the resulting graph.
+// embedded SQLite graph and on Neo4j when available, then assert the resulting graph.
 
 // ent and fct build model answers in the shape the extraction schema asks for.
 type ent struct{ Name, Type string }
@@ -75,7 +77,7 @@ type pipe struct {
 	srv   *llmtest.Server
 	x     *Extractor
 	in    *Integrator
-	st    *sqlite.Store
+	st    kgmem.GraphStore
 	clock *fixedClock
 	msgs  int
 	usage kgmem.LLMUsage
@@ -83,14 +85,45 @@ type pipe struct {
 	policy kgmem.WritePolicy
 }
 
-func newPipe(t *testing.T, responder llmtest.Responder) *pipe {
+// storeOpener opens a fresh, empty graph store for one scenario.
+type storeOpener func(t *testing.T) kgmem.GraphStore
+
+// scenarioStores lists the graph stores the scenarios run on: the embedded
+// store always, Neo4j when scripts/test.sh started it (required in CI).
+func scenarioStores(t *testing.T) map[string]storeOpener {
+	stores := map[string]storeOpener{"sqlite": func(t *testing.T) kgmem.GraphStore {
+		st, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "kg.db"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = st.Close() })
+		return st
+	}}
+	if uri := testenv.Neo4jURIIfAvailable(t); uri != "" {
+		stores["neo4j"] = func(t *testing.T) kgmem.GraphStore {
+			st, err := neo4j.Open(t.Context(), neo4j.Config{URI: uri, Scope: "scn" + strings.ReplaceAll(kgmem.NewID("t"), "_", "")})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() {
+				ctx := context.Background()
+				if nss, err := st.Namespaces(ctx); err == nil {
+					for _, ns := range nss {
+						_, _ = st.PurgeNamespace(ctx, ns)
+					}
+				}
+				_ = st.Close()
+			})
+			return st
+		}
+	}
+	return stores
+}
+
+func newPipe(t *testing.T, open storeOpener, responder llmtest.Responder) *pipe {
 	t.Helper()
 	srv := llmtest.New(t, llmtest.WithResponder(strict(t, responder)))
-	st, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "kg.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = st.Close() })
+	st := open(t)
 	cfg := testConfig(srv)
 	x, err := NewExtractor(cfg)
 	if err != nil {
@@ -632,16 +665,21 @@ func seedScenarios() []scenario {
 func TestSeedScenarios(t *testing.T) {
 	var clean, faulty kgmem.LLMUsage
 	cleanMsgs, faultyMsgs := 0, 0
-	for _, sc := range seedScenarios() {
-		t.Run(sc.name, func(t *testing.T) {
-			p := newPipe(t, sc.respond)
-			sc.run(t, p)
-			if sc.faulty {
-				faulty, faultyMsgs = faulty.Add(p.usage), faultyMsgs+p.msgs
-			} else {
-				clean, cleanMsgs = clean.Add(p.usage), cleanMsgs+p.msgs
-			}
-		})
+	for storeName, open := range scenarioStores(t) {
+		for _, sc := range seedScenarios() {
+			t.Run(storeName+"/"+sc.name, func(t *testing.T) {
+				p := newPipe(t, open, sc.respond)
+				sc.run(t, p)
+				if storeName != "sqlite" {
+					return // usage is the same on every store; count it once
+				}
+				if sc.faulty {
+					faulty, faultyMsgs = faulty.Add(p.usage), faultyMsgs+p.msgs
+				} else {
+					clean, cleanMsgs = clean.Add(p.usage), cleanMsgs+p.msgs
+				}
+			})
+		}
 	}
 	report := func(what string, u kgmem.LLMUsage, msgs int) {
 		if msgs > 0 {
