@@ -85,23 +85,27 @@ func (h *Hashing) vector(text string) []float32 {
 	if len(kept) == 0 { // only stop words: better them than nothing
 		kept = words
 	}
-	// Feature hash → (weight per occurrence, occurrences).
+	// Distinct features in first-seen order, with their weight per
+	// occurrence and their occurrence count.
 	type feature struct {
+		key    uint64
 		weight float64
 		tf     int
 	}
-	feats := map[uint64]*feature{}
+	feats := make([]feature, 0, 32*len(kept))
+	index := make(map[uint64]int, 32*len(kept))
 	add := func(kind byte, s string, weight float64) {
 		key := fnv1a(kind, s)
-		if f := feats[key]; f != nil {
-			f.tf++
+		if i, ok := index[key]; ok {
+			feats[i].tf++
 			return
 		}
-		feats[key] = &feature{weight: weight, tf: 1}
+		index[key] = len(feats)
+		feats = append(feats, feature{key: key, weight: weight, tf: 1})
 	}
 	for i, w := range kept {
 		add(kindUnigram, w.stem, h.p.unigramWeight)
-		if i > 0 {
+		if i > 0 && h.p.bigramWeight != 0 {
 			add(kindBigram, kept[i-1].stem+" "+w.stem, h.p.bigramWeight)
 		}
 		if h.p.charWeight == 0 {
@@ -114,12 +118,12 @@ func (h *Hashing) vector(text string) []float32 {
 		}
 	}
 	acc := make([]float64, h.dim)
-	for key, f := range feats {
+	for _, f := range feats {
 		v := f.weight * (1 + math.Log(float64(f.tf)))
-		if key>>63 == 1 {
+		if f.key>>63 == 1 {
 			v = -v
 		}
-		acc[key%uint64(h.dim)] += v
+		acc[f.key%uint64(h.dim)] += v
 	}
 	var norm float64
 	for _, x := range acc {
@@ -137,16 +141,23 @@ func (h *Hashing) vector(text string) []float32 {
 }
 
 // charGrams returns the character n-grams (minGram–maxGram runes) of w with
-// boundary marks, "<" and ">". A word shorter than minGram yields itself.
+// boundary marks, "<" and ">", as substrings of one padded string. A word
+// shorter than minGram yields itself.
 func charGrams(w string, minGram, maxGram int) []string {
-	padded := []rune("<" + w + ">")
-	if len(padded) <= minGram {
-		return []string{string(padded)}
+	padded := "<" + w + ">"
+	starts := make([]int, 0, len(padded)+1) // byte offset of each rune, then the end
+	for i := range padded {
+		starts = append(starts, i)
 	}
-	grams := make([]string, 0, 3*len(padded))
+	runes := len(starts)
+	starts = append(starts, len(padded))
+	if runes <= minGram {
+		return []string{padded}
+	}
+	grams := make([]string, 0, (maxGram-minGram+1)*runes)
 	for n := minGram; n <= maxGram; n++ {
-		for i := 0; i+n <= len(padded); i++ {
-			grams = append(grams, string(padded[i:i+n]))
+		for i := 0; i+n <= runes; i++ {
+			grams = append(grams, padded[starts[i]:starts[i+n]])
 		}
 	}
 	return grams

@@ -169,3 +169,14 @@ func TestHashingCancelled(t *testing.T) {
 		t.Errorf("Embed with a cancelled context: %v, want context.Canceled", err)
 	}
 }
+
+// BenchmarkHashing embeds chat-sized messages; ns/op is per text.
+func BenchmarkHashing(b *testing.B) {
+	h := embed.NewHashing(0)
+	text := []string{"Hey Mel! I went to a LGBTQ support group yesterday and it was so powerful. The transgender stories were so inspiring!"}
+	for b.Loop() {
+		if _, err := h.Embed(context.Background(), text); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

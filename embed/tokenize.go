@@ -3,6 +3,7 @@ package embed
 import (
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/kljensen/snowball/english"
 	"golang.org/x/text/runes"
@@ -36,6 +37,9 @@ func tokenize(text string) []word {
 
 // fold normalises Unicode (NFKC), lower-cases and drops diacritics.
 func fold(s string) string {
+	if isASCII(s) { // nothing to normalise
+		return strings.ToLower(s)
+	}
 	t := transform.Chain(norm.NFD, runes.Remove(runes.In(unicode.Mn)), norm.NFKC)
 	out, _, err := transform.String(t, s)
 	if err != nil { // only on invalid UTF-8 that the transformers cannot repair
@@ -82,4 +86,14 @@ func isStopWord(w string) bool {
 		return true
 	}
 	return false
+}
+
+// isASCII reports whether s is pure ASCII.
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
 }
