@@ -79,17 +79,35 @@ func matchExpr(scope, prefix string, terms []string) string {
 	if len(terms) == 0 {
 		return ""
 	}
-	var b strings.Builder
-	if scope != "" {
-		b.WriteString(`ns:"` + scope + `" AND `)
+	return scoped(scope) + "(" + anyOf(prefix, terms) + ")"
+}
+
+// prunedExpr is matchExpr restricted to rows holding one of the essential
+// terms, while the other terms still score: their OR group also holds the
+// token always, which every row of the namespace carries in the ns column, so
+// it never filters but keeps FTS5 reporting those terms' hits to bm25().
+func prunedExpr(scope, always, prefix string, essential, others []string) string {
+	return scoped(scope) + "(" + anyOf(prefix, essential) + ") AND (" + anyOf(prefix, others) + ` OR ns:"` + always + `")`
+}
+
+// scoped returns the scope condition that starts an expression, if any.
+func scoped(scope string) string {
+	if scope == "" {
+		return ""
 	}
-	b.WriteString("(")
+	return `ns:"` + scope + `" AND `
+}
+
+// anyOf returns the quoted, prefixed terms joined by OR.
+func anyOf(prefix string, terms []string) string {
+	quoted := make([]string, len(terms))
 	for i, t := range terms {
-		if i > 0 {
-			b.WriteString(" OR ")
-		}
-		b.WriteString(`"` + strings.ReplaceAll(prefix+t, `"`, `""`) + `"`)
+		quoted[i] = phrase(prefix, t)
 	}
-	b.WriteString(")")
-	return b.String()
+	return strings.Join(quoted, " OR ")
+}
+
+// phrase returns one prefixed term as an FTS5 string.
+func phrase(prefix, term string) string {
+	return `"` + strings.ReplaceAll(prefix+term, `"`, `""`) + `"`
 }

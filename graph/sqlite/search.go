@@ -67,7 +67,11 @@ func (s *Store) SearchText(ctx context.Context, ns kgmem.Namespace, q kgmem.Text
 			scope = currentToken(ns)
 		}
 		g.Go(func() error {
-			hits, err := s.searchKind(gctx, ns, src, matchExpr(scope, wordPrefix(ns), terms), limit)
+			always := scope
+			if always == "" {
+				always = nsToken(ns)
+			}
+			hits, err := s.searchKind(gctx, ns, ftsQuery{src: src, scope: scope, always: always, prefix: wordPrefix(ns), terms: terms, limit: limit})
 			if err != nil {
 				return fmt.Errorf("sqlite: search %s: %w", src.kind, err)
 			}
@@ -85,17 +89,9 @@ func (s *Store) SearchText(ctx context.Context, ns kgmem.Namespace, q kgmem.Text
 	return hits[:min(limit, len(hits))], nil
 }
 
-// searchKind returns the best limit hits of one kind for the MATCH expression.
-func (s *Store) searchKind(ctx context.Context, ns kgmem.Namespace, src ftsSource, match string, limit int) ([]kgmem.Hit, error) {
-	type ranked struct {
-		rid   int64
-		score float64
-	}
-	top, err := collect(ctx, s.r, func(rows *sql.Rows) (ranked, error) {
-		var r ranked
-		return r, rows.Scan(&r.rid, &r.score)
-	}, `SELECT rowid, -bm25(`+src.fts+`, 0.0, 1.0) AS score FROM `+src.fts+`
-		WHERE `+src.fts+` MATCH ? ORDER BY score DESC LIMIT ?`, match, limit)
+// searchKind returns the best hits of one kind.
+func (s *Store) searchKind(ctx context.Context, ns kgmem.Namespace, q ftsQuery) ([]kgmem.Hit, error) {
+	top, _, err := s.rank(ctx, q, pruneBudget)
 	if err != nil || len(top) == 0 {
 		return nil, err
 	}
@@ -110,7 +106,7 @@ func (s *Store) searchKind(ctx context.Context, ns kgmem.Namespace, src ftsSourc
 	ids, err := collect(ctx, s.r, func(rows *sql.Rows) (idOf, error) {
 		var r idOf
 		return r, rows.Scan(&r.rid, &r.id)
-	}, `SELECT rid, id FROM `+src.records+` WHERE +namespace = ? AND rid IN (`+placeholders(len(top))+`)`, args...)
+	}, `SELECT rid, id FROM `+q.src.records+` WHERE +namespace = ? AND rid IN (`+placeholders(len(top))+`)`, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -121,7 +117,7 @@ func (s *Store) searchKind(ctx context.Context, ns kgmem.Namespace, src ftsSourc
 	hits := make([]kgmem.Hit, 0, len(top))
 	for _, r := range top {
 		if id, ok := byRID[r.rid]; ok { // another namespace's record only on a token collision
-			hits = append(hits, kgmem.Hit{Kind: src.kind, ID: id, Score: r.score})
+			hits = append(hits, kgmem.Hit{Kind: q.src.kind, ID: id, Score: r.score})
 		}
 	}
 	return hits, nil
