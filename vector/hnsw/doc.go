@@ -22,6 +22,8 @@
 // leaves empty layers after deletes.
 //
 // Memory: a loaded namespace costs about 4·dim bytes per vector plus, in
-// graph mode, about 2·M links per vector. Loaded namespaces stay in memory
-// until Close or DeleteNamespace.
+// graph mode, about 2·M links per vector. Options.MaxLoadedBytes (default
+// 2 GiB) caps the total: loading a namespace over budget unloads the least
+// recently searched ones, which reload from the file when next searched.
+// Loaded reports what is held.
 package hnsw

@@ -21,8 +21,9 @@ type Index struct {
 	// writeMu serialises writes, so the store and the loaded shards change
 	// in the same order.
 	writeMu sync.Mutex
-	mu      sync.Mutex // guards spaces
+	mu      sync.Mutex // guards spaces and clock
 	spaces  map[kgmem.Namespace]*space
+	clock   uint64 // ticks once per search, for least-recently-used eviction
 }
 
 var _ kgmem.VectorIndex = (*Index)(nil)
@@ -33,6 +34,8 @@ type space struct {
 	mu     sync.RWMutex
 	loaded bool
 	shards map[kgmem.Kind]*shard
+
+	lastUsed uint64 // Index.clock at the last search; guarded by Index.mu
 }
 
 // Open opens the index stored at path (a SQLite file, created when missing)
@@ -179,7 +182,8 @@ func (x *Index) Close() error {
 	return nil
 }
 
-// space returns the namespace state, creating an unloaded one.
+// space returns the namespace state, creating an unloaded one, and marks
+// it used.
 func (x *Index) space(ns kgmem.Namespace) *space {
 	x.mu.Lock()
 	defer x.mu.Unlock()
@@ -188,6 +192,8 @@ func (x *Index) space(ns kgmem.Namespace) *space {
 		sp = &space{shards: map[kgmem.Kind]*shard{}}
 		x.spaces[ns] = sp
 	}
+	x.clock++
+	sp.lastUsed = x.clock
 	return sp
 }
 
@@ -207,7 +213,8 @@ func (x *Index) apply(ns kgmem.Namespace, fn func(sp *space)) {
 	}
 }
 
-// load returns the namespace's state, reading it from the store first if needed.
+// load returns the namespace's state, reading it from the store first if
+// needed, then unloads others if memory is over budget.
 func (x *Index) load(ctx context.Context, ns kgmem.Namespace) (*space, error) {
 	sp := x.space(ns)
 	sp.mu.RLock()
@@ -216,20 +223,106 @@ func (x *Index) load(ctx context.Context, ns kgmem.Namespace) (*space, error) {
 	if loaded {
 		return sp, nil
 	}
+	filled, err := x.fill(ctx, ns, sp)
+	if err != nil {
+		return nil, err
+	}
+	if filled {
+		x.evict(ns)
+	}
+	return sp, nil
+}
+
+// fill reads the namespace from the store into sp unless another search
+// did meanwhile; it reports whether it did the reading.
+func (x *Index) fill(ctx context.Context, ns kgmem.Namespace, sp *space) (bool, error) {
 	sp.mu.Lock()
 	defer sp.mu.Unlock()
 	if sp.loaded {
-		return sp, nil
+		return false, nil
 	}
 	shards := map[kgmem.Kind]*shard{}
 	err := x.store.load(ctx, ns, func(r kgmem.VectorRecord) {
 		shardOf(shards, r.Kind, x.opts).put(r.ID, normalized(r.Vector))
 	})
 	if err != nil {
-		return nil, err
+		return false, err
 	}
 	sp.shards, sp.loaded = shards, true
-	return sp, nil
+	return true, nil
+}
+
+// Loaded reports how many namespaces and vectors are held in memory.
+func (x *Index) Loaded() (namespaces, vectors int) {
+	x.mu.Lock()
+	spaces := make([]*space, 0, len(x.spaces))
+	for _, sp := range x.spaces {
+		spaces = append(spaces, sp)
+	}
+	x.mu.Unlock()
+	for _, sp := range spaces {
+		if n, ok := sp.size(); ok {
+			namespaces++
+			vectors += n
+		}
+	}
+	return namespaces, vectors
+}
+
+// evict unloads the least recently searched namespaces, never keep, while
+// the loaded vectors exceed Options.MaxLoadedBytes.
+func (x *Index) evict(keep kgmem.Namespace) {
+	perVector := int64(4*x.dim + 8*x.opts.M + 64)
+	type entry struct {
+		ns       kgmem.Namespace
+		sp       *space
+		lastUsed uint64
+		size     int
+	}
+	x.mu.Lock()
+	entries := make([]entry, 0, len(x.spaces))
+	for ns, sp := range x.spaces {
+		entries = append(entries, entry{ns: ns, sp: sp, lastUsed: sp.lastUsed})
+	}
+	x.mu.Unlock()
+	var total int64
+	for i := range entries {
+		n, _ := entries[i].sp.size()
+		entries[i].size = n
+		total += int64(n) * perVector
+	}
+	if total <= x.opts.MaxLoadedBytes {
+		return
+	}
+	slices.SortFunc(entries, func(a, b entry) int { return cmp.Compare(a.lastUsed, b.lastUsed) })
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	for _, e := range entries {
+		if total <= x.opts.MaxLoadedBytes {
+			break
+		}
+		if e.ns == keep || e.size == 0 || x.spaces[e.ns] != e.sp {
+			continue
+		}
+		// Writers look spaces up under x.mu, so once removed here no later
+		// write goes to it; a search holding it finishes on what it has.
+		delete(x.spaces, e.ns)
+		total -= int64(e.size) * perVector
+	}
+}
+
+// size returns the number of vectors held, and whether the space is loaded.
+func (sp *space) size() (int, bool) {
+	sp.mu.RLock()
+	defer sp.mu.RUnlock()
+	if !sp.loaded {
+		return 0, false
+	}
+	n := 0
+	for _, sh := range sp.shards {
+		n += sh.live()
+	}
+	return n, true
 }
 
 // shardOf returns the shard of kind k, creating it.

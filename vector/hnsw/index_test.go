@@ -161,3 +161,43 @@ func TestConcurrentUse(t *testing.T) {
 		t.Errorf("Count after concurrent writes = %d, want %d", total, want)
 	}
 }
+
+func TestEvictsLeastRecentlyUsed(t *testing.T) {
+	ctx := context.Background()
+	const dim, perNS = 8, 100
+	// Room for about two namespaces of 100 vectors: (4·8 + 8·16 + 64) · 250.
+	idx := open(t, filepath.Join(t.TempDir(), "vectors.db"), dim, hnsw.Options{MaxLoadedBytes: 224 * 250})
+	rng := rand.New(rand.NewPCG(3, 4))
+	recs := map[kgmem.Namespace][]kgmem.VectorRecord{}
+	for i := range 5 {
+		ns := kgmem.Namespace(fmt.Sprintf("ns%d", i))
+		for j := range perNS {
+			recs[ns] = append(recs[ns], kgmem.VectorRecord{ID: fmt.Sprintf("%s-%d", ns, j), Namespace: ns, Kind: kgmem.KindFact, Vector: randVec(rng, dim)})
+		}
+		if err := idx.Upsert(ctx, recs[ns]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for round := range 3 {
+		for i := range 5 {
+			ns := kgmem.Namespace(fmt.Sprintf("ns%d", i))
+			want := recs[ns][(round*7+i)%perNS]
+			hits, err := idx.Search(ctx, kgmem.VectorQuery{Namespace: ns, Vector: want.Vector, K: 1})
+			if err != nil || len(hits) != 1 || hits[0].ID != want.ID {
+				t.Fatalf("round %d, %s: got %v, %v; want %s", round, ns, hits, err, want.ID)
+			}
+			if n, v := idx.Loaded(); n > 2 || v > 2*perNS {
+				t.Fatalf("after searching %s: %d namespaces, %d vectors loaded; want at most 2 and %d", ns, n, v, 2*perNS)
+			}
+		}
+	}
+	// A write to an unloaded namespace is seen when it loads again.
+	extra := kgmem.VectorRecord{ID: "extra", Namespace: "ns0", Kind: kgmem.KindEntity, Vector: randVec(rng, dim)}
+	if err := idx.Upsert(ctx, []kgmem.VectorRecord{extra}); err != nil {
+		t.Fatal(err)
+	}
+	hits, err := idx.Search(ctx, kgmem.VectorQuery{Namespace: "ns0", Vector: extra.Vector, K: 1})
+	if err != nil || len(hits) != 1 || hits[0].ID != "extra" {
+		t.Fatalf("after reload: got %v, %v; want extra", hits, err)
+	}
+}

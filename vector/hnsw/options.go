@@ -18,6 +18,11 @@ type Options struct {
 	ExactBelow int
 	// Seed makes graph construction reproducible. Default 1.
 	Seed uint64
+	// MaxLoadedBytes bounds the memory of loaded namespaces, estimated as
+	// (4·dim + 8·M + 64) bytes per vector. When a load takes the total over
+	// it, the least recently searched namespaces are unloaded (they reload
+	// from the file on their next search). Default 2 GiB.
+	MaxLoadedBytes int64
 }
 
 // Defaults of Options.
@@ -26,6 +31,7 @@ const (
 	DefaultEfConstruction = 100
 	DefaultEfSearch       = 128
 	DefaultExactBelow     = 2000
+	DefaultMaxLoadedBytes = 2 << 30
 )
 
 // withDefaults fills the zero fields of o.
@@ -41,6 +47,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.ExactBelow <= 0 {
 		o.ExactBelow = DefaultExactBelow
+	}
+	if o.MaxLoadedBytes <= 0 {
+		o.MaxLoadedBytes = DefaultMaxLoadedBytes
 	}
 	if o.Seed == 0 {
 		o.Seed = 1
