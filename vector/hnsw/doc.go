@@ -14,6 +14,13 @@
 // slots the shard compacts and rebuilds. A kind filter selects shards, so
 // filtered searches are as accurate as unfiltered ones.
 //
+// Measured (TestRecallLargeNamespace, BenchmarkSearch; 2 shared cores):
+// 20,000 clustered vectors of dimension 256 in one namespace reach
+// recall@10 = 1.000 at a search p50 of 0.2–0.8 ms with the defaults (first
+// search, which builds the graph: 7–35 s depending on load); pure Gaussian
+// vectors, the worst case, reach about 0.48. One million vectors in 1,000
+// namespaces of 1,000 (exact scan) search with a p50 of 0.15 ms.
+//
 // The graph is implemented here. github.com/coder/hnsw was measured first and
 // is unusable for this: its search stops at the first expansion that does not
 // improve the best distance, so raising EfSearch does not help, and recall@10
