@@ -11,6 +11,8 @@ import (
 	"github.com/kgmem/kgmem/memory"
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
 )
 
 // Options bound what one request may cost.
@@ -21,6 +23,9 @@ type Options struct {
 	MaxPageSize int
 	// RequestTimeout is the deadline of one request's work (default 30 s).
 	RequestTimeout time.Duration
+	// Metrics is served at /metrics in the Prometheus text format (nil: an
+	// empty registry).
+	Metrics prometheus.Gatherer
 }
 
 func (o Options) withDefaults() Options {
@@ -32,6 +37,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.RequestTimeout <= 0 {
 		o.RequestTimeout = 30 * time.Second
+	}
+	if o.Metrics == nil {
+		o.Metrics = prometheus.NewRegistry()
 	}
 	return o
 }
@@ -71,6 +79,7 @@ func (s *Server) routes() {
 	e.GET("/healthz", s.healthz)
 	e.GET("/readyz", s.readyz)
 	e.GET("/openapi.json", s.openAPI)
+	e.GET("/metrics", echo.WrapHandler(promhttp.HandlerFor(s.opts.Metrics, promhttp.HandlerOpts{})))
 	v1 := e.Group("/v1")
 	v1.POST("/memories", s.postMemories)
 	v1.POST("/facts", s.postFacts)

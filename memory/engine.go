@@ -13,6 +13,7 @@ import (
 	"github.com/kgmem/kgmem/decay"
 	"github.com/kgmem/kgmem/episodes"
 	"github.com/kgmem/kgmem/triples"
+	"github.com/prometheus/client_golang/prometheus"
 )
 
 // Config wires an Engine to its backends. Graph, Vectors and Embedder are required.
@@ -38,6 +39,8 @@ type Config struct {
 	// Reinforcer records recalls (search results, feedback) off the request
 	// path; nil disables search-time reinforcement and POST /v1/feedback.
 	Reinforcer *decay.Reinforcer
+	// Metrics receives the engine's Prometheus counters (nil: not exported).
+	Metrics prometheus.Registerer
 }
 
 // Engine runs ingestion and search over one graph store and one vector index.
@@ -55,6 +58,7 @@ type Engine struct {
 	search     SearchOptions
 	models     decay.ModelFunc
 	reinforcer *decay.Reinforcer
+	metrics    *metrics
 	writeLocks [64]sync.Mutex
 }
 
@@ -84,6 +88,7 @@ func New(cfg Config) (*Engine, error) {
 		search:     cfg.Search.withDefaults(),
 		models:     cfg.Decay,
 		reinforcer: cfg.Reinforcer,
+		metrics:    newMetrics(cfg.Metrics),
 	}
 	if e.models == nil {
 		e.models = decay.StoreModels(cfg.Graph)

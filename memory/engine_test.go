@@ -17,6 +17,7 @@ import (
 	"github.com/kgmem/kgmem/memory"
 	"github.com/kgmem/kgmem/triples"
 	"github.com/kgmem/kgmem/vector/hnsw"
+	"github.com/prometheus/client_golang/prometheus"
 	openai "github.com/sashabaranov/go-openai"
 )
 
@@ -45,6 +46,7 @@ type harness struct {
 	clock      *fakeClock
 	reinforcer *decay.Reinforcer
 	llm        *llmtest.Server
+	metrics    *prometheus.Registry
 }
 
 func newHarness(t *testing.T, llm *llmtest.Server) *harness {
@@ -69,7 +71,8 @@ func newHarness(t *testing.T, llm *llmtest.Server) *harness {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = r.Close(context.Background()) })
-	cfg := memory.Config{Graph: g, Vectors: v, Embedder: emb, Clock: clock, Logger: quiet, Reinforcer: r,
+	reg := prometheus.NewRegistry()
+	cfg := memory.Config{Graph: g, Vectors: v, Embedder: emb, Clock: clock, Logger: quiet, Reinforcer: r, Metrics: reg,
 		Integrator: triples.NewIntegrator(g, triples.IntegratorOptions{Clock: clock})}
 	if llm != nil {
 		llmCfg := triples.LLMConfig{BaseURL: llm.URL(), Model: "test-model", MaxRetries: 2, MinBackoff: time.Millisecond, MaxBackoff: 5 * time.Millisecond}
@@ -84,7 +87,7 @@ func newHarness(t *testing.T, llm *llmtest.Server) *harness {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &harness{engine: eng, graph: g, clock: clock, reinforcer: r, llm: llm}
+	return &harness{engine: eng, graph: g, clock: clock, reinforcer: r, llm: llm, metrics: reg}
 }
 
 func msg(id, name, content, ts string) episodes.Message {
@@ -171,6 +174,19 @@ func TestIngestWithExtractionInvalidatesAndCountsCalls(t *testing.T) {
 		t.Errorf("as of 2024-02-01: %v, want Alice's managing and not Bob's leading", asOf)
 	}
 
+	// The cumulative counters agree with what the responses reported.
+	total := first.Usage.Add(second.Usage)
+	for name, want := range map[string]float64{
+		"kgmem_llm_calls_total":             float64(total.Calls),
+		"kgmem_llm_prompt_tokens_total":     float64(total.PromptTokens),
+		"kgmem_llm_completion_tokens_total": float64(total.CompletionTokens),
+		"kgmem_ingested_messages_total":     2,
+	} {
+		if got := counter(t, h.metrics, name); got != want {
+			t.Errorf("%s = %v, want %v", name, got, want)
+		}
+	}
+
 	// Re-posting a known message makes no LLM call and changes nothing.
 	before := llm.ChatCalls()
 	again, err := h.engine.Ingest(ctx, memory.IngestRequest{Namespace: ns, ThreadID: "t", Extract: true,
@@ -217,4 +233,22 @@ func countOps(changes []kgmem.FactChange, op kgmem.ChangeOp) int {
 		}
 	}
 	return n
+}
+
+// counter sums the samples of the named metric family in reg.
+func counter(t *testing.T, reg *prometheus.Registry, name string) float64 {
+	t.Helper()
+	families, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := 0.0
+	for _, f := range families {
+		if f.GetName() == name {
+			for _, m := range f.GetMetric() {
+				sum += m.GetCounter().GetValue()
+			}
+		}
+	}
+	return sum
 }

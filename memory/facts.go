@@ -68,6 +68,7 @@ func (e *Engine) AddFacts(ctx context.Context, req AddFactsRequest) (AddFactsRes
 		return AddFactsResult{}, err
 	}
 	syncChanges(out.FactChanges, cs.Facts)
+	e.metrics.ingested(0, out.FactChanges, out.Usage)
 	return AddFactsResult{Facts: nonNil(out.FactChanges), Usage: out.Usage}, nil
 }
 

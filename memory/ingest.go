@@ -88,6 +88,7 @@ func (e *Engine) Ingest(ctx context.Context, req IngestRequest) (IngestResult, e
 			return IngestResult{}, err
 		}
 		syncChanges(res.Facts, cs.Facts)
+		e.metrics.ingested(len(fresh), res.Facts, res.Usage)
 	}
 	written := lo.KeyBy(cs.Episodes, func(ep kgmem.Episode) string { return ep.ID })
 	for _, ep := range eps {

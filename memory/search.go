@@ -182,6 +182,10 @@ func (e *Engine) Search(ctx context.Context, req SearchRequest) (SearchResult, e
 		return SearchResult{}, err
 	}
 	res.Context = RenderContext(res)
+	e.metrics.searches.Inc()
+	if len(res.Warnings) > 0 {
+		e.metrics.degraded.Inc()
+	}
 	if req.Reinforce {
 		e.reinforce(ctx, req.Namespace, resultRefs(res))
 	}

@@ -18,10 +18,13 @@ import (
 	"github.com/kgmem/kgmem/triples"
 	"github.com/kgmem/kgmem/vector/hnsw"
 	"github.com/kgmem/kgmem/vector/milvus"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
 )
 
 // backends are the opened stores and the engine over them.
 type backends struct {
+	metrics    *prometheus.Registry
 	graph      kgmem.GraphStore
 	vectors    kgmem.VectorIndex
 	reinforcer *decay.Reinforcer
@@ -31,7 +34,8 @@ type backends struct {
 // openBackends opens the configured graph store, vector index, embedder and
 // extractor, and builds the engine. On failure everything opened is closed.
 func openBackends(ctx context.Context, cfg *config, log *slog.Logger) (b *backends, err error) {
-	b = &backends{}
+	b = &backends{metrics: prometheus.NewRegistry()}
+	b.metrics.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	defer func() {
 		if err != nil {
 			b.close(log)
@@ -77,7 +81,8 @@ func openBackends(ctx context.Context, cfg *config, log *slog.Logger) (b *backen
 	b.engine, err = memory.New(memory.Config{
 		Graph: b.graph, Vectors: b.vectors, Embedder: embedder, Extractor: extractor, Logger: log,
 		Integrator: triples.NewIntegrator(b.graph, integratorOpts), Decay: models, Reinforcer: b.reinforcer,
-		Search: memory.SearchOptions{VectorWeight: cfg.VectorWeight, TextWeight: cfg.TextWeight, RRFK: cfg.RRFK},
+		Search:  memory.SearchOptions{VectorWeight: cfg.VectorWeight, TextWeight: cfg.TextWeight, RRFK: cfg.RRFK},
+		Metrics: b.metrics,
 	})
 	if err != nil {
 		return nil, err
