@@ -19,7 +19,7 @@ func (s *Store) Apply(ctx context.Context, cs kgmem.ChangeSet) error {
 		return nil
 	}
 	err := s.write(ctx, func(tx *sql.Tx) error {
-		a := &applier{ctx: ctx, tx: tx, st: s.ws, ns: cs.Namespace, tok: nsToken(cs.Namespace), cur: currentToken(cs.Namespace), pre: wordPrefix(cs.Namespace)}
+		a := &applier{ctx: ctx, tx: tx, st: s.ws, ns: cs.Namespace, tok: nsToken(cs.Namespace), pre: wordPrefix(cs.Namespace)}
 		return a.apply(cs)
 	})
 	if err != nil {
@@ -51,7 +51,6 @@ type applier struct {
 	st  *writeStmts
 	ns  kgmem.Namespace
 	tok string // nsToken(ns)
-	cur string // currentToken(ns)
 	pre string // wordPrefix(ns)
 }
 
@@ -137,7 +136,7 @@ func (a *applier) upsertEntity(e kgmem.Entity) error {
 			}
 		}
 	}
-	return a.replaceFTS("entity_fts", rid, a.tok, strings.Join(e.Names(), "\n"))
+	return a.replaceFTS("entity_fts", rid, strings.Join(e.Names(), "\n"))
 }
 
 // insertEpisode inserts e unless its id is already stored.
@@ -160,7 +159,7 @@ func (a *applier) insertEpisode(e kgmem.Episode) error {
 	if e.Name != "" {
 		body = e.Name + ": " + e.Content
 	}
-	return a.replaceFTS("episode_fts", rid, a.tok, body)
+	return a.replaceFTS("episode_fts", rid, body)
 }
 
 // upsertFact replaces every field of f and its search entry.
@@ -176,20 +175,16 @@ func (a *applier) upsertFact(f kgmem.Fact) error {
 	if err := a.stmt(a.st.upsertFact).QueryRowContext(a.ctx, args...).Scan(&rid); err != nil {
 		return fmt.Errorf("upsert: %w", err)
 	}
-	scope := a.tok
-	if f.ExpiredAt.IsZero() {
-		scope += " " + a.cur
-	}
-	return a.replaceFTS("fact_fts", rid, scope, f.Text)
+	return a.replaceFTS("fact_fts", rid, f.Text)
 }
 
 // replaceFTS sets the search entry of record rid in the FTS table fts: the
-// scope tokens in the ns column, the searchable text in the body column.
-func (a *applier) replaceFTS(fts string, rid int64, scope, body string) error {
+// namespace token in the ns column, the namespace's words in the body column.
+func (a *applier) replaceFTS(fts string, rid int64, body string) error {
 	if _, err := a.stmt(a.st.ftsDelete[fts]).ExecContext(a.ctx, rid); err != nil {
 		return fmt.Errorf("clear search entry: %w", err)
 	}
-	if _, err := a.stmt(a.st.ftsInsert[fts]).ExecContext(a.ctx, rid, scope, indexText(a.pre, body)); err != nil {
+	if _, err := a.stmt(a.st.ftsInsert[fts]).ExecContext(a.ctx, rid, a.tok, indexText(a.pre, body)); err != nil {
 		return fmt.Errorf("index for search: %w", err)
 	}
 	return nil

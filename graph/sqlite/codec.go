@@ -123,10 +123,6 @@ func namesLower(e kgmem.Entity) string {
 // alters.
 func nsToken(ns kgmem.Namespace) string { return fmt.Sprintf("ns%d", nsHash(ns)) }
 
-// currentToken marks, next to nsToken, the facts of ns that are not expired,
-// so the default search skips expired facts inside the index.
-func currentToken(ns kgmem.Namespace) string { return fmt.Sprintf("cs%d", nsHash(ns)) }
-
 // wordPrefix is glued to the front of every indexed and searched word of ns
 // (see indexText). FTS5 keeps one posting list per token and computes BM25's
 // document frequencies over the whole table, so without the prefix a search

@@ -29,7 +29,6 @@ type rankedRow struct {
 // ftsQuery is one kind's full-text search in one namespace.
 type ftsQuery struct {
 	src    ftsSource
-	scope  string // token every result must carry in the ns column, or ""
 	always string // token every row of the namespace carries in the ns column
 	prefix string // wordPrefix of the namespace
 	terms  []string
@@ -48,7 +47,7 @@ type ftsQuery struct {
 // of the rows found beats that bound, no skipped row could have ranked, and
 // the result is exact; otherwise rank runs the full query.
 func (s *Store) rank(ctx context.Context, q ftsQuery, budget int) ([]rankedRow, bool, error) {
-	full := matchExpr(q.scope, q.prefix, q.terms)
+	full := matchExpr(q.prefix, q.terms)
 	fullRank := func() ([]rankedRow, bool, error) {
 		rows, err := s.rankMatch(ctx, q.src, full, q.limit)
 		return rows, false, err
@@ -94,7 +93,7 @@ func (s *Store) rank(ctx context.Context, q ftsQuery, budget int) ([]rankedRow, 
 	for _, d := range dfs[len(essential):] {
 		bound += maxIDF(maxRID, d.df) * (bm25K1 + 1)
 	}
-	rows, err := s.rankMatch(ctx, q.src, prunedExpr(q.scope, q.always, q.prefix, essential, others), q.limit)
+	rows, err := s.rankMatch(ctx, q.src, prunedExpr(q.always, q.prefix, essential, others), q.limit)
 	if err != nil {
 		return nil, false, err
 	}

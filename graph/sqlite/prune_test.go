@@ -52,17 +52,9 @@ func TestPrunedRankingIsExact(t *testing.T) {
 	}
 	src := ftsSources()[0]
 	pruned := 0
-	for i := range 200 {
+	for range 200 {
 		terms := queryTerms(text(2 + rng.IntN(3)))
-		scope := currentToken(ns)
-		if i%2 == 1 {
-			scope = "" // expired facts included
-		}
-		always := scope
-		if always == "" {
-			always = nsToken(ns)
-		}
-		q := ftsQuery{src: src, scope: scope, always: always, prefix: wordPrefix(ns), terms: terms, limit: 1 + rng.IntN(20)}
+		q := ftsQuery{src: src, always: nsToken(ns), prefix: wordPrefix(ns), terms: terms, limit: 1 + rng.IntN(20)}
 		want, _, err := s.rank(t.Context(), q, 0)
 		if err != nil {
 			t.Fatal(err)

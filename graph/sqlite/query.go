@@ -71,31 +71,19 @@ func indexText(prefix, text string) string {
 }
 
 // matchExpr builds the FTS5 MATCH expression for terms glued to prefix:
-// `("pt1" OR "pt2" …)`, confined further to the rows carrying the scope token
-// in the ns column when scope is set: `ns:"scope" AND (…)`. Terms hold only
-// letters, digits and marks (see queryTerms) and are quoted besides, so the
-// expression is always well formed. It returns "" when there are no terms.
-func matchExpr(scope, prefix string, terms []string) string {
-	if len(terms) == 0 {
-		return ""
-	}
-	return scoped(scope) + "(" + anyOf(prefix, terms) + ")"
+// `"pt1" OR "pt2" …`. Terms hold only letters, digits and marks (see
+// queryTerms) and are quoted besides, so the expression is always well
+// formed. It returns "" when there are no terms.
+func matchExpr(prefix string, terms []string) string {
+	return anyOf(prefix, terms)
 }
 
 // prunedExpr is matchExpr restricted to rows holding one of the essential
 // terms, while the other terms still score: their OR group also holds the
 // token always, which every row of the namespace carries in the ns column, so
 // it never filters but keeps FTS5 reporting those terms' hits to bm25().
-func prunedExpr(scope, always, prefix string, essential, others []string) string {
-	return scoped(scope) + "(" + anyOf(prefix, essential) + ") AND (" + anyOf(prefix, others) + ` OR ns:"` + always + `")`
-}
-
-// scoped returns the scope condition that starts an expression, if any.
-func scoped(scope string) string {
-	if scope == "" {
-		return ""
-	}
-	return `ns:"` + scope + `" AND `
+func prunedExpr(always, prefix string, essential, others []string) string {
+	return "(" + anyOf(prefix, essential) + ") AND (" + anyOf(prefix, others) + ` OR ns:"` + always + `")`
 }
 
 // anyOf returns the quoted, prefixed terms joined by OR.

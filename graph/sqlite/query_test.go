@@ -46,18 +46,20 @@ func TestQueryTermsCapped(t *testing.T) {
 
 func TestMatchExpr(t *testing.T) {
 	tests := []struct {
-		scope string
 		terms []string
 		want  string
 	}{
-		{"cs1", nil, ""},
-		{"cs1", []string{"bob"}, `ns:"cs1" AND ("pbob")`},
-		{"", []string{"bob", "team"}, `("pbob" OR "pteam")`},
+		{nil, ""},
+		{[]string{"bob"}, `"pbob"`},
+		{[]string{"bob", "team"}, `"pbob" OR "pteam"`},
 	}
 	for _, tc := range tests {
-		if got := matchExpr(tc.scope, "p", tc.terms); got != tc.want {
-			t.Errorf("matchExpr(%q, %q) = %q, want %q", tc.scope, tc.terms, got, tc.want)
+		if got := matchExpr("p", tc.terms); got != tc.want {
+			t.Errorf("matchExpr(%q) = %q, want %q", tc.terms, got, tc.want)
 		}
+	}
+	if got, want := prunedExpr("ns1", "p", []string{"a", "b"}, []string{"c"}), `("pa" OR "pb") AND ("pc" OR ns:"ns1")`; got != want {
+		t.Errorf("prunedExpr = %q, want %q", got, want)
 	}
 }
 

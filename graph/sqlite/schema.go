@@ -121,10 +121,11 @@ func migrations() [][]string {
 		body      TEXT NOT NULL
 	) WITHOUT ROWID`,
 
-		// Full-text tables. rowid is the rid of the record; ns holds scope
-		// tokens (nsToken, and currentToken for facts not expired) so a MATCH is
-		// confined to one namespace inside the index instead of after it.
-		// Contentless: the text lives in the record tables only.
+		// Full-text tables. rowid is the rid of the record; ns holds the
+		// namespace's token (nsToken) and body the record's words, each glued to
+		// the namespace's prefix (wordPrefix), so that posting lists and BM25
+		// statistics are per namespace. Contentless: the text lives in the
+		// record tables only.
 		`CREATE VIRTUAL TABLE IF NOT EXISTS fact_fts USING fts5 (ns, body, content='', contentless_delete=1, tokenize='` + ftsTokenizer + `')`,
 		`CREATE VIRTUAL TABLE IF NOT EXISTS episode_fts USING fts5 (ns, body, content='', contentless_delete=1, tokenize='` + ftsTokenizer + `')`,
 		`CREATE VIRTUAL TABLE IF NOT EXISTS entity_fts USING fts5 (ns, body, content='', contentless_delete=1, tokenize='` + ftsTokenizer + `')`,

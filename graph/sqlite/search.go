@@ -37,10 +37,10 @@ func ftsSources() []ftsSource {
 //
 // Each kind is one FTS5 query over the namespace's own words (see
 // wordPrefix), so both matching and BM25's document frequencies stay within
-// the namespace; facts not expired are picked by their scope token. Ranking
-// uses bm25() with weight 0 on the scope column, inside FTS5, and only the top
-// hits are looked up in the record tables: the cost grows with the matches in
-// the namespace, not with the size of the store.
+// the namespace. Ranking is bm25() inside FTS5, with common terms pruned when
+// that is provably exact (see rank); only the top rows are then looked up in
+// the record tables. The cost grows with the matches in the namespace, not
+// with the size of the store.
 func (s *Store) SearchText(ctx context.Context, ns kgmem.Namespace, q kgmem.TextQuery) ([]kgmem.Hit, error) {
 	if err := checkNamespace(ns); err != nil {
 		return nil, err
@@ -62,16 +62,10 @@ func (s *Store) SearchText(ctx context.Context, ns kgmem.Namespace, q kgmem.Text
 		if !slices.Contains(kinds, src.kind) {
 			continue
 		}
-		scope := ""
-		if src.kind == kgmem.KindFact && !q.IncludeExpired {
-			scope = currentToken(ns)
-		}
+		currentOnly := src.kind == kgmem.KindFact && !q.IncludeExpired
 		g.Go(func() error {
-			always := scope
-			if always == "" {
-				always = nsToken(ns)
-			}
-			hits, err := s.searchKind(gctx, ns, ftsQuery{src: src, scope: scope, always: always, prefix: wordPrefix(ns), terms: terms, limit: limit})
+			fq := ftsQuery{src: src, always: nsToken(ns), prefix: wordPrefix(ns), terms: terms, limit: limit}
+			hits, err := s.searchKind(gctx, ns, fq, currentOnly)
 			if err != nil {
 				return fmt.Errorf("sqlite: search %s: %w", src.kind, err)
 			}
@@ -89,15 +83,44 @@ func (s *Store) SearchText(ctx context.Context, ns kgmem.Namespace, q kgmem.Text
 	return hits[:min(limit, len(hits))], nil
 }
 
-// searchKind returns the best hits of one kind.
-func (s *Store) searchKind(ctx context.Context, ns kgmem.Namespace, q ftsQuery) ([]kgmem.Hit, error) {
-	top, _, err := s.rank(ctx, q, pruneBudget)
-	if err != nil || len(top) == 0 {
-		return nil, err
+// searchKind returns the best q.limit hits of one kind. With currentOnly,
+// expired facts are dropped after ranking: the search fetches some rows more
+// than asked and, in the rare case that too many of them were expired,
+// searches again for more. (A filter inside the MATCH would cost a walk of
+// the whole namespace's posting list, because bm25() counts the documents of
+// every phrase of the expression.)
+func (s *Store) searchKind(ctx context.Context, ns kgmem.Namespace, q ftsQuery, currentOnly bool) ([]kgmem.Hit, error) {
+	want := q.limit
+	if currentOnly {
+		q.limit += q.limit/2 + 4
 	}
+	for {
+		top, _, err := s.rank(ctx, q, pruneBudget)
+		if err != nil || len(top) == 0 {
+			return nil, err
+		}
+		hits, err := s.hits(ctx, ns, q.src, top, currentOnly)
+		if err != nil {
+			return nil, err
+		}
+		if len(hits) >= want || len(top) < q.limit {
+			return hits[:min(want, len(hits))], nil
+		}
+		q.limit *= 4
+	}
+}
+
+// hits looks up the ids of ranked rows of src, in rank order, leaving out
+// rows of another namespace (possible only if two namespaces' word prefixes
+// collide) and, with currentOnly, expired facts.
+func (s *Store) hits(ctx context.Context, ns kgmem.Namespace, src ftsSource, top []rankedRow, currentOnly bool) ([]kgmem.Hit, error) {
 	args := []any{ns}
 	for _, r := range top {
 		args = append(args, r.rid)
+	}
+	cond := ""
+	if currentOnly {
+		cond = ` AND expired_at IS NULL`
 	}
 	type idOf struct {
 		rid int64
@@ -106,7 +129,7 @@ func (s *Store) searchKind(ctx context.Context, ns kgmem.Namespace, q ftsQuery) 
 	ids, err := collect(ctx, s.r, func(rows *sql.Rows) (idOf, error) {
 		var r idOf
 		return r, rows.Scan(&r.rid, &r.id)
-	}, `SELECT rid, id FROM `+q.src.records+` WHERE +namespace = ? AND rid IN (`+placeholders(len(top))+`)`, args...)
+	}, `SELECT rid, id FROM `+src.records+` WHERE +namespace = ? AND rid IN (`+placeholders(len(top))+`)`+cond, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -116,8 +139,8 @@ func (s *Store) searchKind(ctx context.Context, ns kgmem.Namespace, q ftsQuery) 
 	}
 	hits := make([]kgmem.Hit, 0, len(top))
 	for _, r := range top {
-		if id, ok := byRID[r.rid]; ok { // another namespace's record only on a token collision
-			hits = append(hits, kgmem.Hit{Kind: q.src.kind, ID: id, Score: r.score})
+		if id, ok := byRID[r.rid]; ok {
+			hits = append(hits, kgmem.Hit{Kind: src.kind, ID: id, Score: r.score})
 		}
 	}
 	return hits, nil

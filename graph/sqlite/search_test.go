@@ -1,7 +1,10 @@
 package sqlite_test
 
 import (
+	"fmt"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/kgmem/kgmem"
 	"github.com/kgmem/kgmem/graph/graphtest"
@@ -41,5 +44,40 @@ func TestSearchFolding(t *testing.T) {
 		if len(hits) != 1 || hits[0].ID != tc.want {
 			t.Errorf("SearchText(%q) = %v, want only %s", tc.query, hits, tc.want)
 		}
+	}
+}
+
+// TestSearchSkipsManyExpiredFacts buries three current facts under fifty
+// expired ones that match better, so the default search must look past a
+// first batch of ranked rows to fill its page.
+func TestSearchSkipsManyExpiredFacts(t *testing.T) {
+	s, _ := openTemp(t)
+	ns := kgmem.Namespace("fold/expired")
+	e := graphtest.Entity(ns, "ent_ex", "E")
+	cs := kgmem.ChangeSet{Namespace: ns, Entities: []kgmem.Entity{e}}
+	for i := range 50 {
+		f := graphtest.Fact(ns, fmt.Sprintf("fact_ex_old_%02d", i), e.ID, "said", e.ID, "alpha alpha alpha")
+		f.InvalidAt, f.ExpiredAt = time.Unix(1, 0), time.Unix(2, 0)
+		cs.Facts = append(cs.Facts, f)
+	}
+	for i := range 3 {
+		cs.Facts = append(cs.Facts, graphtest.Fact(ns, fmt.Sprintf("fact_ex_cur_%d", i), e.ID, "says", e.ID, "alpha and a much longer sentence around it"))
+	}
+	if err := s.Apply(t.Context(), cs); err != nil {
+		t.Fatal(err)
+	}
+	hits, err := s.SearchText(t.Context(), ns, kgmem.TextQuery{Text: "alpha", Kinds: []kgmem.Kind{kgmem.KindFact}, Limit: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(hits) != 2 || !strings.HasPrefix(hits[0].ID, "fact_ex_cur_") || !strings.HasPrefix(hits[1].ID, "fact_ex_cur_") {
+		t.Fatalf("hits = %v, want two current facts", hits)
+	}
+	hits, err = s.SearchText(t.Context(), ns, kgmem.TextQuery{Text: "alpha", Kinds: []kgmem.Kind{kgmem.KindFact}, Limit: 5, IncludeExpired: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(hits) != 5 || !strings.HasPrefix(hits[0].ID, "fact_ex_old_") {
+		t.Fatalf("with history: hits = %v, want five, expired first", hits)
 	}
 }
