@@ -205,6 +205,16 @@ func BenchmarkSearch(b *testing.B) {
 		}
 		benchQueries(b, idx, data, func(i int) kgmem.Namespace { return kgmem.Namespace(fmt.Sprintf("tenant/%d", i%namespaces)) })
 	})
+	// Every search loads its namespace from the file: MaxLoadedBytes keeps
+	// only the namespace last searched.
+	b.Run("ns=20x1000/cold", func(b *testing.B) {
+		data := newDataset(4, dim, 200, 0.6)
+		idx := open(b, filepath.Join(b.TempDir(), "vectors.db"), dim, hnsw.Options{MaxLoadedBytes: 1})
+		for i := range 20 {
+			upsertAll(b, idx, data.records(kgmem.Namespace(fmt.Sprintf("tenant/%d", i)), 1000))
+		}
+		benchQueries(b, idx, data, func(i int) kgmem.Namespace { return kgmem.Namespace(fmt.Sprintf("tenant/%d", i%20)) })
+	})
 	b.Run("ns=1x20000", func(b *testing.B) {
 		data := newDataset(3, dim, 200, 0.6)
 		idx := open(b, filepath.Join(b.TempDir(), "vectors.db"), dim, hnsw.Options{})
