@@ -4,11 +4,13 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/kgmem/kgmem"
 	openai "github.com/sashabaranov/go-openai"
+	"golang.org/x/sync/errgroup"
 )
 
 // DimensionsParam says whether requests carry the "dimensions" field.
@@ -47,6 +49,14 @@ type OpenAIConfig struct {
 	AzureAPIVersion string
 	// BatchSize is the number of texts per request. Default 64.
 	BatchSize int
+	// Concurrency is how many requests one Embed call may have in flight.
+	// Default 1 (sequential), the polite choice for rate-limited or
+	// single-GPU servers.
+	Concurrency int
+	// MaxInputRunes truncates longer texts before sending, so one long
+	// message cannot fail its whole batch on the model's context limit.
+	// Default 8,000 (under 8,192 tokens for any common tokenizer).
+	MaxInputRunes int
 	// Timeout bounds each HTTP request (not the whole Embed). Default 60s.
 	Timeout time.Duration
 	// MaxAttempts bounds the tries of one batch on rate limits (429), server
@@ -63,6 +73,8 @@ type OpenAIConfig struct {
 const (
 	DefaultOpenAIModel     = "text-embedding-3-small"
 	DefaultBatchSize       = 64
+	DefaultConcurrency     = 1
+	DefaultMaxInputRunes   = 8000
 	DefaultAzureAPIVersion = "2024-02-01"
 	DefaultTimeout         = 60 * time.Second
 	DefaultMaxAttempts     = 5
@@ -101,6 +113,10 @@ func NewOpenAI(cfg OpenAIConfig) (*OpenAI, error) {
 		return nil, kgmem.Invalidf("dimensions", "is required for model %q (its vector length is not known)", cfg.Model)
 	case cfg.BatchSize < 0:
 		return nil, kgmem.Invalidf("batch_size", "must not be negative, got %d", cfg.BatchSize)
+	case cfg.Concurrency < 0:
+		return nil, kgmem.Invalidf("concurrency", "must not be negative, got %d", cfg.Concurrency)
+	case cfg.MaxInputRunes < 0:
+		return nil, kgmem.Invalidf("max_input_runes", "must not be negative, got %d", cfg.MaxInputRunes)
 	case cfg.MaxAttempts < 0:
 		return nil, kgmem.Invalidf("max_attempts", "must not be negative, got %d", cfg.MaxAttempts)
 	case cfg.Azure && cfg.BaseURL == "":
@@ -109,6 +125,8 @@ func NewOpenAI(cfg OpenAIConfig) (*OpenAI, error) {
 		return nil, kgmem.Invalidf("dimensions_param", "unknown value %d", cfg.DimensionsParam)
 	}
 	cfg.BatchSize = orDefault(cfg.BatchSize, DefaultBatchSize)
+	cfg.Concurrency = orDefault(cfg.Concurrency, DefaultConcurrency)
+	cfg.MaxInputRunes = orDefault(cfg.MaxInputRunes, DefaultMaxInputRunes)
 	cfg.MaxAttempts = orDefault(cfg.MaxAttempts, DefaultMaxAttempts)
 	cfg.Timeout = orDefault(cfg.Timeout, DefaultTimeout)
 	cfg.BackoffBase = orDefault(cfg.BackoffBase, DefaultBackoffBase)
@@ -142,11 +160,11 @@ func (o *OpenAI) Dimension() int { return o.cfg.Dimensions }
 func (o *OpenAI) Name() string { return fmt.Sprintf("%s-%d", o.cfg.Model, o.cfg.Dimensions) }
 
 // Embed returns one vector per text, in order, in requests of at most
-// BatchSize texts. Blank texts are not sent: they get the zero vector.
-// Errors wrap kgmem.ErrDimensionMismatch (the model returned another
-// length), kgmem.ErrUnavailable (unreachable, or still failing after
-// MaxAttempts), kgmem.ErrInvalid (the API refused the input) or the
-// context's error.
+// BatchSize texts (up to Concurrency at a time). Blank texts are not sent:
+// they get the zero vector; texts over MaxInputRunes are truncated. Errors
+// wrap kgmem.ErrDimensionMismatch (the model returned another length),
+// kgmem.ErrUnavailable (unreachable, or still failing after MaxAttempts),
+// kgmem.ErrInvalid (the API refused the input) or the context's error.
 func (o *OpenAI) Embed(ctx context.Context, texts []string) ([][]float32, error) {
 	out := make([][]float32, len(texts))
 	var pending []int // indexes of texts to send
@@ -157,21 +175,43 @@ func (o *OpenAI) Embed(ctx context.Context, texts []string) ([][]float32, error)
 		}
 		pending = append(pending, i)
 	}
-	for start := 0; start < len(pending); start += o.cfg.BatchSize {
-		idx := pending[start:min(start+o.cfg.BatchSize, len(pending))]
-		batch := make([]string, len(idx))
-		for j, i := range idx {
-			batch[j] = texts[i]
-		}
-		vecs, err := o.embedBatch(ctx, batch)
-		if err != nil {
-			return nil, fmt.Errorf("embed texts %d–%d of %d with %s: %w", idx[0], idx[len(idx)-1], len(texts), o.cfg.Model, err)
-		}
-		for j, i := range idx {
-			out[i] = vecs[j]
-		}
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(o.cfg.Concurrency)
+	for idx := range slices.Chunk(pending, o.cfg.BatchSize) {
+		g.Go(func() error {
+			batch := make([]string, len(idx))
+			for j, i := range idx {
+				batch[j] = truncate(texts[i], o.cfg.MaxInputRunes)
+			}
+			vecs, err := o.embedBatch(gctx, batch)
+			if err != nil {
+				return fmt.Errorf("embed texts %d–%d of %d with %s: %w", idx[0], idx[len(idx)-1], len(texts), o.cfg.Model, err)
+			}
+			for j, i := range idx {
+				out[i] = vecs[j]
+			}
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
 	}
 	return out, nil
+}
+
+// truncate cuts s to at most n runes.
+func truncate(s string, n int) string {
+	if len(s) <= n { // bytes >= runes
+		return s
+	}
+	count := 0
+	for i := range s {
+		if count == n {
+			return s[:i]
+		}
+		count++
+	}
+	return s
 }
 
 // embedBatch sends one request, retrying transient failures.

@@ -25,9 +25,10 @@ import (
 type front struct {
 	srv *httptest.Server
 
-	mu       sync.Mutex
-	failures []int // statuses for the next requests, in order
-	requests []*http.Request
+	mu                  sync.Mutex
+	failures            []int // statuses for the next requests, in order
+	requests            []*http.Request
+	inFlight, maxFlight int
 }
 
 func newFront(t *testing.T, api *llmtest.Server) *front {
@@ -44,7 +45,14 @@ func newFront(t *testing.T, api *llmtest.Server) *front {
 		if len(f.failures) > 0 {
 			status, f.failures = f.failures[0], f.failures[1:]
 		}
+		f.inFlight++
+		f.maxFlight = max(f.maxFlight, f.inFlight)
 		f.mu.Unlock()
+		defer func() {
+			f.mu.Lock()
+			f.inFlight--
+			f.mu.Unlock()
+		}()
 		if status != 0 {
 			w.Header().Set("Content-Type", "application/json")
 			w.WriteHeader(status)
@@ -122,6 +130,58 @@ func TestOpenAIBatchesInOrder(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+func TestOpenAIConcurrentBatches(t *testing.T) {
+	for _, conc := range []int{1, 3} {
+		t.Run(fmt.Sprint("concurrency ", conc), func(t *testing.T) {
+			api := llmtest.New(t)
+			f := newFront(t, api)
+			e := newOpenAI(t, embed.OpenAIConfig{BaseURL: f.srv.URL + "/v1", Model: "text-embedding-3-small", Dimensions: 24, BatchSize: 5, Concurrency: conc})
+			in := texts(43)
+			vs, err := e.Embed(context.Background(), in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, v := range vs {
+				if !slices.Equal(v, llmtest.Vector(in[i], 24)) {
+					t.Fatalf("vector %d is not the embedding of text %d", i, i)
+				}
+			}
+			if got := api.Stats(llmtest.EndpointEmbeddings).Calls; got != 9 {
+				t.Errorf("%d calls, want 9", got)
+			}
+			f.mu.Lock()
+			defer f.mu.Unlock()
+			if f.maxFlight > conc {
+				t.Errorf("%d requests in flight at once, want at most %d", f.maxFlight, conc)
+			}
+		})
+	}
+	// One failing batch fails the call.
+	api := llmtest.New(t)
+	f := newFront(t, api)
+	f.fail(400)
+	e := newOpenAI(t, embed.OpenAIConfig{BaseURL: f.srv.URL + "/v1", Model: "text-embedding-3-small", Dimensions: 24, BatchSize: 5, Concurrency: 3})
+	if _, err := e.Embed(context.Background(), texts(20)); !errors.Is(err, kgmem.ErrInvalid) {
+		t.Errorf("Embed with one refused batch: %v, want ErrInvalid", err)
+	}
+}
+
+func TestOpenAITruncatesLongTexts(t *testing.T) {
+	api := llmtest.New(t)
+	e := newOpenAI(t, embed.OpenAIConfig{BaseURL: api.URL(), Model: "text-embedding-3-small", Dimensions: 16, MaxInputRunes: 30})
+	long := strings.Repeat("ünïcode wörds ", 100)
+	vs, err := e.Embed(context.Background(), []string{long, "short"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(vs[0], llmtest.Vector(string([]rune(long)[:30]), 16)) {
+		t.Error("long text was not truncated to its first 30 runes")
+	}
+	if !slices.Equal(vs[1], llmtest.Vector("short", 16)) {
+		t.Error("short text changed")
 	}
 }
 
@@ -312,6 +372,8 @@ func TestNewOpenAIConfig(t *testing.T) {
 		{"negative batch", embed.OpenAIConfig{BatchSize: -1}, 0, "", true},
 		{"azure without base url", embed.OpenAIConfig{Azure: true}, 0, "", true},
 		{"bad dimensions param", embed.OpenAIConfig{DimensionsParam: 9}, 0, "", true},
+		{"negative concurrency", embed.OpenAIConfig{Concurrency: -2}, 0, "", true},
+		{"negative max input", embed.OpenAIConfig{MaxInputRunes: -2}, 0, "", true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
