@@ -52,6 +52,12 @@
 //
 // NewOpenAI calls the /embeddings endpoint of OpenAI, Azure OpenAI or any
 // compatible server (Ollama, vLLM, LiteLLM…) through
-// github.com/sashabaranov/go-openai, in batches, retrying rate limits and
-// server errors with exponential backoff.
+// github.com/sashabaranov/go-openai: in batches of BatchSize texts, up to
+// Concurrency requests at a time, retrying rate limits (429), server errors
+// (5xx), timeouts and network failures with exponential backoff and jitter
+// for at most MaxAttempts tries. The "dimensions" field is sent to models
+// that take it (text-embedding-3) and the length of every returned vector is
+// checked against Dimensions (kgmem.ErrDimensionMismatch otherwise).
+// Failures wrap kgmem.ErrUnavailable, except refused input (400, 413, 422:
+// kgmem.ErrInvalid) and cancellation (the context's error).
 package embed
