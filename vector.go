@@ -9,8 +9,11 @@ import (
 // keyed by the graph's id so writes are idempotent upserts. It is derived data:
 // the GraphStore is the source of truth and can rebuild it.
 //
-// Implementations: vector/embedded (default) and vector/milvus. Both pass the
-// conformance suite in vector/vectortest.
+// Ids are the graph's ids, which are unique across namespaces, so a backend
+// may key records by id alone; every search is still filtered by namespace.
+//
+// Implementations: vector/hnsw (the embedded default) and vector/milvus. Both
+// pass the conformance suite in vector/vectortest.
 type VectorIndex interface {
 	// Dimension is the vector length the index holds. Upserting or searching with
 	// another length fails with ErrDimensionMismatch.
