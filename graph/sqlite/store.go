@@ -27,6 +27,7 @@ import (
 	"fmt"
 	"net/url"
 	"runtime"
+	"slices"
 	"strings"
 
 	"github.com/kgmem/kgmem"
@@ -59,7 +60,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		"temp_store(memory)",
 		"cache_size(-32000)", // 32 MB page cache per connection
 	}
-	w, err := openPool(path, append(common, "journal_mode(WAL)", "synchronous(NORMAL)"), "immediate", 1)
+	w, err := openPool(path, slices.Concat(common, []string{"journal_mode(WAL)", "synchronous(NORMAL)"}), "immediate", 1)
 	if err != nil {
 		return nil, err
 	}
@@ -73,7 +74,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
 	}
 	readers := max(4, runtime.GOMAXPROCS(0))
-	r, err := openPool(path, append(common, "query_only(1)", "mmap_size(268435456)"), "deferred", readers)
+	r, err := openPool(path, slices.Concat(common, []string{"query_only(1)", "mmap_size(268435456)"}), "deferred", readers)
 	if err != nil {
 		_ = ws.close()
 		_ = w.Close()
