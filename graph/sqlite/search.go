@@ -11,8 +11,12 @@ import (
 	"golang.org/x/sync/errgroup"
 )
 
-// defaultSearchLimit is the number of hits when TextQuery.Limit is 0.
-const defaultSearchLimit = 10
+// Search limits: the number of hits when TextQuery.Limit is 0, and the most
+// a search returns whatever its Limit.
+const (
+	defaultSearchLimit = 10
+	maxSearchLimit     = 1000
+)
 
 // ftsSource says how to search one kind: its FTS table and record table.
 type ftsSource struct {
@@ -33,7 +37,8 @@ func ftsSources() []ftsSource {
 // SearchText ranks the facts, entities and episodes of ns by BM25 against the
 // words of q.Text, best first. Scores are the negated FTS5 bm25(), so positive
 // and higher is better; they are comparable within one store, not across
-// backends. Expired facts are left out unless q.IncludeExpired.
+// backends. Expired facts are left out unless q.IncludeExpired. Limit 0 means
+// 10; at most 1,000 hits are returned.
 //
 // Each kind is one FTS5 query over the namespace's own words (see
 // wordPrefix), so both matching and BM25's document frequencies stay within
@@ -114,10 +119,6 @@ func (s *Store) searchKind(ctx context.Context, ns kgmem.Namespace, q ftsQuery, 
 // rows of another namespace (possible only if two namespaces' word prefixes
 // collide) and, with currentOnly, expired facts.
 func (s *Store) hits(ctx context.Context, ns kgmem.Namespace, src ftsSource, top []rankedRow, currentOnly bool) ([]kgmem.Hit, error) {
-	args := []any{ns}
-	for _, r := range top {
-		args = append(args, r.rid)
-	}
 	cond := ""
 	if currentOnly {
 		cond = ` AND expired_at IS NULL`
@@ -126,12 +127,21 @@ func (s *Store) hits(ctx context.Context, ns kgmem.Namespace, src ftsSource, top
 		rid int64
 		id  string
 	}
-	ids, err := collect(ctx, s.r, func(rows *sql.Rows) (idOf, error) {
-		var r idOf
-		return r, rows.Scan(&r.rid, &r.id)
-	}, `SELECT rid, id FROM `+src.records+` WHERE +namespace = ? AND rid IN (`+placeholders(len(top))+`)`+cond, args...)
-	if err != nil {
-		return nil, err
+	var ids []idOf
+	for start := 0; start < len(top); start += idChunk {
+		chunk := top[start:min(start+idChunk, len(top))]
+		args := []any{ns}
+		for _, r := range chunk {
+			args = append(args, r.rid)
+		}
+		got, err := collect(ctx, s.r, func(rows *sql.Rows) (idOf, error) {
+			var r idOf
+			return r, rows.Scan(&r.rid, &r.id)
+		}, `SELECT rid, id FROM `+src.records+` WHERE +namespace = ? AND rid IN (`+placeholders(len(chunk))+`)`+cond, args...)
+		if err != nil {
+			return nil, err
+		}
+		ids = append(ids, got...)
 	}
 	byRID := make(map[int64]string, len(ids))
 	for _, r := range ids {
@@ -154,6 +164,8 @@ func checkTextQuery(q kgmem.TextQuery) (int, []kgmem.Kind, error) {
 		return 0, nil, kgmem.Invalidf("limit", "must not be negative, got %d", limit)
 	case limit == 0:
 		limit = defaultSearchLimit
+	case limit > maxSearchLimit:
+		limit = maxSearchLimit
 	}
 	kinds := q.Kinds
 	if len(kinds) == 0 {
