@@ -10,8 +10,19 @@
 // transaction, so a crash never leaves half a ChangeSet; in WAL mode NORMAL
 // keeps the file consistent on power loss too and only risks the last
 // transactions before the loss, while sparing an fsync per commit (the WAL is
-// synced at checkpoints). The graph can be re-ingested from its episodes, so
-// that trade is the right default for an embedded memory.
+// synced at checkpoints). What such a loss costs is the last few messages, and
+// ingestion is idempotent (episode ids derive from the client's message ids),
+// so a client that re-sends them repairs it: the right default for an
+// embedded memory.
+//
+// Search: three FTS5 tables (fact text; episode content prefixed with the
+// speaker; entity names and aliases), unicode61 tokenizer with diacritics
+// folded and Porter stemming. Every indexed and searched word is glued to a
+// per-namespace prefix, so posting lists and BM25 document frequencies are
+// per namespace and a search costs what its namespace holds, not what the
+// file holds. Query text is split into plain words by Go code, never parsed
+// as FTS5 syntax. Very common query terms are pruned when that provably
+// cannot change the top hits (MaxScore bound, full query as fallback).
 //
 // Concurrency: one writer connection (SQLite allows one writer at a time;
 // transactions start IMMEDIATE so they queue on busy_timeout instead of
