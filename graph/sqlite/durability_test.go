@@ -182,3 +182,23 @@ func TestWALMode(t *testing.T) {
 		t.Fatalf("no write-ahead log next to the database: %v", err)
 	}
 }
+
+func TestConcurrentOpensOfANewFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "new.db")
+	const n = 4
+	stores := make([]*sqlite.Store, n)
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() { stores[i], errs[i] = sqlite.Open(t.Context(), path) })
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Fatalf("Open %d: %v", i, err)
+		}
+		t.Cleanup(func() { _ = stores[i].Close() })
+	}
+	sample(t, stores[0], "race/a", "rc")
+	checkSample(t, stores[n-1], "race/a", "rc")
+}
