@@ -58,6 +58,8 @@ func testNeighborhood(t *testing.T, open Opener) {
 		{"OnlyMissingSeeds", kgmem.NeighborhoodQuery{Seeds: []string{"ent_nb_missing"}, Depth: 2, FanOut: 10}, nil, map[string]int{}},
 		{"NoSeeds", kgmem.NeighborhoodQuery{Depth: 2, FanOut: 10}, nil, map[string]int{}},
 		{"IsolatedSeed", kgmem.NeighborhoodQuery{Seeds: []string{x.ID}, Depth: 2, FanOut: 10}, nil, map[string]int{x.ID: 0}},
+		{"DefaultsDepth1", kgmem.NeighborhoodQuery{Seeds: []string{a.ID}},
+			[]string{ab.ID}, map[string]int{a.ID: 0, b.ID: 1}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -77,7 +79,11 @@ func testNeighborhood(t *testing.T, open Opener) {
 				t.Errorf("FanOut %d: got %d facts and %d entities, want %d and %d", fanOut, len(g.Facts), len(g.Entities), fanOut, fanOut+1)
 			}
 		}
-		g := h.neighborhood(ns, kgmem.NeighborhoodQuery{Seeds: []string{hub.ID}, Depth: 1, FanOut: 100})
+		g := h.neighborhood(ns, kgmem.NeighborhoodQuery{Seeds: []string{hub.ID}, Depth: 1}) // FanOut 0 means 50
+		if len(g.Facts) != 50 {
+			t.Errorf("default FanOut: got %d facts, want 50", len(g.Facts))
+		}
+		g = h.neighborhood(ns, kgmem.NeighborhoodQuery{Seeds: []string{hub.ID}, Depth: 1, FanOut: 100})
 		if len(g.Facts) != 50 || len(g.Entities) != 51 {
 			t.Errorf("FanOut 100: got %d facts and %d entities, want 50 and 51", len(g.Facts), len(g.Entities))
 		}

@@ -1,6 +1,7 @@
 package graphtest
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -97,6 +98,19 @@ func testSearch(t *testing.T, open Opener) {
 		}
 		if got := h.search(ns, kgmem.TextQuery{Text: "bob alice acme sourdough team", Limit: 2}); len(got) != 2 {
 			t.Fatalf("Limit 2: got %d hits %v", len(got), got)
+		}
+	})
+	t.Run("DefaultLimit", func(t *testing.T) {
+		h := newH(t, open)
+		ns := kgmem.Namespace("search/limit")
+		e := Entity(ns, "ent_sl", "Quokka")
+		cs := kgmem.ChangeSet{Namespace: ns, Entities: []kgmem.Entity{e}}
+		for i := range 15 {
+			cs.Facts = append(cs.Facts, Fact(ns, fmt.Sprintf("fact_sl_%02d", i), e.ID, "is", e.ID, fmt.Sprintf("The quokka smiles %d times.", i)))
+		}
+		h.apply(cs)
+		if n := len(h.search(ns, kgmem.TextQuery{Text: "smiles", Kinds: []kgmem.Kind{kgmem.KindFact}})); n != 10 {
+			t.Fatalf("Limit 0: got %d hits, want the default 10", n)
 		}
 	})
 	t.Run("HostileText", func(t *testing.T) { testHostileSearch(t, h, ns) })
