@@ -20,18 +20,20 @@ RUN --mount=type=cache,target=/go/pkg/mod --mount=type=cache,target=/root/.cache
     go build -trimpath -ldflags="-s -w -X main.version=${VERSION}" -o /out/kgmem ./cmd/server
 
 FROM debian:bookworm-slim
+# Unpinned on purpose: the image should pick up bookworm's security updates.
+# hadolint ignore=DL3008
 RUN apt-get update \
  && apt-get install -y --no-install-recommends ca-certificates curl \
  && rm -rf /var/lib/apt/lists/* \
  && useradd --system --uid 10001 --home-dir /var/lib/kgmem --create-home kgmem
 COPY --from=build /out/kgmem /usr/local/bin/kgmem
-USER kgmem
+USER 10001:10001
 WORKDIR /var/lib/kgmem
 ENV KGMEM_ADDR=0.0.0.0:8080 \
     KGMEM_DATA_DIR=/var/lib/kgmem/data
 VOLUME ["/var/lib/kgmem"]
 EXPOSE 8080
 HEALTHCHECK --interval=15s --timeout=5s --start-period=20s --retries=3 \
-  CMD curl -fsS http://127.0.0.1:8080/healthz || exit 1
+  CMD ["curl", "-fsS", "http://127.0.0.1:8080/healthz"]
 ENTRYPOINT ["/usr/local/bin/kgmem"]
 CMD ["serve"]

@@ -7,7 +7,8 @@
 #   scripts/milvus.sh start     install if missing, start in the background, wait until
 #                               healthy, print the gRPC address (127.0.0.1:19530) on stdout
 #   scripts/milvus.sh stop      SIGINT with a deadline, then SIGKILL (idempotent)
-#   scripts/milvus.sh status    exit 0 and print the address when running and healthy
+#   scripts/milvus.sh status    exit 0 and print the address when running and healthy,
+#                               1 when running but unhealthy, 3 when stopped
 #   scripts/milvus.sh clean     stop, then delete the data directory
 #
 # Environment:
@@ -232,10 +233,10 @@ cmd_status() {
 	fi
 	if pid=$(wrapper_pid); then
 		say "pid $pid is running but not healthy"
-	else
-		say "not running"
+		return 1
 	fi
-	return 1
+	say "not running"
+	return 3
 }
 
 cmd_clean() {

@@ -1,6 +1,7 @@
 package milvus_test
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -41,7 +42,9 @@ func envInt(t *testing.T, name string, def int) int {
 //	KGMEM_TEST_MILVUS_ADDR=127.0.0.1:19530 KGMEM_MILVUS_BENCH=1 \
 //	  go test ./vector/milvus -run TestBenchmarkMilvus -v -timeout 30m
 //
-// Sizes: KGMEM_MILVUS_BENCH_N, _DIM, _NAMESPACES, _QUERIES.
+// Sizes: KGMEM_MILVUS_BENCH_N, _DIM, _NAMESPACES, _QUERIES; data:
+// KGMEM_MILVUS_BENCH_DATA=gaussian (default, i.i.d. Gaussian, worst case for
+// HNSW) or latent (16-dimensional latent structure, closer to text embeddings).
 func TestBenchmarkMilvus(t *testing.T) {
 	if os.Getenv(benchEnv) == "" {
 		t.Skipf("set %s=1 to run the Milvus benchmark", benchEnv)
@@ -53,15 +56,20 @@ func TestBenchmarkMilvus(t *testing.T) {
 	const k = 10
 
 	ix := openFresh(t, milvus.Config{Dim: dim})
-	c := testCtx(t)
+	c, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
+	defer cancel()
 	rng := rand.New(rand.NewPCG(42, 4242))
-	randVec := func() []float32 {
-		v := make([]float32, dim)
-		for i := range v {
-			v[i] = float32(rng.NormFloat64())
-		}
-		return v
+	randVec := gaussian(rng, dim)
+	data := os.Getenv("KGMEM_MILVUS_BENCH_DATA")
+	switch data {
+	case "", "gaussian":
+		data = "gaussian"
+	case "latent":
+		randVec = latent(rng, dim, 16)
+	default:
+		t.Fatalf("KGMEM_MILVUS_BENCH_DATA=%q: want gaussian or latent", data)
 	}
+	t.Logf("data: %s, %d vectors of dim %d in %d namespaces", data, n, dim, nss)
 	recs := make([]kgmem.VectorRecord, n)
 	kinds := kgmem.AllKinds()
 	for i := range recs {
@@ -89,7 +97,7 @@ func TestBenchmarkMilvus(t *testing.T) {
 	}
 	t.Logf("flush + HNSW index build: %s", time.Since(start).Round(time.Millisecond))
 
-	const qns = kgmem.Namespace("bench/ns3")
+	qns := kgmem.Namespace(fmt.Sprintf("bench/ns%d", min(3, nss-1)))
 	var pool []kgmem.VectorRecord
 	for _, r := range recs {
 		if r.Namespace == qns {
@@ -109,6 +117,7 @@ func TestBenchmarkMilvus(t *testing.T) {
 		{milvus.Bounded, milvus.DefaultEf},
 		{milvus.Bounded, 64},
 		{milvus.Bounded, 256},
+		{milvus.Bounded, 512},
 	} {
 		sx, err := milvus.Open(c, milvus.Config{Address: testenvAddr(t), Collection: ix.Collection(), Dim: dim, Ef: run.ef, ConsistencyLevel: run.level})
 		if err != nil {
@@ -143,6 +152,42 @@ func TestBenchmarkMilvus(t *testing.T) {
 		if recall < 0.5 {
 			t.Errorf("%s ef=%d: recall@%d = %.3f, want >= 0.5", run.level, run.ef, k, recall)
 		}
+	}
+}
+
+// gaussian returns a generator of i.i.d. Gaussian vectors: no structure at
+// all, the hardest case for a graph index.
+func gaussian(rng *rand.Rand, dim int) func() []float32 {
+	return func() []float32 {
+		v := make([]float32, dim)
+		for i := range v {
+			v[i] = float32(rng.NormFloat64())
+		}
+		return v
+	}
+}
+
+// latent returns a generator of vectors with a low intrinsic dimension, like
+// text embeddings: a fixed random linear map of a k-dimensional Gaussian, plus
+// 10% isotropic noise.
+func latent(rng *rand.Rand, dim, k int) func() []float32 {
+	proj := make([][]float32, k)
+	for i := range proj {
+		proj[i] = gaussian(rng, dim)()
+	}
+	return func() []float32 {
+		v := make([]float32, dim)
+		for i := range proj {
+			z := float32(rng.NormFloat64())
+			for j := range v {
+				v[j] += z * proj[i][j]
+			}
+		}
+		scale := float32(0.1 * math.Sqrt(float64(k)))
+		for j := range v {
+			v[j] += scale * float32(rng.NormFloat64())
+		}
+		return v
 	}
 }
 
