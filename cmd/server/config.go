@@ -184,8 +184,9 @@ func mask(secret string) string {
 	return "***"
 }
 
+// envOr returns $name, or def when it is unset or empty.
 func envOr(name, def string) string {
-	if v, ok := os.LookupEnv(name); ok {
+	if v := os.Getenv(name); v != "" {
 		return v
 	}
 	return def

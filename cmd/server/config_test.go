@@ -1,0 +1,112 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"io"
+	"strings"
+	"testing"
+)
+
+func parse(t *testing.T, args ...string) (*config, error) {
+	t.Helper()
+	var cfg config
+	fs := flag.NewFlagSet("test", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	cfg.bindFlags(fs)
+	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	return &cfg, cfg.validate()
+}
+
+func TestConfigDefaults(t *testing.T) {
+	for _, name := range []string{"KGMEM_ADDR", "KGMEM_GRAPH", "KGMEM_VECTOR", "KGMEM_EMBEDDER", "KGMEM_VECTOR_WEIGHT", "KGMEM_LLM_BASE_URL", "KGMEM_LLM_MODEL"} {
+		t.Setenv(name, "")
+	}
+	cfg, err := parse(t)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Addr != "127.0.0.1:8080" || cfg.Graph != "sqlite" || cfg.Vector != "hnsw" || cfg.Embedder != "hash" || cfg.VectorWeight != 0.25 {
+		t.Errorf("defaults %+v", cfg)
+	}
+	if cfg, _ := parse(t, "--embedder", "openai"); cfg.VectorWeight != 1 {
+		t.Errorf("a real embedder gets vector weight %v, want 1", cfg.VectorWeight)
+	}
+}
+
+func TestConfigFromEnvironmentAndFlags(t *testing.T) {
+	t.Setenv("KGMEM_ADDR", "127.0.0.1:9999")
+	t.Setenv("KGMEM_EMBED_DIM", "512")
+	cfg, err := parse(t, "--graph", "neo4j")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Addr != "127.0.0.1:9999" || cfg.EmbedDim != 512 || cfg.Graph != "neo4j" {
+		t.Errorf("config %+v", cfg)
+	}
+	if cfg, _ := parse(t, "--addr", "127.0.0.1:7000"); cfg.Addr != "127.0.0.1:7000" {
+		t.Errorf("the flag did not win over the environment: %s", cfg.Addr)
+	}
+}
+
+func TestConfigRejects(t *testing.T) {
+	cases := []struct {
+		name string
+		env  map[string]string
+		args []string
+		want string
+	}{
+		{"unknown graph", nil, []string{"--graph", "mysql"}, "--graph"},
+		{"unknown vector", nil, []string{"--vector", "faiss"}, "--vector"},
+		{"unknown embedder", nil, []string{"--embedder", "bert"}, "--embedder"},
+		{"tiny dimension", nil, []string{"--embed-dim", "2"}, "--embed-dim"},
+		{"half an LLM", nil, []string{"--llm-base-url", "http://x/v1"}, "--llm-model"},
+		{"malformed env int", map[string]string{"KGMEM_EMBED_DIM": "lots"}, nil, "KGMEM_EMBED_DIM"},
+		{"malformed env duration", map[string]string{"KGMEM_REQUEST_TIMEOUT": "soon"}, nil, "KGMEM_REQUEST_TIMEOUT"},
+		{"negative weight", nil, []string{"--text-weight", "-1"}, "--text-weight"},
+		{"bad log level", nil, []string{"--log-level", "loud"}, "--log-level"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			for k, v := range tc.env {
+				t.Setenv(k, v)
+			}
+			_, err := parse(t, tc.args...)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("error %v, want one naming %s", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestMaskedConfigLog(t *testing.T) {
+	cfg, err := parse(t, "--llm-api-key", "sk-secret", "--neo4j-password", "hunter2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	for _, v := range cfg.logValue() {
+		if s, ok := v.(string); ok {
+			b.WriteString(s + " ")
+		}
+	}
+	if strings.Contains(b.String(), "sk-secret") || strings.Contains(b.String(), "hunter2") {
+		t.Errorf("secrets in the start-up log: %s", b.String())
+	}
+}
+
+func TestRunDispatch(t *testing.T) {
+	var out bytes.Buffer
+	if err := run(context.Background(), []string{"version"}, &out, io.Discard); err != nil || !strings.HasPrefix(out.String(), "kgmem ") {
+		t.Errorf("version: %q %v", out.String(), err)
+	}
+	if err := run(context.Background(), []string{"frobnicate"}, io.Discard, io.Discard); err == nil || !strings.Contains(err.Error(), "unknown command") {
+		t.Errorf("unknown command: %v", err)
+	}
+	if err := run(context.Background(), []string{"serve", "--graph", "mysql"}, io.Discard, io.Discard); err == nil {
+		t.Error("serve accepted an unknown graph backend")
+	}
+}
