@@ -61,9 +61,10 @@ type Config struct {
 	// M and EfConstruction are the HNSW build parameters (defaults 16 and 200).
 	M              int
 	EfConstruction int
-	// Ef is the HNSW search breadth (default 128: on random 256-d data with a
-	// 10% namespace filter it gives recall@10 ~0.9 where 64 gives ~0.75, for
-	// well under a millisecond more); a search uses max(Ef, K).
+	// Ef is the HNSW search breadth (default 128). In the benchmark (100,000
+	// vectors of dim 256, 10% namespace filter, see docs/milvus.md) recall@10 is
+	// 0.87 / 0.94 / 0.98 at ef 64 / 128 / 256 for under 1.5 ms more at p50.
+	// A search uses max(Ef, K).
 	Ef int
 	// ConsistencyLevel of a newly created collection and of every read
 	// (default Strong).
