@@ -18,6 +18,7 @@ var evilIDs = []string{
 	`back\slash\`,
 	`] || id in ["`,
 	"new\nline\ttab",
+	"nul\x00byte",
 	"ünïcödé ✓ 日本",
 }
 
