@@ -41,7 +41,9 @@ const (
 	Strong Consistency = "Strong"
 	// Bounded reads may miss writes of the last few seconds (Milvus's default).
 	Bounded Consistency = "Bounded"
-	// Session reads see the writes of this client.
+	// Session reads see the writes of this process: upserts through the SDK's
+	// session timestamp, deletes by reading at Strong for two seconds after
+	// this index deletes (Milvus 2.3 returns no timestamp for deletes).
 	Session Consistency = "Session"
 	// Eventually reads see writes eventually.
 	Eventually Consistency = "Eventually"

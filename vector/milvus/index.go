@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+	"sync/atomic"
 
 	"github.com/milvus-io/milvus-sdk-go/v2/client"
 	"github.com/milvus-io/milvus-sdk-go/v2/entity"
@@ -20,6 +21,8 @@ type Index struct {
 	search entity.SearchParam
 	// partitionKey reports whether namespace is the collection's partition key.
 	partitionKey bool
+	// lastDelete is when this index last deleted (Unix nanoseconds); see readLevel.
+	lastDelete atomic.Int64
 }
 
 var _ kgmem.VectorIndex = (*Index)(nil)

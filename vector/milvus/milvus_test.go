@@ -58,9 +58,15 @@ func openFresh(t testing.TB, cfg milvus.Config) *milvus.Index {
 
 func TestConformance(t *testing.T) {
 	testenv.MilvusAddr(t)
-	vectortest.Run(t, func(t *testing.T, dim int) kgmem.VectorIndex {
-		return openFresh(t, milvus.Config{Dim: dim})
-	})
+	// Strong is the default; Session (read-your-own-writes in this process,
+	// ~50x faster reads) must pass the same suite to be a safe choice.
+	for _, level := range []milvus.Consistency{milvus.Strong, milvus.Session} {
+		t.Run(level.String(), func(t *testing.T) {
+			vectortest.Run(t, func(t *testing.T, dim int) kgmem.VectorIndex {
+				return openFresh(t, milvus.Config{Dim: dim, ConsistencyLevel: level})
+			})
+		})
+	}
 }
 
 // testenvAddr returns the test Milvus address.

@@ -30,7 +30,7 @@ func (ix *Index) Search(ctx context.Context, q kgmem.VectorQuery) ([]kgmem.Hit, 
 	}
 	res, err := ix.cl.Search(ctx, ix.cfg.Collection, nil, namespaceExpr(q.Namespace, dedupKinds(q.Kinds)),
 		[]string{fieldKind}, []entity.Vector{entity.FloatVector(q.Vector)}, fieldVector,
-		entity.COSINE, q.K, sp, client.WithSearchQueryConsistencyLevel(ix.level))
+		entity.COSINE, q.K, sp, client.WithSearchQueryConsistencyLevel(ix.readLevel()))
 	if err != nil {
 		return nil, wrap("search", err)
 	}
@@ -108,7 +108,7 @@ func (ix *Index) Count(ctx context.Context, ns kgmem.Namespace, k kgmem.Kind) (i
 		kinds = []kgmem.Kind{k}
 	}
 	rs, err := ix.cl.Query(ctx, ix.cfg.Collection, nil, namespaceExpr(ns, kinds), []string{countField},
-		client.WithSearchQueryConsistencyLevel(ix.level))
+		client.WithSearchQueryConsistencyLevel(ix.readLevel()))
 	if err != nil {
 		return 0, wrap("count", err)
 	}

@@ -100,6 +100,7 @@ func (ix *Index) Delete(ctx context.Context, ns kgmem.Namespace, ids []string) e
 	}
 	for start := 0; start < len(ids); start += deleteBatch {
 		end := min(start+deleteBatch, len(ids))
+		ix.deleted()
 		if err := ix.cl.Delete(ctx, ix.cfg.Collection, "", idsExpr(ns, ids[start:end])); err != nil {
 			return wrap("delete", err)
 		}
@@ -112,6 +113,7 @@ func (ix *Index) DeleteNamespace(ctx context.Context, ns kgmem.Namespace) error 
 	if err := checkNamespace("namespace", ns); err != nil {
 		return fmt.Errorf("milvus delete namespace: %w", err)
 	}
+	ix.deleted()
 	if err := ix.cl.Delete(ctx, ix.cfg.Collection, "", namespaceExpr(ns, nil)); err != nil {
 		return wrap("delete namespace "+string(ns), err)
 	}
