@@ -58,7 +58,11 @@ func openBackends(ctx context.Context, cfg *config, log *slog.Logger) (b *backen
 	}
 	// With an LLM configured it extracts triples and settles what the rules
 	// leave ambiguous; without one, posted triples are still resolved by rules.
-	integratorOpts := triples.IntegratorOptions{Embedder: embedder}
+	synonyms, err := cfg.synonyms()
+	if err != nil {
+		return nil, err
+	}
+	integratorOpts := triples.IntegratorOptions{Embedder: embedder, Synonyms: synonyms}
 	var extractor kgmem.Extractor
 	if cfg.LLMBaseURL != "" {
 		llm := triples.LLMConfig{

@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/kgmem/kgmem/triples"
 )
 
 // config is the server's effective configuration: every field is a flag and a
@@ -43,6 +45,8 @@ type config struct {
 	LLMMode    string
 	LLMAzure   bool
 	LLMTimeout time.Duration
+	// Synonyms extends the predicate synonym map: "works_for=works_at,boss_of=manages".
+	Synonyms string
 
 	VectorWeight float64
 	TextWeight   float64
@@ -99,6 +103,7 @@ func (c *config) bindFlags(fs *flag.FlagSet) {
 	str(&c.LLMMode, "llm-mode", "KGMEM_LLM_MODE", "auto", "structured output: auto, json_schema, json_object or text")
 	boolean(&c.LLMAzure, "llm-azure", "KGMEM_LLM_AZURE", "the chat endpoint is Azure OpenAI")
 	dur(&c.LLMTimeout, "llm-timeout", "KGMEM_LLM_TIMEOUT", 60*time.Second, "chat request timeout")
+	str(&c.Synonyms, "predicate-synonyms", "KGMEM_PREDICATE_SYNONYMS", "", "extra predicate synonyms, spelling=canonical pairs separated by commas (works_for=works_at)")
 	fs.Float64Var(&c.VectorWeight, "vector-weight", c.envFloat("KGMEM_VECTOR_WEIGHT", -1), "weight of vector recall in rank fusion (default 1, or 0.25 with the lexical hash embedder) ($KGMEM_VECTOR_WEIGHT)")
 	fs.Float64Var(&c.TextWeight, "text-weight", c.envFloat("KGMEM_TEXT_WEIGHT", 1), "weight of BM25 in rank fusion ($KGMEM_TEXT_WEIGHT)")
 	fs.Float64Var(&c.RRFK, "rrf-k", c.envFloat("KGMEM_RRF_K", 60), "k of reciprocal rank fusion ($KGMEM_RRF_K)")
@@ -148,6 +153,9 @@ func (c *config) validate() error {
 	}
 	if c.SweepInterval < 0 || c.ReinforceInterval <= 0 {
 		return fmt.Errorf("--sweep-interval must be >= 0 and --reinforce-interval > 0")
+	}
+	if _, err := c.synonyms(); err != nil {
+		return err
 	}
 	if (c.LLMBaseURL == "") != (c.LLMModel == "") {
 		return fmt.Errorf("set both --llm-base-url and --llm-model to enable extraction, or neither")
@@ -217,4 +225,26 @@ func (c *config) envBool(name string) bool { return envValue(c, name, false, str
 
 func (c *config) envDuration(name string, def time.Duration) time.Duration {
 	return envValue(c, name, def, time.ParseDuration)
+}
+
+// synonyms parses --predicate-synonyms into a spelling → canonical map; the
+// triples package snake-cases both sides. A side with no letters is an error.
+func (c *config) synonyms() (map[string]string, error) {
+	out := map[string]string{}
+	if strings.TrimSpace(c.Synonyms) == "" {
+		return out, nil
+	}
+	for _, pair := range strings.Split(c.Synonyms, ",") {
+		spelling, canonical, ok := strings.Cut(pair, "=")
+		if !ok {
+			return nil, fmt.Errorf("--predicate-synonyms: %q is not spelling=canonical", strings.TrimSpace(pair))
+		}
+		_, err1 := triples.NormalizePredicate(spelling)
+		_, err2 := triples.NormalizePredicate(canonical)
+		if err := errors.Join(err1, err2); err != nil {
+			return nil, fmt.Errorf("--predicate-synonyms: %q: %w", strings.TrimSpace(pair), err)
+		}
+		out[strings.TrimSpace(spelling)] = strings.TrimSpace(canonical)
+	}
+	return out, nil
 }

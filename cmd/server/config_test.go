@@ -7,6 +7,8 @@ import (
 	"io"
 	"strings"
 	"testing"
+
+	"github.com/kgmem/kgmem/triples"
 )
 
 func parse(t *testing.T, args ...string) (*config, error) {
@@ -68,6 +70,8 @@ func TestConfigRejects(t *testing.T) {
 		{"malformed env duration", map[string]string{"KGMEM_REQUEST_TIMEOUT": "soon"}, nil, "KGMEM_REQUEST_TIMEOUT"},
 		{"negative weight", nil, []string{"--text-weight", "-1"}, "--text-weight"},
 		{"bad log level", nil, []string{"--log-level", "loud"}, "--log-level"},
+		{"synonym without =", nil, []string{"--predicate-synonyms", "works_for"}, "--predicate-synonyms"},
+		{"synonym of punctuation", nil, []string{"--predicate-synonyms", "works_for=!!!"}, "--predicate-synonyms"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -108,5 +112,28 @@ func TestRunDispatch(t *testing.T) {
 	}
 	if err := run(context.Background(), []string{"serve", "--graph", "mysql"}, io.Discard, io.Discard); err == nil {
 		t.Error("serve accepted an unknown graph backend")
+	}
+}
+
+func TestPredicateSynonyms(t *testing.T) {
+	cfg, err := parse(t, "--predicate-synonyms", "Works For=works_at, boss of=manages")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := cfg.synonyms()
+	if err != nil || got["Works For"] != "works_at" || got["boss of"] != "manages" {
+		t.Errorf("synonyms %v %v", got, err)
+	}
+}
+
+func TestSynonymsReachTheNormalizer(t *testing.T) {
+	cfg, err := parse(t, "--predicate-synonyms", "is boss of=manages")
+	if err != nil {
+		t.Fatal(err)
+	}
+	syn, _ := cfg.synonyms()
+	got, err := triples.NewPredicateNormalizer(syn).Normalize("Is Boss Of")
+	if err != nil || got != "manages" {
+		t.Errorf("normalised %q %v, want manages", got, err)
 	}
 }
