@@ -22,7 +22,9 @@
 # refuses a busy gRPC port up front and afterwards checks the port written in
 # the generated config. The health port (9091 or the next free one) is read from
 # the server process's METRICS_PORT. Milvus listens on all interfaces (the 2.3
-# binary cannot bind a single address); the address printed is loopback.
+# binary cannot bind a single address); the address printed is loopback. Only
+# one such Milvus can run per machine: its embedded etcd always takes the peer
+# port 2380.
 set -euo pipefail
 
 MILVUS_VERSION=2.3.5
@@ -81,13 +83,14 @@ wrapper_pid() {
 
 # server_pid prints the pid of the Milvus binary started by the wrapper.
 server_pid() {
-	local child
-	for child in $(ps -o pid= --ppid "$1" 2>/dev/null); do
-		if grep -qa "standalone" "/proc/$child/cmdline" 2>/dev/null; then
+	# Match the command name, which a zombie keeps (its cmdline is gone).
+	local child comm
+	while read -r child comm; do
+		if [[ $comm == milvus ]]; then
 			echo "$child"
 			return 0
 		fi
-	done
+	done < <(ps -o pid=,comm= --ppid "$1" 2>/dev/null)
 	return 1
 }
 
@@ -139,6 +142,9 @@ cmd_start() {
 	if port_open "$PORT"; then
 		die "port $PORT is already in use by another process; milvus-server would silently move to another port (set KGMEM_MILVUS_PORT)"
 	fi
+	if port_open 2380; then
+		die "port 2380 is in use (another Milvus on this machine?); the embedded etcd of milvus-server always needs it"
+	fi
 	# Connections closed by a previous run leave the port in TIME_WAIT for up to
 	# a minute; milvus-server would then silently pick another port.
 	local deadline=$((SECONDS + 90))
@@ -171,6 +177,12 @@ cmd_start() {
 			die "milvus-server moved gRPC to port $cport instead of $PORT (port taken during start-up)"
 		fi
 		[[ -n $spid ]] || spid=$(server_pid "$pid") || true
+		if [[ -n $spid ]] && ! alive "$spid"; then
+			# The wrapper never notices its server dying; we do.
+			log_tail
+			cmd_stop
+			die "the milvus server process exited during start-up (another Milvus on this machine? its embedded etcd needs ports 2379-2380)"
+		fi
 		[[ -z $spid || -n $hport ]] || hport=$(metrics_port "$spid")
 		if [[ -n $hport ]] && healthy "$hport" && port_open "$PORT"; then
 			say "ready at $ADDR after $((SECONDS - started))s (pid $pid, health http://127.0.0.1:$hport/healthz)"
