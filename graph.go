@@ -63,26 +63,6 @@ type GraphStore interface {
 	Close() error
 }
 
-// ChangeSet is one atomic write to a GraphStore, always in one namespace.
-type ChangeSet struct {
-	Namespace Namespace
-	// Episodes are inserted; an episode whose id already exists is left untouched.
-	Episodes []Episode
-	// Entities are upserted by id (all fields replaced).
-	Entities []Entity
-	// Facts are upserted by id (all fields replaced). Invalidating a fact is an
-	// upsert with InvalidAt and ExpiredAt set. Subject and object must exist in
-	// the store or in this ChangeSet.
-	Facts []Fact
-	// Mentions link episodes to entities; duplicates are ignored.
-	Mentions []Mention
-}
-
-// Empty reports whether the change set writes nothing.
-func (cs ChangeSet) Empty() bool {
-	return len(cs.Episodes) == 0 && len(cs.Entities) == 0 && len(cs.Facts) == 0 && len(cs.Mentions) == 0
-}
-
 // Page selects a slice of an id-ordered listing: records with id > After, at
 // most Limit (0: the store's default of 100).
 type Page struct {

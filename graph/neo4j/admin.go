@@ -21,14 +21,11 @@ func (s *Store) SetDecay(ctx context.Context, ns kgmem.Namespace, updates []kgme
 	if err := checkNamespace(ns); err != nil {
 		return fmt.Errorf("neo4j: set decay: %w", err)
 	}
+	if err := kgmem.ValidateDecayUpdates(updates); err != nil {
+		return fmt.Errorf("neo4j: set decay: %w", err)
+	}
 	byKind := map[kgmem.Kind][]map[string]any{}
-	for i, u := range updates {
-		if !u.Kind.Valid() {
-			return fmt.Errorf("neo4j: set decay: %w", kgmem.Invalidf(fmt.Sprintf("updates[%d].kind", i), "unknown kind %q", u.Kind))
-		}
-		if err := finite(fmt.Sprintf("updates[%d].state.stability", i), u.State.Stability); err != nil {
-			return fmt.Errorf("neo4j: set decay: %w", err)
-		}
+	for _, u := range updates {
 		p := map[string]any{"id": u.ID}
 		decayProps(p, u.State)
 		byKind[u.Kind] = append(byKind[u.Kind], p)

@@ -26,13 +26,8 @@ func (s *Store) SetDecay(ctx context.Context, ns kgmem.Namespace, updates []kgme
 	if err := checkNamespace(ns); err != nil {
 		return err
 	}
-	for i, u := range updates {
-		if !u.Kind.Valid() {
-			return fmt.Errorf("sqlite: set decay: %w", kgmem.Invalidf(fmt.Sprintf("updates[%d].kind", i), "unknown kind %q", u.Kind))
-		}
-		if err := finite(fmt.Sprintf("updates[%d].state.stability", i), u.State.Stability); err != nil {
-			return fmt.Errorf("sqlite: set decay: %w", err)
-		}
+	if err := kgmem.ValidateDecayUpdates(updates); err != nil {
+		return fmt.Errorf("sqlite: set decay: %w", err)
 	}
 	if len(updates) == 0 {
 		return nil

@@ -12,7 +12,7 @@ import (
 
 // Apply writes cs in one transaction: all of it or, on any error, nothing.
 func (s *Store) Apply(ctx context.Context, cs kgmem.ChangeSet) error {
-	if err := validate(cs); err != nil {
+	if err := cs.Validate(); err != nil {
 		return fmt.Errorf("sqlite: apply: %w", err)
 	}
 	if cs.Empty() {
