@@ -26,9 +26,10 @@ type config struct {
 	Neo4jPassword string
 	Neo4jDatabase string
 
-	Vector           string
-	MilvusAddr       string
-	MilvusCollection string
+	Vector            string
+	MilvusAddr        string
+	MilvusCollection  string
+	MilvusConsistency string
 
 	Embedder     string
 	EmbedDim     int
@@ -89,6 +90,7 @@ func (c *config) bindFlags(fs *flag.FlagSet) {
 	str(&c.Vector, "vector", "KGMEM_VECTOR", "hnsw", "vector backend: hnsw (embedded) or milvus")
 	str(&c.MilvusAddr, "milvus-addr", "KGMEM_MILVUS_ADDR", "127.0.0.1:19530", "Milvus gRPC address")
 	str(&c.MilvusCollection, "milvus-collection", "KGMEM_MILVUS_COLLECTION", "kgmem_vectors", "Milvus collection")
+	str(&c.MilvusConsistency, "milvus-consistency", "KGMEM_MILVUS_CONSISTENCY", "Session", "Milvus read consistency: Session (read-your-writes in this server, ~4 ms), Strong (across servers, one time tick ~200 ms per search), Bounded")
 	str(&c.Embedder, "embedder", "KGMEM_EMBEDDER", "hash", "embedder: hash (offline, no model) or openai (any OpenAI-compatible endpoint)")
 	integer(&c.EmbedDim, "embed-dim", "KGMEM_EMBED_DIM", 256, "embedding dimension")
 	str(&c.EmbedBaseURL, "embed-base-url", "KGMEM_EMBED_BASE_URL", "https://api.openai.com/v1", "embeddings endpoint base URL")
@@ -129,6 +131,7 @@ func (c *config) validate() error {
 		{"vector", c.Vector, []string{"hnsw", "milvus"}},
 		{"embedder", c.Embedder, []string{"hash", "openai"}},
 		{"llm-mode", c.LLMMode, []string{"auto", "json_schema", "json_object", "text"}},
+		{"milvus-consistency", c.MilvusConsistency, []string{"Session", "Strong", "Bounded"}},
 		{"log-level", c.LogLevel, []string{"debug", "info", "warn", "error"}},
 		{"log-format", c.LogFormat, []string{"text", "json"}},
 	}
