@@ -51,10 +51,12 @@ func Open(ctx context.Context, cfg Config) (*Index, error) {
 		Password: cfg.Password,
 	})
 	if err != nil {
-		if ctx.Err() == nil {
-			// A dial that timed out or was refused: the server is not there.
-			return nil, fmt.Errorf("milvus open: connect to %s: %w: %w", cfg.Address, kgmem.ErrUnavailable, err)
+		if ctx.Err() == nil && dialCtx.Err() != nil {
+			// The dial timed out (the SDK dials blocking): nothing answers there.
+			return nil, fmt.Errorf("milvus open: connect to %s within %s: %w: %w", cfg.Address, cfg.DialTimeout, kgmem.ErrUnavailable, err)
 		}
+		// Refused connections are marked unavailable by wrap; a refused
+		// login (Unauthenticated) is not.
 		return nil, wrap("open: connect to "+cfg.Address, err)
 	}
 	ix := &Index{cfg: cfg, cl: cl, level: level, search: sp}
