@@ -147,10 +147,10 @@ func (c *Client) PurgeNamespace(ctx context.Context, ns kgmem.Namespace) error {
 	return err
 }
 
-// DisableDecay switches the forgetting curve off in ns
-// (PUT /v1/namespaces/{ns}/settings with decay.enabled=false).
-func (c *Client) DisableDecay(ctx context.Context, ns kgmem.Namespace) error {
-	body := map[string]any{"decay": map[string]any{"enabled": false}}
+// PutDecay sets decay parameters of ns, merged by the server over its
+// defaults (PUT /v1/namespaces/{ns}/settings).
+func (c *Client) PutDecay(ctx context.Context, ns kgmem.Namespace, params map[string]any) error {
+	body := map[string]any{"decay": params}
 	return c.do(ctx, http.MethodPut, "/v1/namespaces/"+url.PathEscape(string(ns))+"/settings", body, nil)
 }
 

@@ -3,6 +3,8 @@ package locomo
 import (
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -45,6 +47,18 @@ func WriteReport(w io.Writer, r *Result) error {
 		in.Messages, round(time.Duration(in.Wall)), in.MessagesPerSecond, in.Requests, r.Config.Batch, r.Config.Concurrency, r.Config.Extract, in.FactChanges, in.Warnings)
 	if in.FirstWarning != "" {
 		fmt.Fprintf(w, "  first warning: %s\n", in.FirstWarning)
+	}
+	for _, name := range slices.Sorted(maps.Keys(r.Retrievers)) {
+		t := r.Retrievers[name]
+		cells := []string{}
+		for _, k := range t.Ks {
+			v, _ := t.At(t.Overall(), k)
+			cells = append(cells, fmt.Sprintf("@%d %.1f", k, v))
+		}
+		fmt.Fprintf(w, "retriever %s alone (its own ranks, from a limit-%d pass): %s\n", name, RetrieverLimit, strings.Join(cells, ", "))
+	}
+	if r.Config.DecayFloor > 0 {
+		fmt.Fprintf(w, "decay floor %.2f\n", r.Config.DecayFloor)
 	}
 	_, err := fmt.Fprintf(w, "search: %d queries in %s = %.1f QPS; latency p50 %s, p99 %s, max %s (concurrency %d, reinforce %t, decay %t, %d empty)\n",
 		s.Queries, round(time.Duration(s.Wall)), s.QPS, round(time.Duration(s.P50)), round(time.Duration(s.P99)), round(time.Duration(s.Max)), r.Config.Concurrency, r.Config.Reinforce, !r.Config.DecayOff, s.Empty)

@@ -30,6 +30,12 @@ type Config struct {
 	// DecayOff switches the forgetting curve off in the bench namespaces
 	// (settings decay.enabled=false), to measure what decay costs recall.
 	DecayOff bool
+	// DecayFloor, when positive, sets the bench namespaces' decay floor (the
+	// least search weight), to measure how much decay reorders.
+	DecayFloor float64
+	// PerRetriever adds a second pass that scores each retriever's own ranking
+	// (vector alone, BM25 alone), read from the score breakdowns.
+	PerRetriever bool
 	// BaselineScope is the BM25 baseline's scope, reported beside kgmem.
 	BaselineScope Scope
 	// Log receives progress lines; nil discards them.
@@ -106,27 +112,31 @@ func (d Duration) MarshalJSON() ([]byte, error) {
 
 // Result is a full benchmark run: kgmem beside the BM25 baseline.
 type Result struct {
-	URL      string      `json:"url"`
-	Started  time.Time   `json:"started"`
-	Config   RunConfig   `json:"config"`
-	Data     DataStats   `json:"data"`
-	Ingest   IngestStats `json:"ingest"`
-	Search   SearchStats `json:"search"`
-	Recall   RecallTable `json:"recall"`
-	Baseline RecallTable `json:"baseline_bm25"`
+	URL     string      `json:"url"`
+	Started time.Time   `json:"started"`
+	Config  RunConfig   `json:"config"`
+	Data    DataStats   `json:"data"`
+	Ingest  IngestStats `json:"ingest"`
+	Search  SearchStats `json:"search"`
+	Recall  RecallTable `json:"recall"`
+	// Retrievers holds, with Config.PerRetriever, each retriever's own recall.
+	Retrievers map[string]RecallTable `json:"retrievers,omitempty"`
+	Baseline   RecallTable            `json:"baseline_bm25"`
 	// Anchors are the data set README's BM25 figures, by k.
 	Anchors map[int]float64 `json:"anchors"`
 }
 
 // RunConfig is the part of Config recorded in a Result.
 type RunConfig struct {
-	Ks            []int `json:"k"`
-	Concurrency   int   `json:"concurrency"`
-	Batch         int   `json:"batch"`
-	Extract       bool  `json:"extract"`
-	Reinforce     bool  `json:"reinforce"`
-	DecayOff      bool  `json:"decay_off"`
-	BaselineScope Scope `json:"baseline_scope"`
+	Ks            []int   `json:"k"`
+	Concurrency   int     `json:"concurrency"`
+	Batch         int     `json:"batch"`
+	Extract       bool    `json:"extract"`
+	Reinforce     bool    `json:"reinforce"`
+	DecayOff      bool    `json:"decay_off"`
+	DecayFloor    float64 `json:"decay_floor,omitempty"`
+	PerRetriever  bool    `json:"per_retriever,omitempty"`
+	BaselineScope Scope   `json:"baseline_scope"`
 }
 
 // Run benchmarks the kgmem server behind client on convs: it purges the
@@ -143,7 +153,7 @@ func Run(ctx context.Context, client *Client, convs []Conversation, cfg Config) 
 	}
 	res := &Result{
 		URL: client.BaseURL(), Started: time.Now().UTC(), Anchors: Anchors,
-		Config: RunConfig{Ks: slices.Clone(cfg.Ks), Concurrency: cfg.Concurrency, Batch: cfg.Batch, Extract: cfg.Extract, Reinforce: cfg.Reinforce, DecayOff: cfg.DecayOff, BaselineScope: cfg.BaselineScope},
+		Config: RunConfig{Ks: slices.Clone(cfg.Ks), Concurrency: cfg.Concurrency, Batch: cfg.Batch, Extract: cfg.Extract, Reinforce: cfg.Reinforce, DecayOff: cfg.DecayOff, DecayFloor: cfg.DecayFloor, PerRetriever: cfg.PerRetriever, BaselineScope: cfg.BaselineScope},
 	}
 	baseline, stats, err := Baseline(convs, cfg.Ks, cfg.BaselineScope)
 	if err != nil {
@@ -168,9 +178,9 @@ func Run(ctx context.Context, client *Client, convs []Conversation, cfg Config) 
 		if err := client.PurgeNamespace(ctx, ns); err != nil {
 			return nil, fmt.Errorf("purge %s: %w", ns, err)
 		}
-		if cfg.DecayOff {
-			if err := client.DisableDecay(ctx, ns); err != nil {
-				return nil, fmt.Errorf("switch decay off in %s: %w", ns, err)
+		if params := cfg.decayParams(); params != nil {
+			if err := client.PutDecay(ctx, ns, params); err != nil {
+				return nil, fmt.Errorf("set decay parameters of %s: %w", ns, err)
 			}
 		}
 	}
@@ -197,7 +207,27 @@ func Run(ctx context.Context, client *Client, convs []Conversation, cfg Config) 
 		acc.Add(c.Category, retrieved[i], c.Evidence)
 	}
 	res.Recall = acc.Table()
+	if cfg.PerRetriever {
+		if res.Retrievers, err = retrieverRecall(ctx, client, cases, cfg); err != nil {
+			return nil, err
+		}
+	}
 	return res, nil
+}
+
+// decayParams are the namespace decay settings the run asks for, nil for the defaults.
+func (cfg Config) decayParams() map[string]any {
+	params := map[string]any{}
+	if cfg.DecayOff {
+		params["enabled"] = false
+	}
+	if cfg.DecayFloor > 0 {
+		params["floor"] = cfg.DecayFloor
+	}
+	if len(params) == 0 {
+		return nil
+	}
+	return params
 }
 
 // ingest posts every thread, its batches in order, up to cfg.Concurrency threads at once.

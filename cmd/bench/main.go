@@ -63,18 +63,20 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 
 // locomoFlags are the flags of `bench locomo`.
 type locomoFlags struct {
-	url         string
-	data        string
-	ks          []int
-	concurrency int
-	batch       int
-	jsonOut     string
-	baseline    bool
-	scope       string
-	extract     bool
-	progress    bool
-	reinforce   bool
-	decay       bool
+	url          string
+	data         string
+	ks           []int
+	concurrency  int
+	batch        int
+	jsonOut      string
+	baseline     bool
+	scope        string
+	extract      bool
+	progress     bool
+	reinforce    bool
+	decay        bool
+	decayFloor   float64
+	perRetriever bool
 }
 
 func parseLocomoFlags(args []string, stderr io.Writer) (locomoFlags, error) {
@@ -96,6 +98,8 @@ func parseLocomoFlags(args []string, stderr io.Writer) (locomoFlags, error) {
 	fs.BoolVar(&f.extract, "extract", false, "ask the server to extract facts while ingesting (needs an LLM; slow)")
 	fs.BoolVar(&f.reinforce, "reinforce", false, "let searches reinforce what they return (makes recall depend on question order)")
 	fs.BoolVar(&f.decay, "decay", true, "keep the forgetting curve on; --decay=false switches it off in the bench namespaces")
+	fs.Float64Var(&f.decayFloor, "decay-floor", 0, "set the decay floor (least search weight, 0..1) in the bench namespaces; 0 keeps the server default")
+	fs.BoolVar(&f.perRetriever, "per-retriever", false, "also score each retriever alone (vector, bm25), from a second pass at limit 100")
 	fs.BoolVar(&f.progress, "progress", false, "draw progress bars on stderr")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -153,7 +157,7 @@ func runLocomo(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	bars := newProgressBars(stderr, f.progress)
 	res, err := locomo.Run(ctx, client, convs, locomo.Config{
-		Ks: f.ks, Concurrency: f.concurrency, Batch: f.batch, Extract: f.extract, Reinforce: f.reinforce, DecayOff: !f.decay, BaselineScope: scope, Log: stderr,
+		Ks: f.ks, Concurrency: f.concurrency, Batch: f.batch, Extract: f.extract, Reinforce: f.reinforce, DecayOff: !f.decay, DecayFloor: f.decayFloor, PerRetriever: f.perRetriever, BaselineScope: scope, Log: stderr,
 		Progress: bars.update,
 	})
 	bars.finish()
