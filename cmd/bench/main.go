@@ -12,6 +12,14 @@
 // category beside plain BM25 and the data set's anchor, with ingest
 // throughput and search latency. --baseline runs the BM25 baseline alone,
 // without a server. See bench/README.md.
+//
+//	go run ./cmd/bench synth [--facts 1000000 --entities 200000 --namespaces 1000 --seed 1] \
+//	    [--data-dir kgmem-synth] [--graph sqlite|neo4j] [--vector hnsw|milvus] [--concurrency 4] [--json out.json]
+//
+// The synth benchmark builds (or reuses) a seeded synthetic memory
+// (bench/synth) and measures the engine's search on it: latency
+// percentiles at concurrency 1 and --concurrency, QPS, recall@k of the
+// vector step against exact search, peak RSS, build time and disk size.
 package main
 
 import (
@@ -44,7 +52,7 @@ func main() {
 	}
 }
 
-const usage = `usage: bench locomo [flags]   (bench locomo -h lists the flags)`
+const usage = `usage: bench locomo|synth [flags]   (bench locomo -h, bench synth -h list the flags)`
 
 // run dispatches the subcommand.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -54,6 +62,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	switch args[0] {
 	case "locomo":
 		return runLocomo(ctx, args[1:], stdout, stderr)
+	case "gen-chatlog":
+		return runGenChatlog(ctx, args[1:], stdout, stderr)
+	case "synth":
+		return runSynth(ctx, args[1:], stdout, stderr)
 	case "-h", "--help", "help":
 		fmt.Fprintln(stdout, usage)
 		return nil

@@ -1,0 +1,238 @@
+package synth
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/kgmem/kgmem"
+	"github.com/kgmem/kgmem/memory"
+	"golang.org/x/sync/errgroup"
+)
+
+// Searcher is the search the benchmark measures: memory.Engine's.
+type Searcher interface {
+	Search(ctx context.Context, req memory.SearchRequest) (memory.SearchResult, error)
+}
+
+var _ Searcher = (*memory.Engine)(nil)
+
+// SearchStats are the latencies of one pass over the queries.
+type SearchStats struct {
+	Concurrency int     `json:"concurrency"`
+	Queries     int     `json:"queries"`
+	Errors      int     `json:"errors"`
+	FirstError  string  `json:"first_error,omitempty"`
+	Degraded    int     `json:"degraded"`
+	P50Ms       float64 `json:"p50_ms"`
+	P95Ms       float64 `json:"p95_ms"`
+	P99Ms       float64 `json:"p99_ms"`
+	MaxMs       float64 `json:"max_ms"`
+	MeanMs      float64 `json:"mean_ms"`
+	QPS         float64 `json:"qps"`
+	// Found is the share of queries whose source record (Query.Kind, ID)
+	// is among the results; FoundByStyle splits it by query style.
+	Found        float64            `json:"found"`
+	FoundByStyle map[string]float64 `json:"found_by_style"`
+}
+
+// MeasureSearch runs every query through s, concurrency at a time, each a
+// full search (all kinds, limit results per kind, no reinforcement), and
+// reports latency percentiles (nearest rank), throughput over the wall
+// time, and how often the source record was found.
+func MeasureSearch(ctx context.Context, s Searcher, queries []Query, concurrency, limit int) SearchStats {
+	concurrency = max(1, concurrency)
+	lat := make([]time.Duration, len(queries))
+	found := make([]bool, len(queries))
+	var mu sync.Mutex
+	st := SearchStats{Concurrency: concurrency, Queries: len(queries)}
+	var eg errgroup.Group
+	eg.SetLimit(concurrency)
+	start := time.Now()
+	for i, q := range queries {
+		eg.Go(func() error {
+			t0 := time.Now()
+			res, err := s.Search(ctx, memory.SearchRequest{Namespace: q.Namespace, Query: q.Text, Limit: limit})
+			lat[i] = time.Since(t0)
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil {
+				st.Errors++
+				if st.FirstError == "" {
+					st.FirstError = fmt.Sprintf("%q in %s: %v", q.Text, q.Namespace, err)
+				}
+				return nil
+			}
+			if len(res.Warnings) > 0 {
+				st.Degraded++
+			}
+			found[i] = contains(res, q.Kind, q.ID)
+			return nil
+		})
+	}
+	_ = eg.Wait() // errors are counted, not returned
+	wall := time.Since(start)
+	if len(queries) == 0 {
+		return st
+	}
+	sorted := slices.Clone(lat)
+	slices.Sort(sorted)
+	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+	var sum time.Duration
+	for _, d := range sorted {
+		sum += d
+	}
+	st.P50Ms, st.P95Ms, st.P99Ms = ms(Percentile(sorted, 0.50)), ms(Percentile(sorted, 0.95)), ms(Percentile(sorted, 0.99))
+	st.MaxMs, st.MeanMs = ms(sorted[len(sorted)-1]), ms(sum/time.Duration(len(sorted)))
+	st.QPS = float64(len(queries)) / wall.Seconds()
+	hits, per, total := 0, map[string]int{}, map[string]int{}
+	for i, q := range queries {
+		total[q.Style]++
+		if found[i] {
+			hits++
+			per[q.Style]++
+		}
+	}
+	st.Found = float64(hits) / float64(len(queries))
+	st.FoundByStyle = map[string]float64{}
+	for style, n := range total {
+		st.FoundByStyle[style] = float64(per[style]) / float64(n)
+	}
+	return st
+}
+
+// Percentile is the nearest-rank p-quantile (0 < p ≤ 1) of sorted.
+func Percentile(sorted []time.Duration, p float64) time.Duration {
+	if len(sorted) == 0 {
+		return 0
+	}
+	i := int(math.Ceil(p*float64(len(sorted)))) - 1
+	return sorted[min(max(i, 0), len(sorted)-1)]
+}
+
+// contains reports whether res holds the record (kind, id).
+func contains(res memory.SearchResult, kind kgmem.Kind, id string) bool {
+	switch kind {
+	case kgmem.KindFact:
+		return slices.ContainsFunc(res.Facts, func(f memory.FactResult) bool { return f.ID == id })
+	case kgmem.KindEntity:
+		return slices.ContainsFunc(res.Entities, func(e memory.EntityResult) bool { return e.ID == id })
+	case kgmem.KindEpisode:
+		return slices.ContainsFunc(res.Episodes, func(e memory.EpisodeResult) bool { return e.ID == id })
+	}
+	return false
+}
+
+// WarmUp runs one search in every namespace of plan, workers at a time, so
+// that the measured searches find every namespace loaded (the embedded
+// vector index loads a namespace, and builds its graphs, on first search).
+func WarmUp(ctx context.Context, s Searcher, plan []NamespacePlan, workers int) (time.Duration, error) {
+	start := time.Now()
+	var eg errgroup.Group
+	eg.SetLimit(max(1, workers))
+	for _, p := range plan {
+		eg.Go(func() error {
+			if _, err := s.Search(ctx, memory.SearchRequest{Namespace: p.Namespace, Query: "warm up", Limit: 1}); err != nil {
+				return fmt.Errorf("warm up %s: %w", p.Namespace, err)
+			}
+			return nil
+		})
+	}
+	err := eg.Wait()
+	return time.Since(start), err
+}
+
+// RecallStats is recall@K of the vector step against exact search.
+type RecallStats struct {
+	K       int `json:"k"`
+	Queries int `json:"queries"`
+	// Searches counts (query, kind) pairs with something to find.
+	Searches int     `json:"searches"`
+	Mean     float64 `json:"mean"`
+	Min      float64 `json:"min"`
+	// ByKind is the mean recall per record kind.
+	ByKind map[kgmem.Kind]float64 `json:"by_kind"`
+	// LargeShard is the size from which a (namespace, kind) counts as large
+	// (the embedded index searches such shards through its graph, not by a
+	// scan); LargeSearches and LargeMean are the searches on large shards.
+	LargeShard    int     `json:"large_shard"`
+	LargeSearches int     `json:"large_searches"`
+	LargeMean     float64 `json:"large_mean"`
+}
+
+// MeasureRecall compares, for every query and every kind, the vector
+// index's top k in the query's namespace with the exact top k over the
+// same namespace's vectors (regenerated and re-embedded here, as Build
+// wrote them).
+func MeasureRecall(ctx context.Context, g *Generator, ix kgmem.VectorIndex, emb kgmem.Embedder, queries []Query, k, largeShard int) (RecallStats, error) {
+	st := RecallStats{K: k, Queries: len(queries), Min: 1, ByKind: map[kgmem.Kind]float64{}, LargeShard: largeShard}
+	byNS := map[kgmem.Namespace][]Query{}
+	var order []kgmem.Namespace
+	for _, q := range queries {
+		if byNS[q.Namespace] == nil {
+			order = append(order, q.Namespace)
+		}
+		byNS[q.Namespace] = append(byNS[q.Namespace], q)
+	}
+	index := map[kgmem.Namespace]int{}
+	for _, p := range g.plan {
+		index[p.Namespace] = p.Index
+	}
+	var sum, largeSum float64
+	kindSum, kindN := map[kgmem.Kind]float64{}, map[kgmem.Kind]int{}
+	for _, ns := range order {
+		i, ok := index[ns]
+		if !ok {
+			return st, kgmem.Invalidf("namespace", "%q is not part of this memory", ns)
+		}
+		records, texts := VectorRecords(g.Namespace(i))
+		vecs, err := emb.Embed(ctx, texts)
+		if err != nil {
+			return st, fmt.Errorf("embed %s: %w", ns, err)
+		}
+		ids, byKind := map[kgmem.Kind][]string{}, map[kgmem.Kind][][]float32{}
+		for j, r := range records {
+			ids[r.Kind] = append(ids[r.Kind], r.ID)
+			byKind[r.Kind] = append(byKind[r.Kind], vecs[j])
+		}
+		for _, q := range byNS[ns] {
+			qv, err := emb.Embed(ctx, []string{q.Text})
+			if err != nil {
+				return st, fmt.Errorf("embed query: %w", err)
+			}
+			for _, kind := range kgmem.AllKinds() {
+				exact := ExactTopK(qv[0], ids[kind], byKind[kind], k)
+				ann, err := ix.Search(ctx, kgmem.VectorQuery{Namespace: ns, Vector: qv[0], Kinds: []kgmem.Kind{kind}, K: k})
+				if err != nil {
+					return st, fmt.Errorf("vector search in %s: %w", ns, err)
+				}
+				r, ok := Recall(ann, exact, k)
+				if !ok {
+					continue
+				}
+				st.Searches++
+				sum += r
+				st.Min = min(st.Min, r)
+				kindSum[kind] += r
+				kindN[kind]++
+				if len(ids[kind]) >= largeShard {
+					st.LargeSearches++
+					largeSum += r
+				}
+			}
+		}
+	}
+	if st.Searches > 0 {
+		st.Mean = sum / float64(st.Searches)
+	}
+	if st.LargeSearches > 0 {
+		st.LargeMean = largeSum / float64(st.LargeSearches)
+	}
+	for kind, n := range kindN {
+		st.ByKind[kind] = kindSum[kind] / float64(n)
+	}
+	return st, nil
+}

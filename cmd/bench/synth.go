@@ -1,0 +1,428 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"runtime"
+	"runtime/pprof"
+	"strings"
+	"time"
+
+	"github.com/kgmem/kgmem"
+	"github.com/kgmem/kgmem/bench/synth"
+	"github.com/kgmem/kgmem/embed"
+	"github.com/kgmem/kgmem/graph/neo4j"
+	"github.com/kgmem/kgmem/graph/sqlite"
+	"github.com/kgmem/kgmem/memory"
+	"github.com/kgmem/kgmem/vector/hnsw"
+	"github.com/kgmem/kgmem/vector/milvus"
+	"github.com/schollz/progressbar/v3"
+)
+
+// synthFlags are the flags of `bench synth`.
+type synthFlags struct {
+	cfg synth.Config
+
+	dataDir      string
+	graph        string
+	neo4jURI     string
+	neo4jUser    string
+	neo4jPass    string
+	neo4jDB      string
+	vector       string
+	milvusAddr   string
+	milvusColl   string
+	milvusCons   string
+	hnswEf       int
+	hnswMaxBytes int64
+
+	queries       int
+	querySeed     uint64
+	concurrency   int
+	limit         int
+	recallQueries int
+	k             int
+	vectorWeight  float64
+	textWeight    float64
+
+	rebuild      bool
+	buildOnly    bool
+	keep         bool
+	jsonOut      string
+	progress     bool
+	cpuProfile   string
+	buildProfile string
+}
+
+func parseSynthFlags(args []string, stderr io.Writer) (synthFlags, error) {
+	f := synthFlags{cfg: synth.DefaultConfig()}
+	fs := flag.NewFlagSet("bench synth", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Uint64Var(&f.cfg.Seed, "seed", f.cfg.Seed, "generator seed: equal seeds and sizes give the same memory")
+	fs.IntVar(&f.cfg.Facts, "facts", f.cfg.Facts, "facts in the memory")
+	fs.IntVar(&f.cfg.Entities, "entities", f.cfg.Entities, "entities in the memory")
+	fs.IntVar(&f.cfg.Namespaces, "namespaces", f.cfg.Namespaces, "namespaces the memory is split over")
+	fs.StringVar(&f.cfg.Prefix, "prefix", f.cfg.Prefix, "first segment of the generated namespaces (<prefix>/n0000…)")
+	fs.Float64Var(&f.cfg.Skew, "skew", f.cfg.Skew, "namespace size skew: share ∝ 1/(i+10)^skew; 0 makes all equal")
+	fs.StringVar(&f.dataDir, "data-dir", "kgmem-synth", "data directory of the embedded stores; reused when it holds the same memory")
+	fs.StringVar(&f.graph, "graph", "sqlite", "graph store: sqlite (in --data-dir) or neo4j")
+	fs.StringVar(&f.neo4jURI, "neo4j-uri", neo4j.DefaultURI, "Neo4j Bolt URI")
+	fs.StringVar(&f.neo4jUser, "neo4j-user", "neo4j", "Neo4j user")
+	fs.StringVar(&f.neo4jPass, "neo4j-password", "", "Neo4j password (empty: auth disabled)")
+	fs.StringVar(&f.neo4jDB, "neo4j-database", "", "Neo4j database (empty: the server default)")
+	fs.StringVar(&f.vector, "vector", "hnsw", "vector index: hnsw (in --data-dir) or milvus")
+	fs.StringVar(&f.milvusAddr, "milvus-addr", "127.0.0.1:19530", "Milvus gRPC address")
+	fs.StringVar(&f.milvusColl, "milvus-collection", "kgmem_synth", "Milvus collection (its own, so the bench never touches the server's)")
+	fs.StringVar(&f.milvusCons, "milvus-consistency", "Session", "Milvus read consistency: Session, Strong or Bounded")
+	fs.IntVar(&f.hnswEf, "hnsw-ef", 0, "embedded HNSW search beam width (0: the index default)")
+	fs.Int64Var(&f.hnswMaxBytes, "hnsw-max-loaded-bytes", 0, "embedded HNSW memory budget for loaded namespaces (0: the index default)")
+	fs.IntVar(&f.queries, "queries", 2000, "searches per measured pass")
+	fs.Uint64Var(&f.querySeed, "query-seed", 7, "seed of the query draw")
+	fs.IntVar(&f.concurrency, "concurrency", 4, "searches in flight in the concurrent pass (a pass at 1 always runs)")
+	fs.IntVar(&f.limit, "limit", 10, "results per kind per search")
+	fs.IntVar(&f.recallQueries, "recall-queries", 200, "queries whose vector step is checked against exact search (0: skip)")
+	fs.IntVar(&f.k, "k", 10, "k of recall@k")
+	fs.Float64Var(&f.vectorWeight, "vector-weight", 0.25, "weight of vector recall in rank fusion (the server's default with the hash embedder)")
+	fs.Float64Var(&f.textWeight, "text-weight", 1, "weight of BM25 in rank fusion")
+	fs.BoolVar(&f.rebuild, "rebuild", false, "delete the embedded stores in --data-dir and build again")
+	fs.BoolVar(&f.buildOnly, "build-only", false, "build (or reuse) the memory and stop")
+	fs.BoolVar(&f.keep, "keep", false, "with neo4j or milvus, keep the generated namespaces after the run (default: purge them)")
+	fs.StringVar(&f.jsonOut, "json", "", "also write the full report as JSON to this file")
+	fs.BoolVar(&f.progress, "progress", false, "draw a progress bar while building")
+	fs.StringVar(&f.cpuProfile, "cpuprofile", "", "write a CPU profile of the measured searches to this file")
+	fs.StringVar(&f.buildProfile, "build-cpuprofile", "", "write a CPU profile of the build to this file")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return f, err
+		}
+		return f, fmt.Errorf("%w: %v", kgmem.ErrInvalid, err)
+	}
+	if fs.NArg() > 0 {
+		return f, fmt.Errorf("%w: unexpected arguments %q", kgmem.ErrInvalid, fs.Args())
+	}
+	switch {
+	case f.graph != "sqlite" && f.graph != "neo4j":
+		return f, kgmem.Invalidf("graph", "is %q; use sqlite or neo4j", f.graph)
+	case f.vector != "hnsw" && f.vector != "milvus":
+		return f, kgmem.Invalidf("vector", "is %q; use hnsw or milvus", f.vector)
+	case f.queries < 1:
+		return f, kgmem.Invalidf("queries", "must be at least 1, got %d", f.queries)
+	case f.concurrency < 1:
+		return f, kgmem.Invalidf("concurrency", "must be at least 1, got %d", f.concurrency)
+	case f.limit < 1 || f.limit > 100:
+		return f, kgmem.Invalidf("limit", "must be within 1..100, got %d", f.limit)
+	case f.k < 1 || f.k > 100:
+		return f, kgmem.Invalidf("k", "must be within 1..100, got %d", f.k)
+	case f.recallQueries < 0:
+		return f, kgmem.Invalidf("recall-queries", "must not be negative, got %d", f.recallQueries)
+	}
+	return f, f.cfg.Validate()
+}
+
+// synthReport is everything one `bench synth` run measured.
+type synthReport struct {
+	Machine      machine             `json:"machine"`
+	Config       synth.Config        `json:"config"`
+	Graph        string              `json:"graph"`
+	Vector       string              `json:"vector"`
+	Embedder     string              `json:"embedder"`
+	Reused       bool                `json:"reused"`
+	Build        synth.BuildStats    `json:"build"`
+	DiskBytes    int64               `json:"disk_bytes,omitempty"`
+	AfterBuild   synth.Resources     `json:"resources_after_build"`
+	WarmUpSecs   float64             `json:"warm_up_seconds"`
+	Search       []synth.SearchStats `json:"search"`
+	Recall       *synth.RecallStats  `json:"recall,omitempty"`
+	LoadedNS     int                 `json:"loaded_namespaces,omitempty"`
+	LoadedVecs   int                 `json:"loaded_vectors,omitempty"`
+	Resources    synth.Resources     `json:"resources"`
+	Purged       *kgmem.PurgeStats   `json:"purged,omitempty"`
+	CommandLine  string              `json:"command_line"`
+	MeasuredAt   time.Time           `json:"measured_at"`
+	DataDir      string              `json:"data_dir,omitempty"`
+	QueryStyles  map[string]int      `json:"query_styles"`
+	RecallSample int                 `json:"recall_sample"`
+}
+
+type machine struct {
+	GOOS      string `json:"goos"`
+	GOARCH    string `json:"goarch"`
+	NumCPU    int    `json:"num_cpu"`
+	GoVersion string `json:"go_version"`
+}
+
+func runSynth(ctx context.Context, args []string, stdout, stderr io.Writer) (err error) {
+	f, err := parseSynthFlags(args, stderr)
+	if err != nil {
+		return err
+	}
+	gen, err := synth.NewGenerator(f.cfg)
+	if err != nil {
+		return err
+	}
+	embedder := embed.NewHashing(embed.DefaultHashingDim)
+	rep := synthReport{
+		Machine: machine{runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), runtime.Version()},
+		Config:  f.cfg, Graph: f.graph, Vector: f.vector, Embedder: embedder.Name(),
+		CommandLine: "bench synth " + strings.Join(args, " "), MeasuredAt: time.Now().UTC(),
+	}
+	embedded := f.graph == "sqlite" || f.vector == "hnsw"
+	if embedded {
+		rep.DataDir = f.dataDir
+		if rep.Reused, err = prepareDataDir(f, embedder.Name()); err != nil {
+			return err
+		}
+	}
+	sink, closeAll, err := openSynthStores(ctx, f, embedder)
+	if err != nil {
+		return err
+	}
+	defer func() { err = errors.Join(err, closeAll()) }()
+
+	if rep.Reused {
+		m, err := synth.ReadManifest(f.dataDir)
+		if err != nil {
+			return err
+		}
+		rep.Build = m.Build
+		fmt.Fprintf(stderr, "reusing the memory in %s (built in %.0f s)\n", f.dataDir, m.Build.Seconds)
+	} else {
+		if !embedded || f.graph == "neo4j" || f.vector == "milvus" {
+			// Start from a clean slate on the shared servers.
+			if _, err := synth.Purge(ctx, gen, sink); err != nil {
+				return err
+			}
+		}
+		if rep.Build, err = buildSynth(ctx, f, gen, sink, stderr); err != nil {
+			return err
+		}
+		if embedded {
+			if err := synth.WriteManifest(f.dataDir, synth.Manifest{Version: synth.Version, Config: f.cfg, Embedder: embedder.Name(), Build: rep.Build, BuiltAt: time.Now().UTC()}); err != nil {
+				return err
+			}
+		}
+	}
+	if embedded {
+		if rep.DiskBytes, err = synth.DirSize(f.dataDir); err != nil {
+			return err
+		}
+	}
+	rep.AfterBuild = synth.ReadResources()
+	if !f.buildOnly {
+		if err := measureSynth(ctx, f, gen, sink, &rep, stderr); err != nil {
+			return err
+		}
+	}
+	if !f.keep && (f.graph == "neo4j" || f.vector == "milvus") {
+		st, err := synth.Purge(ctx, gen, sink)
+		if err != nil {
+			return err
+		}
+		rep.Purged = &st
+	}
+	rep.Resources = synth.ReadResources()
+	if err := writeSynthReport(stdout, rep); err != nil {
+		return err
+	}
+	if err := writeJSON(f.jsonOut, rep); err != nil {
+		return err
+	}
+	if !f.buildOnly && len(rep.Search) > 0 && rep.Search[0].Errors > 0 {
+		return fmt.Errorf("%d searches failed, the first: %s", rep.Search[0].Errors, rep.Search[0].FirstError)
+	}
+	return nil
+}
+
+// prepareDataDir decides whether --data-dir holds the requested memory
+// (reuse it), nothing (build), or something else (refuse, or delete the
+// embedded stores with --rebuild).
+func prepareDataDir(f synthFlags, embedder string) (reuse bool, err error) {
+	if err := os.MkdirAll(f.dataDir, 0o755); err != nil {
+		return false, fmt.Errorf("create --data-dir: %w", err)
+	}
+	stores, err := filepath.Glob(filepath.Join(f.dataDir, "*.db*"))
+	if err != nil {
+		return false, fmt.Errorf("list --data-dir: %w", err)
+	}
+	if f.rebuild {
+		for _, p := range append(stores, filepath.Join(f.dataDir, synth.ManifestFile)) {
+			if err := os.Remove(p); err != nil && !errors.Is(err, os.ErrNotExist) {
+				return false, fmt.Errorf("--rebuild: %w", err)
+			}
+		}
+		return false, nil
+	}
+	m, err := synth.ReadManifest(f.dataDir)
+	switch {
+	case errors.Is(err, kgmem.ErrNotFound) && len(stores) == 0:
+		return false, nil
+	case errors.Is(err, kgmem.ErrNotFound):
+		return false, kgmem.Invalidf("data-dir", "%s holds stores but no %s; pass --rebuild to replace them, or another --data-dir", f.dataDir, synth.ManifestFile)
+	case err != nil:
+		return false, err
+	case !m.Matches(f.cfg, embedder):
+		return false, kgmem.Invalidf("data-dir", "%s holds another memory (seed %d, %d facts, %d namespaces); pass --rebuild to replace it", f.dataDir, m.Config.Seed, m.Config.Facts, m.Config.Namespaces)
+	}
+	// Only the embedded stores live in the data dir; a production backend
+	// next to it is rebuilt every run.
+	return f.graph == "sqlite" && f.vector == "hnsw", nil
+}
+
+// openSynthStores opens the configured graph store and vector index.
+func openSynthStores(ctx context.Context, f synthFlags, embedder kgmem.Embedder) (synth.Sink, func() error, error) {
+	sink := synth.Sink{Embedder: embedder}
+	var err error
+	switch f.graph {
+	case "sqlite":
+		sink.Graph, err = sqlite.Open(ctx, filepath.Join(f.dataDir, "graph.db"))
+	default:
+		sink.Graph, err = neo4j.Open(ctx, neo4j.Config{URI: f.neo4jURI, Username: f.neo4jUser, Password: f.neo4jPass, Database: f.neo4jDB})
+	}
+	if err != nil {
+		return sink, nil, fmt.Errorf("open %s graph store: %w", f.graph, err)
+	}
+	switch f.vector {
+	case "hnsw":
+		sink.Vectors, err = hnsw.Open(ctx, filepath.Join(f.dataDir, "vectors.db"), embedder.Dimension(), hnsw.Options{EfSearch: f.hnswEf, MaxLoadedBytes: f.hnswMaxBytes})
+	default:
+		sink.Vectors, err = milvus.Open(ctx, milvus.Config{Address: f.milvusAddr, Collection: f.milvusColl, Dim: embedder.Dimension(), ConsistencyLevel: milvus.Consistency(f.milvusCons)})
+	}
+	if err != nil {
+		_ = sink.Graph.Close()
+		return sink, nil, fmt.Errorf("open %s vector index: %w", f.vector, err)
+	}
+	return sink, func() error { return errors.Join(sink.Vectors.Close(), sink.Graph.Close()) }, nil
+}
+
+// buildSynth writes the memory, with a progress bar and a CPU profile when asked.
+func buildSynth(ctx context.Context, f synthFlags, gen *synth.Generator, sink synth.Sink, stderr io.Writer) (synth.BuildStats, error) {
+	stop, err := startProfile(f.buildProfile)
+	if err != nil {
+		return synth.BuildStats{}, err
+	}
+	defer stop()
+	opts := synth.BuildOptions{}
+	if f.progress {
+		bar := progressbar.NewOptions(f.cfg.Namespaces, progressbar.OptionSetWriter(stderr), progressbar.OptionSetDescription("build"),
+			progressbar.OptionShowCount(), progressbar.OptionSetItsString("ns"), progressbar.OptionShowIts(),
+			progressbar.OptionOnCompletion(func() { fmt.Fprintln(stderr) }))
+		opts.Progress = func(done, _ int) { _ = bar.Set(done) }
+	}
+	st, err := synth.Build(ctx, gen, sink, opts)
+	if err != nil {
+		return st, err
+	}
+	fmt.Fprintf(stderr, "built %d facts, %d entities, %d episodes in %d namespaces in %.1f s (%.0f facts/s)\n",
+		st.Facts, st.Entities, st.Episodes, st.Namespaces, st.Seconds, st.FactsPerSecond())
+	return st, nil
+}
+
+// measureSynth warms every namespace up, runs the query passes and the recall check.
+func measureSynth(ctx context.Context, f synthFlags, gen *synth.Generator, sink synth.Sink, rep *synthReport, stderr io.Writer) error {
+	engine, err := memory.New(memory.Config{
+		Graph: sink.Graph, Vectors: sink.Vectors, Embedder: sink.Embedder,
+		Logger: slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
+		Search: memory.SearchOptions{VectorWeight: f.vectorWeight, TextWeight: f.textWeight},
+	})
+	if err != nil {
+		return err
+	}
+	queries := gen.Queries(f.querySeed, f.queries, runtime.GOMAXPROCS(0))
+	rep.QueryStyles = map[string]int{}
+	for _, q := range queries {
+		rep.QueryStyles[q.Style]++
+	}
+	fmt.Fprintf(stderr, "warming up %d namespaces…\n", f.cfg.Namespaces)
+	warm, err := synth.WarmUp(ctx, engine, gen.Plan(), runtime.GOMAXPROCS(0))
+	if err != nil {
+		return err
+	}
+	rep.WarmUpSecs = warm.Seconds()
+	stop, err := startProfile(f.cpuProfile)
+	if err != nil {
+		return err
+	}
+	levels := []int{1}
+	if f.concurrency > 1 {
+		levels = append(levels, f.concurrency)
+	}
+	for _, c := range levels {
+		fmt.Fprintf(stderr, "searching: %d queries at concurrency %d…\n", len(queries), c)
+		rep.Search = append(rep.Search, synth.MeasureSearch(ctx, engine, queries, c, f.limit))
+	}
+	stop()
+	if ix, ok := sink.Vectors.(*hnsw.Index); ok {
+		rep.LoadedNS, rep.LoadedVecs = ix.Loaded()
+	}
+	if f.recallQueries > 0 {
+		sample := queries[:min(f.recallQueries, len(queries))]
+		rep.RecallSample = len(sample)
+		fmt.Fprintf(stderr, "checking the vector step of %d queries against exact search…\n", len(sample))
+		st, err := synth.MeasureRecall(ctx, gen, sink.Vectors, sink.Embedder, sample, f.k, hnsw.DefaultExactBelow)
+		if err != nil {
+			return err
+		}
+		rep.Recall = &st
+	}
+	return nil
+}
+
+// startProfile starts a CPU profile into path ("" : none) and returns its stop.
+func startProfile(path string) (func(), error) {
+	if path == "" {
+		return func() {}, nil
+	}
+	out, err := os.Create(path)
+	if err != nil {
+		return nil, fmt.Errorf("create CPU profile: %w", err)
+	}
+	if err := pprof.StartCPUProfile(out); err != nil {
+		out.Close()
+		return nil, fmt.Errorf("start CPU profile: %w", err)
+	}
+	return func() { pprof.StopCPUProfile(); out.Close() }, nil
+}
+
+// writeSynthReport prints the report as text.
+func writeSynthReport(w io.Writer, r synthReport) error {
+	mb := func(b int64) float64 { return float64(b) / (1 << 20) }
+	var b strings.Builder
+	fmt.Fprintf(&b, "synthetic memory: seed %d, %d facts, %d entities, %d episodes in %d namespaces (%s + %s, %s)\n",
+		r.Config.Seed, r.Build.Facts, r.Build.Entities, r.Build.Episodes, r.Build.Namespaces, r.Graph, r.Vector, r.Embedder)
+	fmt.Fprintf(&b, "degrees: top 1%% of entities hold %.1f%% of fact endpoints, top 10%% %.1f%%; max %d, median %d\n",
+		100*r.Build.Degrees.Top1Share, 100*r.Build.Degrees.Top10Share, r.Build.Degrees.MaxDegree, r.Build.Degrees.MedianDegree)
+	reused := ""
+	if r.Reused {
+		reused = " (reused)"
+	}
+	fmt.Fprintf(&b, "build: %.1f s%s, %.0f facts/s; on disk %.0f MiB; RSS after build %.0f MiB\n",
+		r.Build.Seconds, reused, r.Build.FactsPerSecond(), mb(r.DiskBytes), mb(r.AfterBuild.MaxRSSBytes))
+	if len(r.Search) > 0 {
+		fmt.Fprintf(&b, "warm-up (one search per namespace): %.1f s\n", r.WarmUpSecs)
+		fmt.Fprintf(&b, "%-12s %8s %8s %8s %8s %8s %8s %7s %7s\n", "concurrency", "queries", "p50 ms", "p95 ms", "p99 ms", "max ms", "QPS", "found", "errors")
+		for _, s := range r.Search {
+			fmt.Fprintf(&b, "%-12d %8d %8.2f %8.2f %8.2f %8.1f %8.0f %6.1f%% %7d\n",
+				s.Concurrency, s.Queries, s.P50Ms, s.P95Ms, s.P99Ms, s.MaxMs, s.QPS, 100*s.Found, s.Errors)
+		}
+	}
+	if r.Recall != nil {
+		fmt.Fprintf(&b, "vector recall@%d vs exact: mean %.3f (min %.2f) over %d searches of %d queries; on shards ≥ %d vectors %.3f over %d\n",
+			r.Recall.K, r.Recall.Mean, r.Recall.Min, r.Recall.Searches, r.Recall.Queries, r.Recall.LargeShard, r.Recall.LargeMean, r.Recall.LargeSearches)
+	}
+	if r.LoadedNS > 0 {
+		fmt.Fprintf(&b, "loaded: %d namespaces, %d vectors\n", r.LoadedNS, r.LoadedVecs)
+	}
+	fmt.Fprintf(&b, "peak RSS %.0f MiB (VmHWM %.0f MiB); heap in use %.0f MiB, from the OS %.0f MiB\n",
+		mb(r.Resources.MaxRSSBytes), mb(r.Resources.HWMBytes), mb(int64(r.Resources.HeapInuseBytes)), mb(int64(r.Resources.HeapSysBytes)))
+	if r.Purged != nil {
+		fmt.Fprintf(&b, "purged: %d facts, %d entities, %d episodes\n", r.Purged.Facts, r.Purged.Entities, r.Purged.Episodes)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
