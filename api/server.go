@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/kgmem/kgmem/auth"
 	"github.com/kgmem/kgmem/memory"
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
@@ -26,6 +27,19 @@ type Options struct {
 	// Metrics is served at /metrics in the Prometheus text format (nil: an
 	// empty registry).
 	Metrics prometheus.Gatherer
+	// Registerer receives the API's own series (request latency histogram,
+	// in-flight gauge); nil: not exported.
+	Registerer prometheus.Registerer
+	// Auth authenticates API keys; nil or an authenticator with no key
+	// configured leaves the API open (the server binds loopback only then).
+	Auth *auth.Authenticator
+	// RateLimit is the requests per second each stored API key may make
+	// (0: unlimited); RateBurst the bucket size (default: the rate, at least 1).
+	RateLimit float64
+	RateBurst int
+	// ReadTimeout, ReadHeaderTimeout, WriteTimeout and IdleTimeout bound the
+	// connection (defaults 60 s, 10 s, RequestTimeout + 10 s, 120 s).
+	ReadTimeout, ReadHeaderTimeout, WriteTimeout, IdleTimeout time.Duration
 }
 
 func (o Options) withDefaults() Options {
@@ -41,6 +55,18 @@ func (o Options) withDefaults() Options {
 	if o.Metrics == nil {
 		o.Metrics = prometheus.NewRegistry()
 	}
+	if o.ReadTimeout <= 0 {
+		o.ReadTimeout = 60 * time.Second
+	}
+	if o.ReadHeaderTimeout <= 0 {
+		o.ReadHeaderTimeout = 10 * time.Second
+	}
+	if o.WriteTimeout <= 0 {
+		o.WriteTimeout = o.RequestTimeout + 10*time.Second
+	}
+	if o.IdleTimeout <= 0 {
+		o.IdleTimeout = 120 * time.Second
+	}
 	return o
 }
 
@@ -50,6 +76,10 @@ type Server struct {
 	opts   Options
 	log    *slog.Logger
 	echo   *echo.Echo
+	// routeSet holds every registered "METHOD path" (authorisation, metrics).
+	routeSet map[string]bool
+	limiter  *keyLimiter
+	metrics  *httpMetrics
 }
 
 // New builds the API server and its routes.
@@ -57,7 +87,11 @@ func New(engine *memory.Engine, opts Options, log *slog.Logger) *Server {
 	if log == nil {
 		log = slog.Default()
 	}
-	s := &Server{engine: engine, opts: opts.withDefaults(), log: log, echo: echo.New()}
+	s := &Server{engine: engine, opts: opts.withDefaults(), log: log, echo: echo.New(), routeSet: map[string]bool{}}
+	s.metrics = newHTTPMetrics(s.opts.Registerer)
+	if s.opts.RateLimit > 0 {
+		s.limiter = newKeyLimiter(s.opts.RateLimit, s.opts.RateBurst)
+	}
 	e := s.echo
 	e.HideBanner, e.HidePort = true, true
 	e.HTTPErrorHandler = s.errorHandler
@@ -67,9 +101,16 @@ func New(engine *memory.Engine, opts Options, log *slog.Logger) *Server {
 		return err
 	}}))
 	e.Use(s.requestLogger())
+	e.Use(s.measure)
 	e.Use(s.limitBody)
 	e.Use(middleware.ContextTimeoutWithConfig(middleware.ContextTimeoutConfig{Timeout: s.opts.RequestTimeout}))
+	// Authentication, then the per-key rate limit, then the namespace check
+	// (api/auth.go), all before any handler runs.
+	e.Use(s.authenticate, s.rateLimit, s.authorize)
 	s.routes()
+	for _, r := range e.Routes() {
+		s.routeSet[r.Method+" "+r.Path] = true
+	}
 	return s
 }
 
@@ -127,9 +168,12 @@ func (s *Server) requestLogger() echo.MiddlewareFunc {
 			if v.Status >= 500 {
 				level = slog.LevelError
 			}
-			s.log.LogAttrs(c.Request().Context(), level, "request",
-				slog.String("method", v.Method), slog.String("route", v.RoutePath), slog.Int("status", v.Status),
-				slog.Duration("latency", v.Latency), slog.String("request_id", v.RequestID))
+			attrs := []slog.Attr{slog.String("method", v.Method), slog.String("route", v.RoutePath), slog.Int("status", v.Status),
+				slog.Duration("latency", v.Latency), slog.String("request_id", v.RequestID)}
+			if p, ok := principal(c); ok {
+				attrs = append(attrs, slog.String("key_id", p.KeyID))
+			}
+			s.log.LogAttrs(c.Request().Context(), level, "request", attrs...)
 			return nil
 		},
 	})
@@ -140,10 +184,10 @@ func (s *Server) requestLogger() echo.MiddlewareFunc {
 func (s *Server) Serve(ctx context.Context, ln net.Listener, grace time.Duration) error {
 	srv := &http.Server{
 		Handler:           s.echo,
-		ReadHeaderTimeout: 10 * time.Second,
-		ReadTimeout:       60 * time.Second,
-		WriteTimeout:      s.opts.RequestTimeout + 10*time.Second,
-		IdleTimeout:       120 * time.Second,
+		ReadHeaderTimeout: s.opts.ReadHeaderTimeout,
+		ReadTimeout:       s.opts.ReadTimeout,
+		WriteTimeout:      s.opts.WriteTimeout,
+		IdleTimeout:       s.opts.IdleTimeout,
 	}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()

@@ -1,0 +1,216 @@
+package api
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+
+	"github.com/kgmem/kgmem"
+	"github.com/kgmem/kgmem/auth"
+	"github.com/labstack/echo/v4"
+)
+
+// nsSource says where a route's namespace comes from.
+type nsSource int
+
+const (
+	// nsNone: the route touches no namespace (metrics, health).
+	nsNone nsSource = iota
+	// nsQuery: the ?namespace= query parameter.
+	nsQuery
+	// nsPath: the :namespace path segment.
+	nsPath
+	// nsBody: the "namespace" member of the JSON body.
+	nsBody
+	// nsHandler: only the handler knows (a job id names its namespace); it
+	// must call authorizeNamespace before answering.
+	nsHandler
+)
+
+// access is a route's authorisation policy.
+type access struct {
+	// public routes need no key at all.
+	public bool
+	right  auth.Right
+	ns     nsSource
+}
+
+// routeAccess is the policy of every route, by "METHOD path". The middleware
+// reads the namespace from where the route's handler reads it (with the same
+// helpers) and checks it before the handler runs, so a handler cannot forget.
+// A registered route missing here is admin-only (fail closed), and
+// TestEveryRouteHasAccessPolicy fails.
+var routeAccess = map[string]access{
+	"GET /healthz":                           {public: true},
+	"GET /readyz":                            {public: true},
+	"GET /openapi.json":                      {public: true},
+	"GET /metrics":                           {right: auth.Admin, ns: nsNone},
+	"POST /v1/memories":                      {right: auth.Write, ns: nsBody},
+	"POST /v1/facts":                         {right: auth.Write, ns: nsBody},
+	"GET /v1/facts":                          {right: auth.Read, ns: nsQuery},
+	"GET /v1/facts/:id":                      {right: auth.Read, ns: nsQuery},
+	"DELETE /v1/facts/:id":                   {right: auth.Write, ns: nsQuery},
+	"GET /v1/entities":                       {right: auth.Read, ns: nsQuery},
+	"GET /v1/entities/:id":                   {right: auth.Read, ns: nsQuery},
+	"POST /v1/search":                        {right: auth.Read, ns: nsBody},
+	"POST /v1/feedback":                      {right: auth.Write, ns: nsBody},
+	"POST /v1/pins":                          {right: auth.Write, ns: nsBody},
+	"POST /v1/restore":                       {right: auth.Write, ns: nsBody},
+	"DELETE /v1/namespaces/:namespace":       {right: auth.Admin, ns: nsPath},
+	"GET /v1/namespaces/:namespace/settings": {right: auth.Read, ns: nsPath},
+	"PUT /v1/namespaces/:namespace/settings": {right: auth.Write, ns: nsPath},
+	"POST /v1/namespaces/:namespace/sweep":   {right: auth.Write, ns: nsPath},
+	"GET /v1/jobs/:id":                       {right: auth.Read, ns: nsHandler},
+}
+
+// principalKey is the echo context key of the request's auth.Principal.
+const principalKey = "kgmem.principal"
+
+// principal returns the request's principal; ok is false on an open server.
+func principal(c echo.Context) (auth.Principal, bool) {
+	p, ok := c.Get(principalKey).(auth.Principal)
+	return p, ok
+}
+
+// bearer extracts the key from "Authorization: Bearer <key>".
+func bearer(c echo.Context) string {
+	h := c.Request().Header.Get(echo.HeaderAuthorization)
+	scheme, token, ok := strings.Cut(h, " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return ""
+	}
+	return strings.TrimSpace(token)
+}
+
+// unauthorized is a 401 with the challenge RFC 9110 requires.
+func unauthorized(c echo.Context, detail string) error {
+	c.Response().Header().Set(echo.HeaderWWWAuthenticate, `Bearer realm="kgmem"`)
+	return echo.NewHTTPError(http.StatusUnauthorized, detail)
+}
+
+// forbidden is a 403 naming the namespace field.
+func forbidden(p auth.Principal, ns kgmem.Namespace, right auth.Right) error {
+	if ns == "" {
+		return echo.NewHTTPError(http.StatusForbidden, fmt.Sprintf("API key %s has no %s access to this route", p.KeyID, right))
+	}
+	detail := fmt.Sprintf("API key %s has no %s access to namespace %q", p.KeyID, right, ns)
+	return &echo.HTTPError{Code: http.StatusForbidden, Message: detail, Internal: &kgmem.FieldError{Field: "namespace", Reason: detail}}
+}
+
+// authenticate resolves the bearer key of every non-public route into a
+// principal. With authentication off (no admin key, no stored key: a
+// loopback-only server) every request passes.
+func (s *Server) authenticate(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		if s.opts.Auth == nil || routeAccess[c.Request().Method+" "+c.Path()].public {
+			return next(c)
+		}
+		ctx := c.Request().Context()
+		on, err := s.opts.Auth.Enabled(ctx)
+		if err != nil {
+			return err
+		}
+		if !on {
+			return next(c)
+		}
+		p, err := s.opts.Auth.Authenticate(ctx, bearer(c))
+		switch {
+		case errors.Is(err, auth.ErrUnauthenticated):
+			if c.Request().Header.Get(echo.HeaderAuthorization) == "" {
+				return unauthorized(c, "this route needs an API key: send Authorization: Bearer kgm_…")
+			}
+			return unauthorized(c, "the API key is malformed, unknown or revoked")
+		case err != nil:
+			return err
+		}
+		c.Set(principalKey, p)
+		return next(c)
+	}
+}
+
+// authorize checks the principal's right over the route's namespace before
+// the handler runs.
+func (s *Server) authorize(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		p, ok := principal(c)
+		if !ok {
+			return next(c) // open server, or a public route
+		}
+		route := c.Request().Method + " " + c.Path()
+		pol, known := routeAccess[route]
+		if !known {
+			if s.isRoute(route) {
+				pol = access{right: auth.Admin, ns: nsNone} // fail closed
+			} else {
+				return next(c) // 404 or 405: touches nothing
+			}
+		}
+		var ns kgmem.Namespace
+		var err error
+		switch pol.ns {
+		case nsQuery:
+			if len(c.QueryParams()["namespace"]) > 1 {
+				return kgmem.Invalidf("namespace", "is given more than once")
+			}
+			ns, err = namespaceParam(c)
+		case nsPath:
+			ns, err = namespacePathParam(c)
+		case nsBody:
+			ns, err = bodyNamespace(c)
+		case nsHandler:
+			if !p.Right.Includes(pol.right) {
+				return forbidden(p, "", pol.right)
+			}
+			return next(c)
+		}
+		if err != nil {
+			return err
+		}
+		if pol.ns == nsNone {
+			if !p.Right.Includes(pol.right) {
+				return forbidden(p, "", pol.right)
+			}
+			return next(c)
+		}
+		if !p.Allows(ns, pol.right) {
+			return forbidden(p, ns, pol.right)
+		}
+		return next(c)
+	}
+}
+
+// authorizeNamespace is for handlers whose namespace is known only after a
+// lookup (nsHandler routes): it fails with 403 unless the request's principal
+// may exercise right in ns. It must run before anything of ns is returned.
+func (s *Server) authorizeNamespace(c echo.Context, ns kgmem.Namespace, right auth.Right) error {
+	p, ok := principal(c)
+	if !ok || p.Allows(ns, right) {
+		return nil
+	}
+	return forbidden(p, ns, right)
+}
+
+// bodyNamespace reads the body's "namespace" member with the same decoder the
+// handler uses, then puts the body back for the handler.
+func bodyNamespace(c echo.Context) (kgmem.Namespace, error) {
+	req := c.Request()
+	raw, err := io.ReadAll(req.Body)
+	if err != nil {
+		return "", decodeError(err)
+	}
+	req.Body = io.NopCloser(bytes.NewReader(raw))
+	var body struct {
+		Namespace string `json:"namespace"`
+	}
+	if err := json.Unmarshal(raw, &body); err != nil {
+		return "", decodeError(err)
+	}
+	return kgmem.ParseNamespace(body.Namespace)
+}
+
+// isRoute reports whether "METHOD path" is a registered route.
+func (s *Server) isRoute(route string) bool { return s.routeSet[route] }

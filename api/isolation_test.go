@@ -1,0 +1,346 @@
+package api_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/kgmem/kgmem"
+	"github.com/kgmem/kgmem/api"
+	"github.com/kgmem/kgmem/auth"
+	"github.com/kgmem/kgmem/embed"
+	"github.com/kgmem/kgmem/memory"
+)
+
+// authServer is the API with authentication on: an admin key and a key store.
+type authServer struct {
+	t      *testing.T
+	url    string
+	admin  string
+	store  *auth.Store
+	graph  kgmem.GraphStore
+	routes []string
+}
+
+const testAdminKey = "admin-key-for-tests-0123456789abcdef"
+
+// newAuthServer starts the API over backend b with the admin key and an empty
+// key store; log receives the server's log (nil: discarded).
+func newAuthServer(t *testing.T, b backend, opts api.Options, log *slog.Logger) *authServer {
+	t.Helper()
+	ctx := context.Background()
+	st, err := auth.OpenStore(ctx, filepath.Join(t.TempDir(), "keys.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := auth.NewAuthenticator(testAdminKey, st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts.Auth = a
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	g := b.graph(t)
+	emb := embed.NewHashing(256)
+	v := b.vectors(t, emb.Dimension())
+	eng, err := memory.New(memory.Config{Graph: g, Vectors: v, Embedder: emb, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := api.New(eng, opts, log)
+	hs := httptest.NewServer(srv.Handler())
+	t.Cleanup(func() {
+		hs.Close()
+		if nss, err := g.Namespaces(ctx); err == nil {
+			for _, ns := range nss {
+				_, _ = eng.PurgeNamespace(ctx, ns)
+			}
+		}
+		_ = v.Close()
+		_ = g.Close()
+		_ = st.Close()
+	})
+	s := &authServer{t: t, url: hs.URL, admin: testAdminKey, store: st, graph: g}
+	for _, r := range srv.Routes() {
+		s.routes = append(s.routes, r.Method+" "+r.Path)
+	}
+	return s
+}
+
+// key creates a stored key and returns its plaintext.
+func (s *authServer) key(name string, right auth.Right, prefixes ...kgmem.Namespace) string {
+	s.t.Helper()
+	_, plain, err := s.store.Create(context.Background(), auth.CreateRequest{Name: name, Right: right, Prefixes: prefixes})
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	return plain
+}
+
+// call sends body (JSON-encoded unless nil) with key and returns the status,
+// headers and raw answer.
+func (s *authServer) call(key, method, path string, body any) (int, http.Header, []byte) {
+	s.t.Helper()
+	var r io.Reader
+	if raw, ok := body.([]byte); ok {
+		r = bytes.NewReader(raw)
+	} else if body != nil {
+		raw, err := json.Marshal(body)
+		if err != nil {
+			s.t.Fatal(err)
+		}
+		r = bytes.NewReader(raw)
+	}
+	req, err := http.NewRequest(method, s.url+path, r)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if key != "" {
+		req.Header.Set("Authorization", "Bearer "+key)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(resp.Body)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	return resp.StatusCode, resp.Header, raw
+}
+
+// must is call that fails the test unless the status is want; it decodes the
+// answer into out when non-nil.
+func (s *authServer) must(want int, key, method, path string, body, out any) {
+	s.t.Helper()
+	st, _, raw := s.call(key, method, path, body)
+	if st != want {
+		s.t.Fatalf("%s %s: status %d, want %d: %s", method, path, st, want, raw)
+	}
+	if out != nil {
+		if err := json.Unmarshal(raw, out); err != nil {
+			s.t.Fatalf("%s %s: decode %q: %v", method, path, raw, err)
+		}
+	}
+}
+
+// tenant is what one namespace holds, as the admin sees it.
+type tenant struct {
+	ns                        kgmem.Namespace
+	episodes, facts, entities []string
+	secretWord                string
+}
+
+func (s *authServer) seed(ns kgmem.Namespace, secretWord string) tenant {
+	s.t.Helper()
+	tn := tenant{ns: ns, secretWord: secretWord}
+	msgs := append(conversation(), message{"id": "m9", "name": "Caroline", "content": "My " + secretWord + " collection is private.", "timestamp": "2023-05-09T10:00:00Z"})
+	var ing ingestResponse
+	s.must(http.StatusCreated, s.admin, "POST", "/v1/memories", map[string]any{"namespace": ns, "thread_id": "t1", "messages": msgs}, &ing)
+	for _, ep := range ing.Episodes {
+		tn.episodes = append(tn.episodes, ep.ID)
+	}
+	facts := []map[string]any{
+		{"subject": "Caroline", "subject_type": "Person", "predicate": "owns", "object": secretWord + " collection", "object_type": "Object", "fact": "Caroline owns a " + secretWord + " collection.", "valid_at": "2023-05-09"},
+		{"subject": "Melanie", "subject_type": "Person", "predicate": "paints", "object": "sunrise", "object_type": "Concept", "fact": "Melanie paints a sunrise.", "valid_at": "2023-05-08"},
+	}
+	s.must(http.StatusOK, s.admin, "POST", "/v1/facts", map[string]any{"namespace": ns, "facts": facts}, nil)
+	var fl struct {
+		Facts []struct {
+			ID string `json:"id"`
+		} `json:"facts"`
+	}
+	s.must(http.StatusOK, s.admin, "GET", "/v1/facts?namespace="+url.QueryEscape(string(ns)), nil, &fl)
+	for _, f := range fl.Facts {
+		tn.facts = append(tn.facts, f.ID)
+	}
+	var el struct {
+		Entities []struct {
+			ID string `json:"id"`
+		} `json:"entities"`
+	}
+	s.must(http.StatusOK, s.admin, "GET", "/v1/entities?namespace="+url.QueryEscape(string(ns)), nil, &el)
+	for _, e := range el.Entities {
+		tn.entities = append(tn.entities, e.ID)
+	}
+	if len(tn.episodes) != 4 || len(tn.facts) != 2 || len(tn.entities) < 3 {
+		s.t.Fatalf("seed %s: %d episodes, %d facts, %d entities", ns, len(tn.episodes), len(tn.facts), len(tn.entities))
+	}
+	return tn
+}
+
+// ids are every id of the tenant.
+func (tn tenant) ids() []string {
+	return append(append(append([]string{}, tn.episodes...), tn.facts...), tn.entities...)
+}
+
+// leaks lists every id or the secret word of tn found in raw that the
+// request (path and body) did not itself carry.
+func (tn tenant) leaks(raw []byte, path string, body any) []string {
+	sent, _ := json.Marshal(body)
+	sent = append(sent, path...)
+	var out []string
+	for _, id := range append(tn.ids(), tn.secretWord) {
+		if bytes.Contains(raw, []byte(id)) && !bytes.Contains(sent, []byte(id)) {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+// snapshot is what the store holds for ns (straight from the graph store).
+func (s *authServer) snapshot(ns kgmem.Namespace) string {
+	s.t.Helper()
+	ctx := context.Background()
+	eps, err1 := s.graph.ListEpisodes(ctx, ns, kgmem.Page{Limit: 1000})
+	fs, err2 := s.graph.ListFacts(ctx, ns, kgmem.FactFilter{IncludeExpired: true, Page: kgmem.Page{Limit: 1000}})
+	ents, err3 := s.graph.FindEntities(ctx, ns, kgmem.EntityFilter{Page: kgmem.Page{Limit: 1000}})
+	if err := errorsJoin(err1, err2, err3); err != nil {
+		s.t.Fatal(err)
+	}
+	raw, err := json.Marshal([]any{eps, fs, ents})
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	return string(raw)
+}
+
+func errorsJoin(errs ...error) error {
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// TestIsolation: for every registered route, a read-write key for namespace
+// prefix "tenant-a" gets nothing of "tenant-ab" (a name sharing its prefix
+// string but not its segment) and changes nothing there — by naming the other
+// namespace (403) or by naming the other namespace's ids in its own (404 or
+// nothing returned).
+func TestIsolation(t *testing.T) {
+	eachBackend(t, func(t *testing.T, b backend) {
+		s := newAuthServer(t, b, api.Options{}, nil)
+		a := s.seed("tenant-a", "narwhal")
+		victim := s.seed("tenant-ab", "zebracorn")
+		keyA := s.key("tenant a", auth.Write, "tenant-a")
+		before := s.snapshot(victim.ns)
+
+		B := url.PathEscape(string(victim.ns))
+		qB := "?namespace=" + url.QueryEscape(string(victim.ns))
+		qA := "?namespace=" + url.QueryEscape(string(a.ns))
+		refsOf := func(ns kgmem.Namespace) map[string]any {
+			return map[string]any{"namespace": ns, "refs": []map[string]string{{"kind": "fact", "id": victim.facts[0]}, {"kind": "episode", "id": victim.episodes[0]}, {"kind": "entity", "id": victim.entities[0]}}}
+		}
+		msg := map[string]any{"namespace": victim.ns, "thread_id": "t9", "messages": []message{{"id": "x1", "content": "intruder", "timestamp": "2024-01-01T00:00:00Z"}}}
+		fact := map[string]any{"namespace": victim.ns, "facts": []map[string]any{{"subject": "Eve", "predicate": "owns", "object": "zebracorn collection", "fact": "Eve owns it."}}}
+
+		type probe struct {
+			method, path string
+			body         any
+			// want: 403 when the request names the other namespace; for own
+			// namespace requests carrying foreign ids, any status but 2xx
+			// (wantAny2xx allows a 2xx whose body must not leak).
+			want       int
+			wantAny2xx bool
+		}
+		// Requests naming the victim's namespace: every one is refused before
+		// its handler runs.
+		direct := map[string][]probe{
+			"POST /v1/memories":                      {{method: "POST", path: "/v1/memories", body: msg}},
+			"POST /v1/facts":                         {{method: "POST", path: "/v1/facts", body: fact}},
+			"GET /v1/facts":                          {{method: "GET", path: "/v1/facts" + qB}, {method: "GET", path: "/v1/facts" + qB + "&entity=Caroline"}},
+			"GET /v1/facts/:id":                      {{method: "GET", path: "/v1/facts/" + victim.facts[0] + qB}},
+			"DELETE /v1/facts/:id":                   {{method: "DELETE", path: "/v1/facts/" + victim.facts[0] + qB}},
+			"GET /v1/entities":                       {{method: "GET", path: "/v1/entities" + qB}, {method: "GET", path: "/v1/entities" + qB + "&q=Caroline"}},
+			"GET /v1/entities/:id":                   {{method: "GET", path: "/v1/entities/" + victim.entities[0] + qB}},
+			"POST /v1/search":                        {{method: "POST", path: "/v1/search", body: map[string]any{"namespace": victim.ns, "query": "zebracorn collection"}}},
+			"POST /v1/feedback":                      {{method: "POST", path: "/v1/feedback", body: refsOf(victim.ns)}},
+			"POST /v1/pins":                          {{method: "POST", path: "/v1/pins", body: refsOf(victim.ns)}},
+			"POST /v1/restore":                       {{method: "POST", path: "/v1/restore", body: refsOf(victim.ns)}},
+			"DELETE /v1/namespaces/:namespace":       {{method: "DELETE", path: "/v1/namespaces/" + B}},
+			"GET /v1/namespaces/:namespace/settings": {{method: "GET", path: "/v1/namespaces/" + B + "/settings"}},
+			"PUT /v1/namespaces/:namespace/settings": {{method: "PUT", path: "/v1/namespaces/" + B + "/settings", body: map[string]any{"writes": map[string]bool{"disable_inserts": true}}}},
+			"POST /v1/namespaces/:namespace/sweep":   {{method: "POST", path: "/v1/namespaces/" + B + "/sweep"}},
+			"GET /metrics":                           {{method: "GET", path: "/metrics"}},
+		}
+		// Requests in the key's own namespace that name the victim's ids or
+		// content: they must find nothing of it.
+		indirect := []probe{
+			{method: "GET", path: "/v1/facts/" + victim.facts[0] + qA, want: http.StatusNotFound},
+			{method: "DELETE", path: "/v1/facts/" + victim.facts[0] + qA, want: http.StatusNotFound},
+			{method: "GET", path: "/v1/entities/" + victim.entities[0] + qA, want: http.StatusNotFound},
+			{method: "GET", path: "/v1/facts" + qA + "&entity=" + victim.entities[0], wantAny2xx: true},
+			{method: "GET", path: "/v1/facts" + qA + "&limit=1000", wantAny2xx: true},
+			{method: "GET", path: "/v1/entities" + qA + "&q=zebracorn", wantAny2xx: true},
+			{method: "GET", path: "/v1/entities" + qA + "&limit=1000", wantAny2xx: true},
+			{method: "POST", path: "/v1/search", body: map[string]any{"namespace": a.ns, "query": "zebracorn collection Caroline", "include_history": true, "include_forgotten": true, "limit": 100}, wantAny2xx: true},
+			{method: "POST", path: "/v1/feedback", body: refsOf(a.ns)},
+			{method: "POST", path: "/v1/pins", body: refsOf(a.ns)},
+			{method: "POST", path: "/v1/restore", body: refsOf(a.ns), wantAny2xx: true},
+			{method: "POST", path: "/v1/namespaces/" + url.PathEscape(string(a.ns)) + "/sweep", wantAny2xx: true},
+			{method: "GET", path: "/v1/namespaces/" + url.PathEscape(string(a.ns)) + "/settings", wantAny2xx: true},
+		}
+		public := map[string]bool{"GET /healthz": true, "GET /readyz": true, "GET /openapi.json": true}
+		for _, route := range s.routes {
+			probes, ok := direct[route]
+			if !ok {
+				if !public[route] {
+					t.Errorf("route %s has no isolation probe: add one to TestIsolation", route)
+				}
+				continue
+			}
+			for _, p := range probes {
+				st, _, raw := s.call(keyA, p.method, p.path, p.body)
+				if st != http.StatusForbidden {
+					t.Errorf("%s %s with tenant-a's key: status %d, want 403: %s", p.method, p.path, st, raw)
+				}
+				if leaks := victim.leaks(raw, p.path, p.body); len(leaks) > 0 {
+					t.Errorf("%s %s leaks %v", p.method, p.path, leaks)
+				}
+			}
+		}
+		for _, p := range indirect {
+			st, _, raw := s.call(keyA, p.method, p.path, p.body)
+			switch {
+			case p.want != 0 && st != p.want:
+				t.Errorf("%s %s: status %d, want %d: %s", p.method, p.path, st, p.want, raw)
+			case p.want == 0 && !p.wantAny2xx && st < 300:
+				t.Errorf("%s %s: status %d, want a refusal for foreign ids: %s", p.method, p.path, st, raw)
+			case st >= 500:
+				t.Errorf("%s %s: status %d: %s", p.method, p.path, st, raw)
+			}
+			if leaks := victim.leaks(raw, p.path, p.body); len(leaks) > 0 {
+				t.Errorf("%s %s leaks %v: %s", p.method, p.path, leaks, raw)
+			}
+		}
+		// A key's own data stays reachable (the probes above are not vacuous).
+		st, _, raw := s.call(keyA, "POST", "/v1/search", map[string]any{"namespace": a.ns, "query": "narwhal collection"})
+		if st != http.StatusOK || !bytes.Contains(raw, []byte("narwhal")) {
+			t.Errorf("own search: %d %s", st, raw)
+		}
+		if st, _, _ := s.call(keyA, "POST", "/v1/memories", map[string]any{"namespace": "tenant-a/sub", "thread_id": "t", "messages": []message{{"id": "s1", "content": "child namespace", "timestamp": "2024-01-01T00:00:00Z"}}}); st != http.StatusCreated {
+			t.Errorf("write to tenant-a/sub with the tenant-a key: %d, want 201", st)
+		}
+		if after := s.snapshot(victim.ns); after != before {
+			t.Errorf("tenant-ab changed under tenant-a's key:\nbefore %s\nafter  %s", before, after)
+		}
+		if !strings.Contains(before, "zebracorn") {
+			t.Fatal("snapshot does not hold the victim's data; the comparison is vacuous")
+		}
+	})
+}
