@@ -1,0 +1,449 @@
+package importer
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"io"
+	"sort"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/kgmem/kgmem"
+	"github.com/kgmem/kgmem/chatlog"
+	"github.com/kgmem/kgmem/episodes"
+	"github.com/kgmem/kgmem/memory"
+	"golang.org/x/time/rate"
+)
+
+// Config tunes an import.
+type Config struct {
+	// Sink stores the batches (required unless DryRun).
+	Sink Sink
+	// Concurrency is how many threads are ingested at once (default 4).
+	Concurrency int
+	// Batch is the most messages per request (default 50).
+	Batch int
+	// Extract asks for fact extraction with the server's LLM.
+	Extract bool
+	// RPM and TPM cap LLM requests and tokens per minute (0: no cap). They
+	// apply when Extract is set: before a batch one request and an estimate of
+	// its tokens are waited for; what the answer reports beyond that is
+	// charged to the following batches.
+	RPM, TPM int
+	// Checkpoint records progress (nil: none, every record is sent).
+	Checkpoint *Checkpoint
+	// SaveEvery is how often the checkpoint is saved while running (default 1 s);
+	// it is always saved at the end.
+	SaveEvery time.Duration
+	// Errors receives one JSON line per bad record and per message of a
+	// failed batch (nil: discarded).
+	Errors io.Writer
+	// DryRun reads and validates everything and sends nothing.
+	DryRun bool
+	// MaxOpenThreads bounds the threads with a partly filled batch; past it,
+	// every open batch is sent (default 256).
+	MaxOpenThreads int
+}
+
+func (c Config) withDefaults() Config {
+	if c.Concurrency <= 0 {
+		c.Concurrency = 4
+	}
+	if c.Batch <= 0 {
+		c.Batch = 50
+	}
+	if c.SaveEvery <= 0 {
+		c.SaveEvery = time.Second
+	}
+	if c.MaxOpenThreads <= 0 {
+		c.MaxOpenThreads = 256
+	}
+	return c
+}
+
+// Stats are an import's running counters; read them while it runs with Snapshot.
+type Stats struct {
+	// Read counts valid records read.
+	Read int64 `json:"read"`
+	// Resumed counts records skipped because the checkpoint has them.
+	Resumed int64 `json:"resumed"`
+	// Bad counts records that could not be read or validated.
+	Bad int64 `json:"bad"`
+	// Sent counts messages posted (or, in a dry run, that would be).
+	Sent int64 `json:"sent"`
+	// Created counts messages stored as new episodes.
+	Created int64 `json:"created"`
+	// Existing counts messages already stored before (idempotent re-posts).
+	Existing int64 `json:"existing"`
+	// Failed counts messages in batches that failed (see the errors file).
+	Failed int64 `json:"failed"`
+	// Batches counts requests that succeeded.
+	Batches int64 `json:"batches"`
+	// Facts counts fact changes (any operation).
+	Facts            int64 `json:"facts"`
+	LLMCalls         int64 `json:"llm_calls"`
+	PromptTokens     int64 `json:"prompt_tokens"`
+	CompletionTokens int64 `json:"completion_tokens"`
+	// Warnings counts batches the server answered with warnings (for example
+	// an extraction that failed: episodes kept without facts).
+	Warnings int64 `json:"warnings"`
+}
+
+// Summary is what an import did, printed as JSON at the end.
+type Summary struct {
+	Format string `json:"format"`
+	DryRun bool   `json:"dry_run,omitempty"`
+	Stats
+	// FactOps counts fact changes by operation.
+	FactOps map[string]int64 `json:"fact_ops"`
+	// Threads counts the threads read.
+	Threads int `json:"threads"`
+	// Namespaces lists, in a dry run, the messages per namespace and thread
+	// that would be sent.
+	Namespaces      map[string]map[string]int `json:"namespaces,omitempty"`
+	ElapsedSeconds  float64                   `json:"elapsed_seconds"`
+	MessagesPerSec  float64                   `json:"messages_per_second"`
+	FirstWarning    string                    `json:"first_warning,omitempty"`
+	CheckpointSaved bool                      `json:"checkpoint_saved"`
+}
+
+// Importer runs one import.
+type Importer struct {
+	cfg     Config
+	rpm     *rate.Limiter
+	tpm     *rate.Limiter
+	errMu   sync.Mutex
+	factMu  sync.Mutex
+	factOps map[string]int64
+	warning string
+
+	read, resumed, bad, sent, created, existing, failed, batches  atomic.Int64
+	facts, llmCalls, promptTokens, completionTokens, warnings atomic.Int64
+}
+
+// New returns an importer.
+func New(cfg Config) (*Importer, error) {
+	cfg = cfg.withDefaults()
+	if cfg.Sink == nil && !cfg.DryRun {
+		return nil, errors.New("importer: Config.Sink is required")
+	}
+	if cfg.Checkpoint == nil {
+		cfg.Checkpoint, _ = LoadCheckpoint("") // never fails for an empty path
+	}
+	im := &Importer{cfg: cfg, factOps: map[string]int64{}}
+	if cfg.RPM > 0 {
+		im.rpm = rate.NewLimiter(rate.Limit(float64(cfg.RPM)/60), cfg.RPM)
+	}
+	if cfg.TPM > 0 {
+		im.tpm = rate.NewLimiter(rate.Limit(float64(cfg.TPM)/60), cfg.TPM)
+	}
+	return im, nil
+}
+
+// Snapshot returns the counters so far.
+func (im *Importer) Snapshot() Stats {
+	return Stats{
+		Read: im.read.Load(), Resumed: im.resumed.Load(), Bad: im.bad.Load(), Sent: im.sent.Load(),
+		Created: im.created.Load(), Existing: im.existing.Load(), Failed: im.failed.Load(), Batches: im.batches.Load(),
+		Facts: im.facts.Load(), LLMCalls: im.llmCalls.Load(), PromptTokens: im.promptTokens.Load(),
+		CompletionTokens: im.completionTokens.Load(), Warnings: im.warnings.Load(),
+	}
+}
+
+// batch is consecutive records of one thread.
+type batch struct {
+	key       string
+	ns        kgmem.Namespace
+	thread    string
+	recs      []chatlog.Record
+	endsAfter int // the thread's record count once this batch is stored
+}
+
+// Run reads r to the end and ingests it. Bad records and failed batches are
+// reported to Config.Errors and counted, never fatal; the error is for what
+// stops the run (a broken input stream, a cancelled ctx, a checkpoint that
+// cannot be saved).
+func (im *Importer) Run(ctx context.Context, r chatlog.Reader) (Summary, error) {
+	start := time.Now()
+	cfg := im.cfg
+	if err := cfg.Checkpoint.checkFormat(string(r.Format())); err != nil {
+		return Summary{}, err
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+
+	queues := make([]chan *batch, cfg.Concurrency)
+	var wg sync.WaitGroup
+	for i := range queues {
+		queues[i] = make(chan *batch, 2)
+		wg.Add(1)
+		go func(q <-chan *batch) {
+			defer wg.Done()
+			im.work(ctx, q)
+		}(queues[i])
+	}
+	saveErr := make(chan error, 1)
+	stopSaver := make(chan struct{})
+	saverDone := make(chan struct{})
+	go func() {
+		defer close(saverDone)
+		tick := time.NewTicker(cfg.SaveEvery)
+		defer tick.Stop()
+		for {
+			select {
+			case <-stopSaver:
+				return
+			case <-tick.C:
+				if err := cfg.Checkpoint.Save(); err != nil {
+					saveErr <- err
+					cancel()
+					return
+				}
+			}
+		}
+	}()
+
+	seen := map[string]int{} // records per thread so far, resumed ones included
+	open := map[string]*batch{}
+	var dry map[string]map[string]int
+	if cfg.DryRun {
+		dry = map[string]map[string]int{}
+	}
+	send := func(b *batch) bool {
+		h := fnv.New32a()
+		h.Write([]byte(b.key))
+		select {
+		case queues[h.Sum32()%uint32(len(queues))] <- b:
+			return true
+		case <-ctx.Done():
+			return false
+		}
+	}
+	flushAll := func() bool {
+		keys := make([]string, 0, len(open))
+		for k := range open {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys) // deterministic batching, run after run
+		for _, k := range keys {
+			if !send(open[k]) {
+				return false
+			}
+			delete(open, k)
+		}
+		return true
+	}
+	var runErr error
+read:
+	for {
+		if ctx.Err() != nil {
+			break
+		}
+		rec, err := r.Next()
+		switch {
+		case err == io.EOF:
+			break read
+		case chatlog.IsRecordError(err):
+			im.bad.Add(1)
+			var re *chatlog.RecordError
+			errors.As(err, &re)
+			im.reportError(re.Pos, re.Err)
+			continue
+		case err != nil:
+			runErr = fmt.Errorf("read input: %w", err)
+			break read
+		}
+		im.read.Add(1)
+		key := threadKey(string(rec.Namespace), rec.ThreadID)
+		seen[key]++
+		if seen[key] <= cfg.Checkpoint.Done(string(rec.Namespace), rec.ThreadID) {
+			im.resumed.Add(1)
+			continue
+		}
+		if cfg.DryRun {
+			im.sent.Add(1)
+			if dry[string(rec.Namespace)] == nil {
+				dry[string(rec.Namespace)] = map[string]int{}
+			}
+			dry[string(rec.Namespace)][rec.ThreadID]++
+			continue
+		}
+		b := open[key]
+		if b == nil {
+			b = &batch{key: key, ns: rec.Namespace, thread: rec.ThreadID}
+			open[key] = b
+		}
+		b.recs = append(b.recs, rec)
+		b.endsAfter = seen[key]
+		if len(b.recs) >= cfg.Batch {
+			delete(open, key)
+			if !send(b) {
+				break read
+			}
+		}
+		if len(open) > cfg.MaxOpenThreads && !flushAll() {
+			break read
+		}
+	}
+	if runErr == nil && ctx.Err() == nil {
+		flushAll()
+	}
+	for _, q := range queues {
+		close(q)
+	}
+	wg.Wait()
+	close(stopSaver)
+	<-saverDone
+	select {
+	case err := <-saveErr:
+		runErr = errors.Join(runErr, err)
+	default:
+	}
+	saveFinal := cfg.Checkpoint.Save()
+	runErr = errors.Join(runErr, saveFinal)
+	if runErr == nil && ctx.Err() != nil {
+		runErr = ctx.Err()
+	}
+
+	elapsed := time.Since(start)
+	s := Summary{Format: string(r.Format()), DryRun: cfg.DryRun, Stats: im.Snapshot(), Namespaces: dry,
+		ElapsedSeconds: elapsed.Seconds(), CheckpointSaved: saveFinal == nil && cfg.Checkpoint.path != ""}
+	s.Threads = len(seen)
+	im.factMu.Lock()
+	s.FactOps, s.FirstWarning = im.factOps, im.warning
+	im.factMu.Unlock()
+	if sec := elapsed.Seconds(); sec > 0 {
+		s.MessagesPerSec = float64(s.Sent) / sec
+	}
+	return s, runErr
+}
+
+// work sends the batches of its threads in order. A batch the server rejects
+// as invalid is reported and passed over (it would never succeed); any other
+// failure stops that thread for this run, so the checkpoint never runs ahead
+// of what is stored and the next run retries from there.
+func (im *Importer) work(ctx context.Context, q <-chan *batch) {
+	broken := map[string]bool{}
+	for b := range q {
+		if broken[b.key] || ctx.Err() != nil {
+			im.failed.Add(int64(len(b.recs)))
+			continue
+		}
+		err := im.ingest(ctx, b)
+		switch {
+		case err == nil:
+			im.cfg.Checkpoint.advance(b.key, b.endsAfter)
+		case errors.Is(err, kgmem.ErrInvalid):
+			im.failed.Add(int64(len(b.recs)))
+			for _, rec := range b.recs {
+				im.reportError(rec.Pos, fmt.Errorf("batch rejected: %w", err))
+			}
+			im.cfg.Checkpoint.advance(b.key, b.endsAfter)
+		default:
+			im.failed.Add(int64(len(b.recs)))
+			broken[b.key] = true
+			if ctx.Err() == nil {
+				for _, rec := range b.recs {
+					im.reportError(rec.Pos, fmt.Errorf("batch failed, the thread stops here until the next run: %w", err))
+				}
+			}
+		}
+	}
+}
+
+// ingest waits for the rate limits and sends one batch.
+func (im *Importer) ingest(ctx context.Context, b *batch) error {
+	req := memory.IngestRequest{Namespace: b.ns, ThreadID: b.thread, Extract: im.cfg.Extract, Messages: make([]episodes.Message, len(b.recs))}
+	estimate := 400 // the extraction prompt's fixed part, in tokens
+	for i, rec := range b.recs {
+		req.Messages[i] = rec.Message
+		estimate += len(rec.Message.Content)/4 + 8
+	}
+	if im.cfg.Extract {
+		if err := wait(ctx, im.rpm, 1); err != nil {
+			return err
+		}
+		if err := wait(ctx, im.tpm, estimate); err != nil {
+			return err
+		}
+	}
+	res, err := im.cfg.Sink.Ingest(ctx, req)
+	if err != nil {
+		return err
+	}
+	im.batches.Add(1)
+	im.sent.Add(int64(len(b.recs)))
+	for _, ep := range res.Episodes {
+		if ep.Created {
+			im.created.Add(1)
+		} else {
+			im.existing.Add(1)
+		}
+	}
+	im.facts.Add(int64(len(res.Facts)))
+	im.llmCalls.Add(int64(res.Usage.Calls))
+	im.promptTokens.Add(int64(res.Usage.PromptTokens))
+	im.completionTokens.Add(int64(res.Usage.CompletionTokens))
+	im.factMu.Lock()
+	for _, f := range res.Facts {
+		im.factOps[string(f.Op)]++
+	}
+	if len(res.Warnings) > 0 {
+		im.warnings.Add(1)
+		if im.warning == "" {
+			im.warning = res.Warnings[0]
+		}
+	}
+	im.factMu.Unlock()
+	// Charge what the answer spent beyond the advance.
+	charge(im.rpm, res.Usage.Calls-1)
+	charge(im.tpm, res.Usage.PromptTokens+res.Usage.CompletionTokens-estimate)
+	return nil
+}
+
+// wait takes n tokens from l (capped at its burst); nil l never waits.
+func wait(ctx context.Context, l *rate.Limiter, n int) error {
+	if l == nil || n <= 0 {
+		return nil
+	}
+	if err := l.WaitN(ctx, min(n, l.Burst())); err != nil {
+		return fmt.Errorf("rate limit: %w", err)
+	}
+	return nil
+}
+
+// charge books n more tokens on l without waiting: the next waits pay for them.
+func charge(l *rate.Limiter, n int) {
+	if l == nil || n <= 0 {
+		return
+	}
+	l.ReserveN(time.Now(), min(n, l.Burst()))
+}
+
+// errorLine is one line of the errors file.
+type errorLine struct {
+	Position string `json:"position"`
+	Line     int    `json:"line,omitempty"`
+	Item     *int   `json:"item,omitempty"`
+	Message  *int   `json:"message,omitempty"`
+	Error    string `json:"error"`
+}
+
+func (im *Importer) reportError(pos chatlog.Position, err error) {
+	if im.cfg.Errors == nil {
+		return
+	}
+	e := errorLine{Position: pos.String(), Line: pos.Line, Error: err.Error()}
+	if pos.HasItem {
+		item, msg := pos.Item, pos.Message
+		e.Item, e.Message = &item, &msg
+	}
+	raw, _ := json.Marshal(e) // strings and ints always encode
+	im.errMu.Lock()
+	defer im.errMu.Unlock()
+	_, _ = im.cfg.Errors.Write(append(raw, '\n')) // a full disk shows in the summary's counts anyway
+}

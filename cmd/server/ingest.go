@@ -1,0 +1,261 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"sync/atomic"
+	"time"
+
+	"github.com/kgmem/kgmem"
+	"github.com/kgmem/kgmem/chatlog"
+	"github.com/kgmem/kgmem/chatlog/importer"
+	"github.com/schollz/progressbar/v3"
+	"golang.org/x/term"
+)
+
+// ingestFlags are the flags of `server ingest` beyond the server's own.
+type ingestFlags struct {
+	url          string
+	format       string
+	namespace    string
+	thread       string
+	concurrency  int
+	batch        int
+	extract      bool
+	rpm, tpm     int
+	checkpoint   string
+	errorsPath   string
+	dryRun       bool
+	progress     string
+	maxLineBytes int
+}
+
+// ingest imports chat logs: `server ingest [flags] FILE...` (no file or "-":
+// stdin). With --url it posts to a running server; otherwise it opens the
+// configured backends in-process, with the same flags and KGMEM_* variables
+// as serve. It prints one JSON summary per input on stdout.
+func ingest(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	var cfg config
+	var f ingestFlags
+	fs := flag.NewFlagSet("ingest", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	cfg.bindFlags(fs)
+	fs.StringVar(&f.url, "url", "", "post to the kgmem server at this URL (default: open the configured backends in-process)")
+	fs.StringVar(&f.format, "format", "auto", "input format: auto, jsonl, openai, chatgpt or locomo")
+	fs.StringVar(&f.namespace, "namespace", "", "namespace of records that name none (ChatGPT and OpenAI exports; the prefix for LoCoMo)")
+	fs.StringVar(&f.thread, "thread", "default", "thread of JSONL records without thread_id")
+	fs.IntVar(&f.concurrency, "concurrency", 4, "threads ingested at once (a thread's batches stay in order)")
+	fs.IntVar(&f.batch, "batch", 50, "messages per request")
+	fs.BoolVar(&f.extract, "extract", false, "extract facts with the configured LLM")
+	fs.IntVar(&f.rpm, "llm-rpm", 0, "LLM requests per minute (0: unlimited)")
+	fs.IntVar(&f.tpm, "llm-tpm", 0, "LLM tokens per minute (0: unlimited)")
+	fs.StringVar(&f.checkpoint, "checkpoint", "", "checkpoint file (default INPUT.kgmem-checkpoint; none for stdin)")
+	fs.StringVar(&f.errorsPath, "errors", "", "file of bad records, one JSON line each (default next to the checkpoint: INPUT.kgmem-errors.jsonl)")
+	fs.BoolVar(&f.dryRun, "dry-run", false, "read and validate everything, report what would be ingested, write nothing")
+	fs.StringVar(&f.progress, "progress", "auto", "progress bar on stderr: auto (when stderr is a terminal), always or never")
+	fs.IntVar(&f.maxLineBytes, "max-line-bytes", 16<<20, "longest JSONL line; longer lines are reported and skipped")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	explicit := map[string]bool{}
+	fs.Visit(func(fl *flag.Flag) { explicit[fl.Name] = true })
+	if !explicit["log-level"] && os.Getenv("KGMEM_LOG_LEVEL") == "" {
+		cfg.LogLevel = "warn" // info lines would tear the progress bar
+	}
+	if err := cfg.validate(); err != nil {
+		return err
+	}
+	format, err := chatlog.ParseFormat(f.format)
+	if err != nil {
+		return fmt.Errorf("--format: %w", err)
+	}
+	inputs := fs.Args()
+	if len(inputs) == 0 {
+		inputs = []string{"-"}
+	}
+	if len(inputs) > 1 && (f.checkpoint != "" || f.errorsPath != "") {
+		return errors.New("--checkpoint and --errors name one file; give one input at a time")
+	}
+	if f.concurrency < 1 || f.batch < 1 || f.rpm < 0 || f.tpm < 0 {
+		return errors.New("--concurrency and --batch must be >= 1, --llm-rpm and --llm-tpm >= 0")
+	}
+	var ns kgmem.Namespace
+	if f.namespace != "" {
+		if ns, err = kgmem.ParseNamespace(f.namespace); err != nil {
+			return fmt.Errorf("--namespace: %w", err)
+		}
+	}
+	log := cfg.logger()
+
+	var sink importer.Sink
+	switch {
+	case f.dryRun:
+	case f.url != "":
+		if sink, err = importer.NewHTTPSink(f.url, nil); err != nil {
+			return fmt.Errorf("--url: %w", err)
+		}
+	default:
+		b, err := openBackends(ctx, &cfg, log)
+		if err != nil {
+			return err
+		}
+		defer b.close(log)
+		if f.extract && !b.engine.ExtractionEnabled() {
+			return errors.New("--extract needs an LLM: set --llm-base-url and --llm-model (or KGMEM_LLM_BASE_URL and KGMEM_LLM_MODEL)")
+		}
+		sink = b.engine
+	}
+
+	var failed error
+	for _, in := range inputs {
+		s, err := ingestOne(ctx, in, f, format, ns, sink, stderr)
+		if s != nil {
+			enc := json.NewEncoder(stdout)
+			enc.SetIndent("", "  ")
+			if encErr := enc.Encode(struct {
+				Input string `json:"input"`
+				*importer.Summary
+			}{in, s}); encErr != nil {
+				return fmt.Errorf("print summary: %w", encErr)
+			}
+		}
+		if err != nil {
+			return fmt.Errorf("ingest %s: %w", in, err)
+		}
+		if s.Failed > 0 {
+			failed = errors.Join(failed, fmt.Errorf("ingest %s: %d messages in failed batches (see the errors file; run again to retry)", in, s.Failed))
+		}
+	}
+	return failed
+}
+
+// ingestOne imports one input with its own checkpoint and errors file.
+func ingestOne(ctx context.Context, in string, f ingestFlags, format chatlog.Format, ns kgmem.Namespace, sink importer.Sink, stderr io.Writer) (*importer.Summary, error) {
+	var src io.Reader = os.Stdin
+	size := int64(-1)
+	ckPath, errPath := f.checkpoint, f.errorsPath
+	if in != "-" {
+		file, err := os.Open(in)
+		if err != nil {
+			return nil, fmt.Errorf("open input: %w", err)
+		}
+		defer file.Close()
+		if st, err := file.Stat(); err == nil && st.Mode().IsRegular() {
+			size = st.Size()
+		}
+		src = file
+		if ckPath == "" {
+			ckPath = in + ".kgmem-checkpoint"
+		}
+	}
+	if errPath == "" && ckPath != "" {
+		errPath = trimExt(ckPath, ".kgmem-checkpoint") + ".kgmem-errors.jsonl"
+	}
+	ck, err := importer.LoadCheckpoint(ckPath)
+	if err != nil {
+		return nil, err
+	}
+	var errOut io.Writer = stderr
+	if errPath != "" {
+		ef, err := os.Create(errPath)
+		if err != nil {
+			return nil, fmt.Errorf("create errors file: %w", err)
+		}
+		defer ef.Close()
+		errOut = ef
+	}
+	counted := &countingReader{r: src}
+	r, err := chatlog.Open(counted, chatlog.Options{Format: format, Namespace: ns, ThreadID: f.thread, Name: in, MaxLineBytes: f.maxLineBytes})
+	if err != nil {
+		return nil, err
+	}
+	im, err := importer.New(importer.Config{
+		Sink: sink, Concurrency: f.concurrency, Batch: f.batch, Extract: f.extract, RPM: f.rpm, TPM: f.tpm,
+		Checkpoint: ck, Errors: errOut, DryRun: f.dryRun,
+	})
+	if err != nil {
+		return nil, err
+	}
+	stop := showProgress(f.progress, stderr, size, counted, im)
+	s, err := im.Run(ctx, r)
+	stop()
+	if errPath != "" && s.Bad+s.Failed == 0 {
+		_ = os.Remove(errPath) // an empty errors file would only puzzle
+	}
+	return &s, err
+}
+
+func trimExt(path, ext string) string {
+	if len(path) > len(ext) && path[len(path)-len(ext):] == ext {
+		return path[:len(path)-len(ext)]
+	}
+	return path
+}
+
+// countingReader counts the bytes read, for the progress bar.
+type countingReader struct {
+	r io.Reader
+	n atomic.Int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n.Add(int64(n))
+	return n, err
+}
+
+// showProgress draws a bar of bytes read (with ETA when the size is known)
+// described by the import's counters, until the returned stop is called.
+func showProgress(mode string, stderr io.Writer, size int64, counted *countingReader, im *importer.Importer) func() {
+	on := mode == "always"
+	if mode == "auto" {
+		if fd, ok := stderr.(*os.File); ok && term.IsTerminal(int(fd.Fd())) {
+			on = true
+		}
+	}
+	if !on {
+		return func() {}
+	}
+	bar := progressbar.NewOptions64(size,
+		progressbar.OptionSetWriter(stderr),
+		progressbar.OptionShowBytes(true),
+		progressbar.OptionSetPredictTime(true),
+		progressbar.OptionSetElapsedTime(true),
+		progressbar.OptionThrottle(200*time.Millisecond),
+		progressbar.OptionSetWidth(20),
+		progressbar.OptionShowDescriptionAtLineEnd(),
+		progressbar.OptionOnCompletion(func() { io.WriteString(stderr, "\n") }),
+	)
+	done := make(chan struct{})
+	finished := make(chan struct{})
+	update := func() {
+		s := im.Snapshot()
+		bar.Describe(fmt.Sprintf("%d msgs (%d new), %d facts, %d LLM calls, %d tokens, %d bad",
+			s.Sent, s.Created, s.Facts, s.LLMCalls, s.PromptTokens+s.CompletionTokens, s.Bad))
+		_ = bar.Set64(counted.n.Load()) // only fails on a broken terminal; the import goes on
+	}
+	go func() {
+		defer close(finished)
+		tick := time.NewTicker(250 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			select {
+			case <-done:
+				update()
+				_ = bar.Finish()
+				return
+			case <-tick.C:
+				update()
+			}
+		}
+	}()
+	return func() {
+		close(done)
+		<-finished
+	}
+}
