@@ -4,6 +4,7 @@
 //	server [serve] [flags]   run the HTTP API (the default)
 //	server sweep [flags]     soft-forget faded memories once
 //	server ingest [flags] F  import chat logs, resumably
+//	server keys create|list|revoke   manage API keys
 //	server version           print the version
 //
 // Every flag is also a KGMEM_* environment variable; `server serve -h` lists them.
@@ -45,6 +46,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return serve(ctx, args, stderr)
 	case "sweep":
 		return sweep(ctx, args, stdout, stderr)
+	case "keys":
+		return keys(ctx, args, stdout, stderr)
 	case "ingest":
 		return ingest(ctx, args, stdout, stderr)
 	case "version":
@@ -62,6 +65,7 @@ const usage = `usage: server [command] [flags]
 commands:
   serve     run the memory server (default)
   sweep     soft-forget faded memories now (--namespace NS, default all)
+  keys      manage API keys: create, list, revoke (see "server keys")
   ingest    import chat logs (JSONL, OpenAI, ChatGPT export, LoCoMo): ingest [flags] FILE...
   version   print the version
   help      this text

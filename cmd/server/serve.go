@@ -17,9 +17,11 @@ import (
 // in-flight requests and closes the backends.
 func serve(ctx context.Context, args []string, stderr io.Writer) error {
 	var cfg config
+	var sec securityConfig
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	cfg.bindFlags(fs)
+	sec.bind(fs, &cfg)
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -27,6 +29,9 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 		return fmt.Errorf("serve takes no arguments, got %q", fs.Args())
 	}
 	if err := cfg.validate(); err != nil {
+		return err
+	}
+	if err := sec.validate(); err != nil {
 		return err
 	}
 	log := cfg.logger()
@@ -41,10 +46,21 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 	if cfg.SweepInterval > 0 {
 		go sweepEvery(ctx, b.engine, cfg.SweepInterval, log)
 	}
-	srv := api.New(b.engine, api.Options{MaxBodyBytes: cfg.MaxBodyBytes, RequestTimeout: cfg.RequestTimeout, Metrics: b.metrics}, log)
+	authn, keyStore, err := openAuth(ctx, cfg.DataDir, sec.AdminKey)
+	if err != nil {
+		return err
+	}
+	defer keyStore.Close()
+	opts := api.Options{MaxBodyBytes: cfg.MaxBodyBytes, RequestTimeout: cfg.RequestTimeout, Metrics: b.metrics, Registerer: b.metrics, Auth: authn}
+	sec.apply(&opts)
+	srv := api.New(b.engine, opts, log)
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", cfg.Addr, err)
+	}
+	if err := checkExposure(ctx, authn, ln.Addr(), log); err != nil {
+		_ = ln.Close()
+		return err
 	}
 	log.Info("kgmem is serving", "url", "http://"+ln.Addr().String(), "openapi", "http://"+ln.Addr().String()+"/openapi.json")
 	err = srv.Serve(ctx, ln, cfg.ShutdownGrace)

@@ -1,0 +1,102 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/kgmem/kgmem/api"
+	"github.com/kgmem/kgmem/auth"
+)
+
+// adminKeyVar holds the admin key. It is read from the environment only, never
+// a flag, so it does not show in the process list.
+const adminKeyVar = "KGMEM_ADMIN_KEY"
+
+// keyStoreFile is the key store's name inside the data directory.
+const keyStoreFile = "keys.db"
+
+// securityConfig is the authentication, rate-limit and timeout configuration
+// of serve; each field is a flag and a KGMEM_* variable like the rest.
+type securityConfig struct {
+	AdminKey          string
+	RateLimit         float64
+	RateBurst         int
+	ReadTimeout       time.Duration
+	ReadHeaderTimeout time.Duration
+	WriteTimeout      time.Duration
+	IdleTimeout       time.Duration
+}
+
+// bind registers the flags on fs; malformed environment values land in c.
+func (s *securityConfig) bind(fs *flag.FlagSet, c *config) {
+	s.AdminKey = os.Getenv(adminKeyVar)
+	fs.Float64Var(&s.RateLimit, "rate-limit", c.envFloat("KGMEM_RATE_LIMIT", 20), "requests per second each API key may make, 0: unlimited (the admin key and an open loopback server are never limited) ($KGMEM_RATE_LIMIT)")
+	fs.IntVar(&s.RateBurst, "rate-burst", c.envInt("KGMEM_RATE_BURST", 40), "requests an API key may make at once above its rate ($KGMEM_RATE_BURST)")
+	fs.DurationVar(&s.ReadTimeout, "read-timeout", c.envDuration("KGMEM_READ_TIMEOUT", 60*time.Second), "deadline for reading a whole request, body included ($KGMEM_READ_TIMEOUT)")
+	fs.DurationVar(&s.ReadHeaderTimeout, "read-header-timeout", c.envDuration("KGMEM_READ_HEADER_TIMEOUT", 10*time.Second), "deadline for reading request headers ($KGMEM_READ_HEADER_TIMEOUT)")
+	fs.DurationVar(&s.WriteTimeout, "write-timeout", c.envDuration("KGMEM_WRITE_TIMEOUT", 0), "deadline for writing a response (default: --request-timeout + 10s) ($KGMEM_WRITE_TIMEOUT)")
+	fs.DurationVar(&s.IdleTimeout, "idle-timeout", c.envDuration("KGMEM_IDLE_TIMEOUT", 120*time.Second), "how long an idle keep-alive connection stays open ($KGMEM_IDLE_TIMEOUT)")
+}
+
+// validate rejects negative limits and a weak admin key.
+func (s *securityConfig) validate() error {
+	if s.RateLimit < 0 || s.RateBurst < 0 {
+		return fmt.Errorf("--rate-limit and --rate-burst must be >= 0")
+	}
+	if s.ReadTimeout < 0 || s.ReadHeaderTimeout < 0 || s.WriteTimeout < 0 || s.IdleTimeout < 0 {
+		return fmt.Errorf("--read-timeout, --read-header-timeout, --write-timeout and --idle-timeout must be >= 0")
+	}
+	if s.AdminKey != "" && len(s.AdminKey) < auth.MinAdminKeyLen {
+		return fmt.Errorf("$%s is %d characters; use at least %d random characters (openssl rand -hex 32)", adminKeyVar, len(s.AdminKey), auth.MinAdminKeyLen)
+	}
+	return nil
+}
+
+// apply copies the limits into the API options.
+func (s *securityConfig) apply(o *api.Options) {
+	o.RateLimit, o.RateBurst = s.RateLimit, s.RateBurst
+	o.ReadTimeout, o.ReadHeaderTimeout, o.WriteTimeout, o.IdleTimeout = s.ReadTimeout, s.ReadHeaderTimeout, s.WriteTimeout, s.IdleTimeout
+}
+
+// openAuth opens the key store in dataDir and builds the authenticator.
+func openAuth(ctx context.Context, dataDir, adminKey string) (*auth.Authenticator, *auth.Store, error) {
+	if err := os.MkdirAll(dataDir, 0o700); err != nil {
+		return nil, nil, fmt.Errorf("create data directory: %w", err)
+	}
+	st, err := auth.OpenStore(ctx, filepath.Join(dataDir, keyStoreFile))
+	if err != nil {
+		return nil, nil, err
+	}
+	a, err := auth.NewAuthenticator(adminKey, st)
+	if err != nil {
+		_ = st.Close()
+		return nil, nil, err
+	}
+	return a, st, nil
+}
+
+// checkExposure is the secure default: a server with no key configured (no
+// admin key, empty key store) answers anyone who reaches it, so it may only
+// listen on a loopback address.
+func checkExposure(ctx context.Context, a *auth.Authenticator, addr net.Addr, log *slog.Logger) error {
+	on, err := a.Enabled(ctx)
+	if err != nil {
+		return err
+	}
+	if on {
+		log.Info("API keys required on every route but /healthz, /readyz and /openapi.json")
+		return nil
+	}
+	tcp, ok := addr.(*net.TCPAddr)
+	if !ok || !tcp.IP.IsLoopback() {
+		return fmt.Errorf("refusing to serve without authentication on %s, which is not a loopback address: set $%s or create a key with `server keys create`, or listen on 127.0.0.1 (--addr / $KGMEM_ADDR)", addr, adminKeyVar)
+	}
+	log.Warn("no API key configured: the API is open to anyone on this machine (loopback only); set $" + adminKeyVar + " or run `server keys create` to require keys")
+	return nil
+}

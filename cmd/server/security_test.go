@@ -1,0 +1,126 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/kgmem/kgmem/auth"
+)
+
+func TestCheckExposure(t *testing.T) {
+	ctx := context.Background()
+	quiet := slog.New(slog.DiscardHandler)
+	admin := strings.Repeat("a", auth.MinAdminKeyLen)
+	tests := []struct {
+		name     string
+		ip       string
+		adminKey string
+		storeKey bool
+		wantErr  bool
+	}{
+		{"open on 127.0.0.1", "127.0.0.1", "", false, false},
+		{"open on ::1", "::1", "", false, false},
+		{"open on 0.0.0.0", "0.0.0.0", "", false, true},
+		{"open on a LAN address", "192.168.1.10", "", false, true},
+		{"admin key on 0.0.0.0", "0.0.0.0", admin, false, false},
+		{"stored key on 0.0.0.0", "0.0.0.0", "", true, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			if tt.storeKey {
+				var out bytes.Buffer
+				if err := keys(ctx, []string{"create", "--data-dir", dir, "--name", "x", "--prefix", "acme"}, &out, io.Discard); err != nil {
+					t.Fatal(err)
+				}
+			}
+			a, st, err := openAuth(ctx, dir, tt.adminKey)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer st.Close()
+			err = checkExposure(ctx, a, &net.TCPAddr{IP: net.ParseIP(tt.ip), Port: 8080}, quiet)
+			if (err != nil) != tt.wantErr {
+				t.Fatalf("checkExposure = %v, want error %v", err, tt.wantErr)
+			}
+			if err != nil && !strings.Contains(err.Error(), adminKeyVar) {
+				t.Errorf("error %q does not say how to fix it", err)
+			}
+		})
+	}
+}
+
+// TestServeRefusesOpenNonLoopback runs the real serve path: no key, a
+// wildcard address, and it must not start.
+func TestServeRefusesOpenNonLoopback(t *testing.T) {
+	t.Setenv(adminKeyVar, "")
+	err := serve(context.Background(), []string{"--addr", "0.0.0.0:0", "--data-dir", t.TempDir(), "--log-level", "error"}, io.Discard)
+	if err == nil || !strings.Contains(err.Error(), "refusing to serve without authentication") {
+		t.Fatalf("serve on 0.0.0.0 with no key: %v, want a refusal", err)
+	}
+	t.Setenv(adminKeyVar, "short")
+	if err := serve(context.Background(), []string{"--addr", "127.0.0.1:0", "--data-dir", t.TempDir()}, io.Discard); err == nil || !strings.Contains(err.Error(), adminKeyVar) {
+		t.Fatalf("a short admin key: %v, want a refusal naming %s", err, adminKeyVar)
+	}
+}
+
+func TestKeysCommand(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	var out bytes.Buffer
+	if err := keys(ctx, []string{"create", "--data-dir", dir, "--name", "assistant", "--prefix", "acme,beta/x", "--right", "read", "--json"}, &out, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	var created struct {
+		ID       string   `json:"id"`
+		Key      string   `json:"key"`
+		Right    string   `json:"right"`
+		Prefixes []string `json:"prefixes"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &created); err != nil {
+		t.Fatalf("create output %q: %v", out.String(), err)
+	}
+	if id, err := auth.ParseKey(created.Key); err != nil || id != created.ID || created.Right != "read" || len(created.Prefixes) != 2 {
+		t.Fatalf("created %+v (%v)", created, err)
+	}
+	out.Reset()
+	if err := keys(ctx, []string{"list", "--data-dir", dir}, &out, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), created.ID) || strings.Contains(out.String(), created.Key) {
+		t.Fatalf("list %q: want the id and never the key", out.String())
+	}
+	if err := keys(ctx, []string{"revoke", "--data-dir", dir, created.ID}, io.Discard, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	st, err := auth.OpenStore(ctx, filepath.Join(dir, keyStoreFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	a, _ := auth.NewAuthenticator("", st)
+	if _, err := a.Authenticate(ctx, created.Key); err == nil {
+		t.Fatal("a revoked key still authenticates")
+	}
+	bad := [][]string{
+		{},
+		{"create", "--data-dir", dir, "--name", "x"},
+		{"create", "--data-dir", dir, "--name", "x", "--prefix", "a", "--right", "admin"},
+		{"create", "--data-dir", dir, "--prefix", "a"},
+		{"revoke", "--data-dir", dir},
+		{"revoke", "--data-dir", dir, "0123456789ab"},
+		{"rotate"},
+	}
+	for _, args := range bad {
+		if err := keys(ctx, args, io.Discard, io.Discard); err == nil {
+			t.Errorf("keys %q succeeded, want an error", args)
+		}
+	}
+}
