@@ -13,8 +13,8 @@ import (
 // defaultPageLimit is the page size when Page.Limit is 0.
 const defaultPageLimit = 100
 
-// idChunk bounds the ids bound into one IN (...) list.
-const idChunk = 500
+// idChunk bounds the ids bound into one IN (...) list (a power of two: see byIDs).
+const idChunk = 512
 
 // querier is what reads need: a pool or a transaction.
 type querier interface {
@@ -48,13 +48,19 @@ func anys[T ~string](vs []T) []any {
 
 // byIDs fetches records of ns by id in chunks with fetch (which gets the
 // "id IN (…)" condition and its arguments) and returns them in the order of
-// ids, skipping missing ones.
+// ids, skipping missing ones. Each list is padded (repeating its last id)
+// to a power of two, so the queries take few shapes and their prepared
+// statements are reused (see readStmts).
 func byIDs[T any](ctx context.Context, ids []string, idOf func(T) string,
 	fetch func(ctx context.Context, cond string, args []any) ([]T, error)) ([]T, error) {
 	found := make(map[string]T, len(ids))
 	for start := 0; start < len(ids); start += idChunk {
 		chunk := ids[start:min(start+idChunk, len(ids))]
-		recs, err := fetch(ctx, "id IN ("+placeholders(len(chunk))+")", anys(chunk))
+		args := anys(chunk)
+		for n := len(args); n&(n-1) != 0; n++ {
+			args = append(args, args[len(args)-1])
+		}
+		recs, err := fetch(ctx, "id IN ("+placeholders(len(args))+")", args)
 		if err != nil {
 			return nil, err
 		}
@@ -123,7 +129,7 @@ func scanEntity(rows *sql.Rows) (kgmem.Entity, error) {
 
 // entities runs a query on the entities of ns (alias e) with an extra condition.
 func (s *Store) entities(ctx context.Context, q querier, ns kgmem.Namespace, cond string, args ...any) ([]kgmem.Entity, error) {
-	return collect(ctx, q, scanEntity, `SELECT `+entityCols+` FROM entities e WHERE e.namespace = ? AND `+cond,
+	return collect(ctx, s.cached(q), scanEntity, `SELECT `+entityCols+` FROM entities e WHERE e.namespace = ? AND `+cond,
 		append([]any{ns}, args...)...)
 }
 
@@ -241,7 +247,7 @@ func (s *Store) facts(ctx context.Context, q querier, ns kgmem.Namespace, byRID 
 	if byRID {
 		nsCond = ` WHERE +f.namespace = ? AND `
 	}
-	return collect(ctx, q, scanFact, factSelect+nsCond+cond, append([]any{ns}, args...)...)
+	return collect(ctx, s.cached(q), scanFact, factSelect+nsCond+cond, append([]any{ns}, args...)...)
 }
 
 // Fact returns one fact of ns, current or historical, or an error wrapping
@@ -335,7 +341,7 @@ func scanEpisode(rows *sql.Rows) (kgmem.Episode, error) {
 
 // episodes runs a query on the episodes of ns (alias p) with an extra condition.
 func (s *Store) episodes(ctx context.Context, ns kgmem.Namespace, cond string, args ...any) ([]kgmem.Episode, error) {
-	return collect(ctx, s.r, scanEpisode, `SELECT `+episodeCols+` FROM episodes p WHERE p.namespace = ? AND `+cond,
+	return collect(ctx, s.cached(s.r), scanEpisode, `SELECT `+episodeCols+` FROM episodes p WHERE p.namespace = ? AND `+cond,
 		append([]any{ns}, args...)...)
 }
 
