@@ -222,7 +222,7 @@ func (g *Generator) fact(rng *rand.Rand, ns kgmem.Namespace, f int, subj, obj kg
 		importance = 9 + rng.IntN(2)
 	}
 	fact := kgmem.Fact{
-		ID: stableID("fact", string(ns), strconv.Itoa(f)), Namespace: ns,
+		ID: stableID("fact", strconv.FormatUint(g.cfg.Seed, 10), string(ns), strconv.Itoa(f)), Namespace: ns,
 		SubjectID: subj.ID, Predicate: p.name, ObjectID: obj.ID, SubjectName: subj.Name, ObjectName: obj.Name,
 		Text: text, Confidence: 0.7 + 0.3*rng.Float64(), Importance: importance,
 		ValidAt: at.Truncate(24 * time.Hour), CreatedAt: at, Decay: g.model.Initial(importance, at),

@@ -339,7 +339,7 @@ func measureSynth(ctx context.Context, f synthFlags, gen *synth.Generator, sink 
 		rep.QueryStyles[q.Style]++
 	}
 	fmt.Fprintf(stderr, "warming up %d namespaces…\n", f.cfg.Namespaces)
-	warm, err := synth.WarmUp(ctx, engine, gen.Plan(), runtime.GOMAXPROCS(0))
+	warm, err := synth.WarmUp(ctx, engine, sink.Vectors, gen.Plan(), runtime.GOMAXPROCS(0))
 	if err != nil {
 		return err
 	}
