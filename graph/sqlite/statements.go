@@ -15,7 +15,9 @@ type writeStmts struct {
 	registerNS, entityExists, episodeExists          *sql.Stmt
 	upsertEntity, clearNames, addName, insertEpisode *sql.Stmt
 	upsertFact, addMention                           *sql.Stmt
-	// ftsDelete and ftsInsert are keyed by FTS table name.
+	// ftsDelete and ftsInsert are keyed by FTS table name; each takes a
+	// JSON array (of rowids; of [rowid, body] pairs) and writes a whole
+	// change set's entries in one statement.
 	ftsDelete, ftsInsert map[string]*sql.Stmt
 	// reads caches the read statements, prepared on the reader pool.
 	reads readStmts
@@ -144,8 +146,9 @@ func prepareWrites(ctx context.Context, db *sql.DB) (*writeStmts, error) {
 		RETURNING rid`)
 	w.addMention = prep(`INSERT OR IGNORE INTO mentions (namespace, episode_id, entity_id) VALUES (?, ?, ?)`)
 	for _, src := range ftsSources() {
-		w.ftsDelete[src.fts] = prep(`DELETE FROM ` + src.fts + ` WHERE rowid = ?`)
-		w.ftsInsert[src.fts] = prep(`INSERT INTO ` + src.fts + ` (rowid, ns, body) VALUES (?, ?, ?)`)
+		w.ftsDelete[src.fts] = prep(`DELETE FROM ` + src.fts + ` WHERE rowid IN (SELECT value FROM json_each(?))`)
+		w.ftsInsert[src.fts] = prep(`INSERT INTO ` + src.fts + ` (rowid, ns, body)
+			SELECT value ->> 0, ?, value ->> 1 FROM json_each(?)`)
 	}
 	if err := errors.Join(errs...); err != nil {
 		_ = w.close()
