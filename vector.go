@@ -29,6 +29,11 @@ type VectorIndex interface {
 	Search(ctx context.Context, q VectorQuery) ([]Hit, error)
 	// Count returns how many records ns holds, of kind k (empty: all kinds).
 	Count(ctx context.Context, ns Namespace, k Kind) (int, error)
+	// ListIDs pages through the records of ns in ascending id order (byte-wise):
+	// those with id > page.After, at most page.Limit (0: 100, at most
+	// MaxVectorPage). Consistency checks and reindexing use it to find vectors
+	// whose graph record is gone.
+	ListIDs(ctx context.Context, ns Namespace, page Page) ([]VectorKey, error)
 	// Ping checks the backend is reachable.
 	Ping(ctx context.Context) error
 	// Close releases the index.
@@ -43,6 +48,16 @@ type VectorRecord struct {
 	Vector    []float32
 	CreatedAt time.Time
 }
+
+// VectorKey names one stored vector: its record's kind and id.
+type VectorKey struct {
+	Kind Kind
+	ID   string
+}
+
+// MaxVectorPage bounds VectorIndex.ListIDs pages (Milvus caps one query's
+// result window at 16,384).
+const MaxVectorPage = 10000
 
 // VectorQuery is a filtered nearest-neighbour search.
 type VectorQuery struct {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/kgmem/kgmem"
+	wal "github.com/kgmem/kgmem/internal/journal"
 )
 
 // Reinforcer defaults.
@@ -64,11 +65,9 @@ type Reinforcer struct {
 	log    *slog.Logger
 
 	applyMu sync.Mutex // serialises applies (background loop, Flush, Close)
-	// syncMu serialises fsyncs and journal file replacement; taken before mu.
-	syncMu sync.Mutex
 
 	mu          sync.Mutex // guards the fields below and the journal
-	journal     *journal
+	journal     *wal.Journal[journalEntry]
 	pending     []journalEntry
 	pendingRefs int // refs in pending
 	inflight    int // refs taken by the apply in progress
@@ -123,7 +122,7 @@ func NewReinforcer(cfg ReinforcerConfig) (*Reinforcer, error) {
 	if r.log == nil {
 		r.log = slog.Default()
 	}
-	j, entries, skipped, err := openJournal(cfg.JournalPath)
+	j, entries, skipped, err := wal.Open(cfg.JournalPath, validEntry)
 	if err != nil {
 		return nil, fmt.Errorf("new reinforcer: %w", err)
 	}
@@ -164,7 +163,7 @@ func (r *Reinforcer) Enqueue(ns kgmem.Namespace, refs ...Ref) error {
 		r.mu.Unlock()
 		return fmt.Errorf("enqueue reinforcement: reinforcer is closed: %w", kgmem.ErrUnavailable)
 	}
-	seq, err := r.journal.write(e)
+	seq, err := r.journal.Write(e)
 	if err != nil {
 		r.mu.Unlock()
 		return fmt.Errorf("enqueue reinforcement: %w: %w", kgmem.ErrUnavailable, err)
@@ -175,31 +174,9 @@ func (r *Reinforcer) Enqueue(ns kgmem.Namespace, refs ...Ref) error {
 		r.signal()
 	}
 	r.mu.Unlock()
-	if err := r.syncJournal(seq); err != nil {
+	if err := r.journal.Sync(seq); err != nil {
 		return fmt.Errorf("enqueue reinforcement: %w: %w", kgmem.ErrUnavailable, err)
 	}
-	return nil
-}
-
-// syncJournal returns once journal line seq is on disk. Callers arriving while
-// an fsync runs wait for it and are then covered by one fsync for all of them.
-func (r *Reinforcer) syncJournal(seq uint64) error {
-	r.syncMu.Lock()
-	defer r.syncMu.Unlock()
-	r.mu.Lock()
-	if r.journal.synced >= seq {
-		r.mu.Unlock()
-		return nil // a rewrite, a close or another caller's fsync covered it
-	}
-	f, target := r.journal.f, r.journal.written
-	r.mu.Unlock()
-	// f stays open: it is only replaced or closed under syncMu.
-	if err := f.Sync(); err != nil {
-		return fmt.Errorf("sync journal: %w", err)
-	}
-	r.mu.Lock()
-	r.journal.synced = max(r.journal.synced, target)
-	r.mu.Unlock()
 	return nil
 }
 
@@ -244,11 +221,7 @@ func (r *Reinforcer) Close(ctx context.Context) error {
 	}
 	r.cancel()
 	err := r.apply(ctx)
-	r.syncMu.Lock()
-	r.mu.Lock()
-	cerr := r.journal.close()
-	r.mu.Unlock()
-	r.syncMu.Unlock()
+	cerr := r.journal.Close()
 	if err = errors.Join(err, cerr); err != nil {
 		return fmt.Errorf("close reinforcer: %w", err)
 	}
@@ -299,8 +272,6 @@ func (r *Reinforcer) apply(ctx context.Context) error {
 
 	retry, err := r.applyBatch(ctx, batch)
 
-	r.syncMu.Lock()
-	defer r.syncMu.Unlock()
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.pending = append(retry, r.pending...)
@@ -311,7 +282,7 @@ func (r *Reinforcer) apply(ctx context.Context) error {
 	if len(retry) == len(batch) {
 		return err // nothing applied: the journal is still exact
 	}
-	if jerr := r.journal.rewrite(r.pending); jerr != nil {
+	if jerr := r.journal.Rewrite(r.pending); jerr != nil {
 		// The applied entries stay in the journal and may be applied again after a restart.
 		return errors.Join(err, fmt.Errorf("compact reinforcement journal: %w", jerr))
 	}

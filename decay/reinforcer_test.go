@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	wal "github.com/kgmem/kgmem/internal/journal"
 	"os"
 	"path/filepath"
 	"sync"
@@ -21,12 +22,7 @@ func (r *Reinforcer) crash() {
 	r.mu.Unlock()
 	close(r.stop)
 	<-r.done
-	r.syncMu.Lock()
-	r.mu.Lock()
-	_ = r.journal.f.Close() // no final sync: only what Enqueue synced is on disk
-	r.journal.f = nil
-	r.mu.Unlock()
-	r.syncMu.Unlock()
+	r.journal.Abandon() // no final sync: only what Enqueue synced is on disk
 }
 
 // waitFor polls cond until it holds or the deadline passes.
@@ -238,7 +234,7 @@ func TestReinforcerRetriesWhenStoreUnavailable(t *testing.T) {
 		if err := r.Flush(ctx); !errors.Is(err, kgmem.ErrUnavailable) {
 			t.Fatalf("Flush with the store down: %v, want ErrUnavailable", err)
 		}
-		entries, _, err := readJournal(path)
+		entries, _, err := wal.Read(path, validEntry)
 		if err != nil || len(entries) != 1 || r.Pending() != 1 {
 			t.Fatalf("after a failed apply: journal %v (%v), pending %d; want the entry kept", entries, err, r.Pending())
 		}

@@ -41,6 +41,11 @@ type Config struct {
 	Reinforcer *decay.Reinforcer
 	// Metrics receives the engine's Prometheus counters (nil: not exported).
 	Metrics prometheus.Registerer
+	// Outbox queues vector writes that fail after their graph write, for
+	// RunOutbox to retry; nil keeps them in memory only (lost on exit).
+	Outbox kgmem.VectorOutbox
+	// OutboxOptions tune vector write and recall deadlines and the drain.
+	OutboxOptions OutboxOptions
 }
 
 // Engine runs ingestion and search over one graph store and one vector index.
@@ -59,6 +64,7 @@ type Engine struct {
 	models     decay.ModelFunc
 	reinforcer *decay.Reinforcer
 	metrics    *metrics
+	outbox     *outboxState
 	writeLocks [64]sync.Mutex
 }
 
@@ -90,6 +96,7 @@ func New(cfg Config) (*Engine, error) {
 		reinforcer: cfg.Reinforcer,
 		metrics:    newMetrics(cfg.Metrics),
 	}
+	e.initOutbox(cfg, cfg.Metrics)
 	if e.models == nil {
 		e.models = decay.StoreModels(cfg.Graph)
 	}

@@ -54,18 +54,17 @@ func (e *Engine) resolveEntity(ctx context.Context, ns kgmem.Namespace, ref stri
 	return ents[0], nil
 }
 
-// PurgeNamespace hard-deletes everything in ns, graph and vectors.
+// PurgeNamespace hard-deletes everything in ns, graph and vectors. The graph
+// goes first (the source of truth); when the vector index then fails, a purge
+// op is queued in the outbox, whose drain deletes every vector of ns that has
+// no graph record (so records written to ns after the purge keep theirs).
 func (e *Engine) PurgeNamespace(ctx context.Context, ns kgmem.Namespace) (kgmem.PurgeStats, error) {
 	unlock := e.lockNamespace(ns)
 	defer unlock()
-	// Vectors first: if the graph purge then fails, a retry finishes the job and
-	// no vector is left pointing at nothing.
-	if err := e.vectors.DeleteNamespace(ctx, ns); err != nil {
-		return kgmem.PurgeStats{}, fmt.Errorf("purge vectors of %q: %w", ns, err)
-	}
 	stats, err := e.graph.PurgeNamespace(ctx, ns)
 	if err != nil {
 		return kgmem.PurgeStats{}, fmt.Errorf("purge graph of %q: %w", ns, err)
 	}
+	e.purgeVectors(ctx, ns)
 	return stats, nil
 }

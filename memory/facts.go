@@ -212,8 +212,6 @@ func (e *Engine) DeleteFact(ctx context.Context, ns kgmem.Namespace, id string) 
 	if err := e.graph.DeleteFact(ctx, ns, id); err != nil {
 		return fmt.Errorf("delete fact %q: %w", id, err)
 	}
-	if err := e.vectors.Delete(ctx, ns, []string{id}); err != nil {
-		e.log.ErrorContext(ctx, "vector delete failed after graph delete; run `server reindex` to repair", "namespace", ns, "id", id, "error", err)
-	}
+	e.syncVectors(ctx, ns, nil, []kgmem.VectorKey{{Kind: kgmem.KindFact, ID: id}})
 	return nil
 }

@@ -12,7 +12,8 @@ import (
 // write embeds what cs adds or changes, applies cs to the graph atomically, then
 // upserts the vectors. Embedding first means an unreachable embedder rejects the
 // write before anything is stored; the graph is the source of truth, so a vector
-// write failing after it is logged and repaired by a reindex rather than undone.
+// write failing after it is queued in the durable outbox and retried from the
+// graph (syncVectors) rather than undone. The caller holds the namespace lock.
 func (e *Engine) write(ctx context.Context, cs kgmem.ChangeSet) error {
 	records, err := e.embedChanges(ctx, cs)
 	if err != nil {
@@ -21,14 +22,7 @@ func (e *Engine) write(ctx context.Context, cs kgmem.ChangeSet) error {
 	if err := e.graph.Apply(ctx, cs); err != nil {
 		return fmt.Errorf("write graph: %w", err)
 	}
-	if len(records) == 0 {
-		return nil
-	}
-	if err := e.vectors.Upsert(ctx, records); err != nil {
-		// TODO(#5): durable outbox so vectors catch up without a manual reindex.
-		e.log.ErrorContext(ctx, "vector upsert failed after graph write; run `server reindex` to repair",
-			"namespace", cs.Namespace, "records", len(records), "error", err)
-	}
+	e.syncVectors(ctx, cs.Namespace, records, nil)
 	return nil
 }
 

@@ -156,6 +156,39 @@ func (s *store) load(ctx context.Context, ns kgmem.Namespace, fn func(r kgmem.Ve
 	return nil
 }
 
+// ListIDs pages through the records of ns in ascending id order, read from
+// the SQLite store (the primary key (namespace, id) serves the range scan).
+func (x *Index) ListIDs(ctx context.Context, ns kgmem.Namespace, page kgmem.Page) ([]kgmem.VectorKey, error) {
+	limit, err := kgmem.CheckVectorPage(ns, page)
+	if err != nil {
+		return nil, fmt.Errorf("list vector ids: %w", err)
+	}
+	return x.store.listIDs(ctx, ns, page.After, limit)
+}
+
+// listIDs returns up to limit keys of ns with id > after, in id order.
+func (s *store) listIDs(ctx context.Context, ns kgmem.Namespace, after string, limit int) ([]kgmem.VectorKey, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT id, kind FROM vectors WHERE namespace = ? AND id > ? ORDER BY id LIMIT ?`, string(ns), after, limit)
+	if err != nil {
+		return nil, fmt.Errorf("list vector ids of %s: %w", ns, err)
+	}
+	defer rows.Close()
+	out := []kgmem.VectorKey{}
+	for rows.Next() {
+		var k kgmem.VectorKey
+		var kind string
+		if err := rows.Scan(&k.ID, &kind); err != nil {
+			return nil, fmt.Errorf("list vector ids of %s: %w", ns, err)
+		}
+		k.Kind = kgmem.Kind(kind)
+		out = append(out, k)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("list vector ids of %s: %w", ns, err)
+	}
+	return out, nil
+}
+
 // ping checks the database answers.
 func (s *store) ping(ctx context.Context) error {
 	if err := s.db.PingContext(ctx); err != nil {

@@ -22,7 +22,7 @@ const (
 // Field sizes of the collection schema.
 const (
 	// MaxIDLength is the longest id (in bytes) the collection accepts.
-	MaxIDLength = 512
+	MaxIDLength = kgmem.MaxVectorIDBytes
 	// maxNamespaceLength covers 8 segments of 64 characters and their 7 slashes.
 	maxNamespaceLength = 600
 	maxKindLength      = 16

@@ -16,7 +16,7 @@ const countField = "count(*)"
 // Search returns the q.K records of q.Namespace (and q.Kinds, when given)
 // nearest to q.Vector, best first, scored by cosine similarity.
 func (ix *Index) Search(ctx context.Context, q kgmem.VectorQuery) ([]kgmem.Hit, error) {
-	if err := ix.checkQuery(q); err != nil {
+	if err := kgmem.CheckVectorQuery(q, ix.cfg.Dim, maxTopK); err != nil {
 		return nil, fmt.Errorf("milvus search: %w", err)
 	}
 	sp := ix.search
@@ -38,21 +38,6 @@ func (ix *Index) Search(ctx context.Context, q kgmem.VectorQuery) ([]kgmem.Hit, 
 		return []kgmem.Hit{}, nil
 	}
 	return hits(res[0])
-}
-
-func (ix *Index) checkQuery(q kgmem.VectorQuery) error {
-	if err := checkNamespace("namespace", q.Namespace); err != nil {
-		return err
-	}
-	if q.K < 1 || q.K > maxTopK {
-		return kgmem.Invalidf("k", "is %d, must be in 1..%d", q.K, maxTopK)
-	}
-	for i, k := range q.Kinds {
-		if err := checkKind(fmt.Sprintf("kinds[%d]", i), k); err != nil {
-			return err
-		}
-	}
-	return checkVector("vector", q.Vector, ix.cfg.Dim)
 }
 
 func dedupKinds(kinds []kgmem.Kind) []kgmem.Kind {

@@ -16,10 +16,8 @@ const deleteBatch = 1000
 // Every record is validated before anything is written; within one call the
 // last record with a given id wins.
 func (ix *Index) Upsert(ctx context.Context, records []kgmem.VectorRecord) error {
-	for i, r := range records {
-		if err := ix.checkRecord(i, r); err != nil {
-			return fmt.Errorf("milvus upsert: %w", err)
-		}
+	if err := kgmem.CheckVectorRecords(records, ix.cfg.Dim); err != nil {
+		return fmt.Errorf("milvus upsert: %w", err)
 	}
 	records = lastPerID(records)
 	for start := 0; start < len(records); start += ix.cfg.BatchSize {
@@ -29,20 +27,6 @@ func (ix *Index) Upsert(ctx context.Context, records []kgmem.VectorRecord) error
 		}
 	}
 	return nil
-}
-
-func (ix *Index) checkRecord(i int, r kgmem.VectorRecord) error {
-	field := fmt.Sprintf("records[%d]", i)
-	if err := checkID(field+".id", r.ID); err != nil {
-		return err
-	}
-	if err := checkNamespace(field+".namespace", r.Namespace); err != nil {
-		return err
-	}
-	if err := checkKind(field+".kind", r.Kind); err != nil {
-		return err
-	}
-	return checkVector(field+".vector", r.Vector, ix.cfg.Dim)
 }
 
 // lastPerID drops all but the last record of each id, keeping order, because

@@ -375,36 +375,99 @@ func testInvalidInput(t *testing.T, open Opener) {
 	}
 }
 
+// testZeroVector pins the shared rule: an all-zero vector has no cosine
+// direction, so every backend refuses it with ErrInvalid, in an upsert (the
+// whole batch, nothing written) and as a query.
 func testZeroVector(t *testing.T, open Opener) {
 	const dim = 8
 	c, idx, g := ctx(t), open(t, dim), newGen(12)
 	recs := g.records(nsA, "z", 10, dim)
 	upsert(t, c, idx, recs)
 	zero := kgmem.VectorRecord{ID: "zero", Namespace: nsA, Kind: kgmem.KindFact, Vector: make([]float32, dim)}
-	err := idx.Upsert(c, []kgmem.VectorRecord{zero})
-	if err != nil && !errors.Is(err, kgmem.ErrInvalid) {
-		t.Fatalf("Upsert of a zero vector: %v; want success or ErrInvalid", err)
+	ok := kgmem.VectorRecord{ID: "ok-with-zero", Namespace: nsA, Kind: kgmem.KindFact, Vector: g.vec(dim)}
+	wantErr(t, "Upsert of a zero vector", idx.Upsert(c, []kgmem.VectorRecord{ok, zero}), kgmem.ErrInvalid)
+	if got := count(t, c, idx, nsA, ""); got != 10 {
+		t.Errorf("after the refused batch Count = %d, want 10 (nothing written)", got)
 	}
-	stored := err == nil
 	hits := search(t, c, idx, kgmem.VectorQuery{Namespace: nsA, Vector: recs[4].Vector, K: 20})
-	if len(hits) == 0 || hits[0].ID != recs[4].ID {
-		t.Errorf("a stored zero vector disturbed search: got %v, want %s first", ids(hits), recs[4].ID)
+	if len(hits) != 10 || hits[0].ID != recs[4].ID {
+		t.Errorf("after the refused zero vector: got %v, want 10 hits with %s first", ids(hits), recs[4].ID)
 	}
-	for _, h := range hits {
-		if h.ID == "zero" && math.Abs(h.Score) > scoreTolerance {
-			t.Errorf("zero vector scored %v, want 0", h.Score)
+	_, err := idx.Search(c, kgmem.VectorQuery{Namespace: nsA, Vector: make([]float32, dim), K: 5})
+	wantErr(t, "Search with a zero vector", err, kgmem.ErrInvalid)
+}
+
+// testListIDs pages through a namespace in id order: every record exactly
+// once with its kind, nothing of another namespace, deletes reflected, and
+// bad pages refused.
+func testListIDs(t *testing.T, open Opener) {
+	const dim = 8
+	c, idx, g := ctx(t), open(t, dim), newGen(14)
+	recs := g.records(nsA, "l", 257, dim)
+	upsert(t, c, idx, recs)
+	upsert(t, c, idx, g.records(nsB, "other", 20, dim))
+	if err := idx.Delete(c, nsA, []string{"l-3", "l-100"}); err != nil {
+		t.Fatalf("Delete: %v", err)
+	}
+	want := map[string]kgmem.Kind{}
+	for _, r := range recs {
+		if r.ID != "l-3" && r.ID != "l-100" {
+			want[r.ID] = r.Kind
 		}
 	}
-	if stored && len(hits) != 11 {
-		t.Errorf("with the zero vector stored: got %d hits, want 11", len(hits))
+	for _, size := range []int{0, 7, 50, kgmem.MaxVectorPage} {
+		var got []kgmem.VectorKey
+		after := ""
+		for pages := 0; ; pages++ {
+			if pages > 300 {
+				t.Fatalf("page size %d: paging does not end", size)
+			}
+			page, err := idx.ListIDs(c, nsA, kgmem.Page{After: after, Limit: size})
+			if err != nil {
+				t.Fatalf("ListIDs(after %q, limit %d): %v", after, size, err)
+			}
+			limit := size
+			if limit == 0 {
+				limit = 100
+			}
+			if len(page) > limit {
+				t.Fatalf("ListIDs(limit %d) returned %d keys", size, len(page))
+			}
+			for i, k := range page {
+				if k.ID <= after || (i > 0 && k.ID <= page[i-1].ID) {
+					t.Fatalf("page size %d: %q out of order after %q", size, k.ID, after)
+				}
+			}
+			got = append(got, page...)
+			if len(page) < limit {
+				break
+			}
+			after = page[len(page)-1].ID
+		}
+		if len(got) != len(want) {
+			t.Errorf("page size %d: listed %d keys, want %d", size, len(got), len(want))
+		}
+		for _, k := range got {
+			if kind, ok := want[k.ID]; !ok || kind != k.Kind {
+				t.Errorf("page size %d: listed %v; want kind %q (present: %v)", size, k, kind, ok)
+			}
+		}
 	}
-	// Searching with a zero vector is either refused as invalid or answered without NaN.
-	hits, err = idx.Search(c, kgmem.VectorQuery{Namespace: nsA, Vector: make([]float32, dim), K: 5})
-	switch {
-	case err == nil:
-		checkHits(t, hits)
-	case !errors.Is(err, kgmem.ErrInvalid):
-		t.Errorf("Search with a zero vector: %v; want results or ErrInvalid", err)
+	if page, err := idx.ListIDs(c, "empty/ns", kgmem.Page{}); err != nil || len(page) != 0 {
+		t.Errorf("ListIDs of an empty namespace = %v, %v; want none", page, err)
+	}
+	for _, tt := range []struct {
+		name string
+		ns   kgmem.Namespace
+		page kgmem.Page
+	}{
+		{"negative limit", nsA, kgmem.Page{Limit: -1}},
+		{"limit over the maximum", nsA, kgmem.Page{Limit: kgmem.MaxVectorPage + 1}},
+		{"malformed namespace", "a//b", kgmem.Page{}},
+		{"empty namespace", "", kgmem.Page{}},
+	} {
+		_, err := idx.ListIDs(c, tt.ns, tt.page)
+		wantErr(t, "ListIDs with "+tt.name, err, kgmem.ErrInvalid)
 	}
 }
 

@@ -41,6 +41,7 @@ func Run(t *testing.T, open func(t *testing.T, dim int) kgmem.VectorIndex) {
 		{"EmptyNamespace", testEmptyNamespace},
 		{"InvalidInput", testInvalidInput},
 		{"ZeroVector", testZeroVector},
+		{"ListIDs", testListIDs},
 		{"Ping", testPing},
 		{"Recall", testRecall},
 	}

@@ -1,0 +1,441 @@
+package memory
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/kgmem/kgmem"
+	"github.com/kgmem/kgmem/outbox"
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// Vector-consistency defaults.
+const (
+	// DefaultVectorWriteTimeout bounds one vector write on the request path;
+	// past it the write is queued in the outbox and the request succeeds.
+	DefaultVectorWriteTimeout = 2 * time.Second
+	// DefaultOutboxApplyTimeout bounds applying the queued ops of one
+	// namespace (under its write lock) in a drain round.
+	DefaultOutboxApplyTimeout = 10 * time.Second
+	// DefaultOutboxBatch is how many queued ops one drain round applies.
+	DefaultOutboxBatch = 512
+	// DefaultOutboxMinBackoff and DefaultOutboxMaxBackoff bound the wait
+	// between drain rounds that fail.
+	DefaultOutboxMinBackoff = 200 * time.Millisecond
+	DefaultOutboxMaxBackoff = 30 * time.Second
+	// outboxPoll is how often an idle drain loop looks at the outbox anyway.
+	outboxPoll = 30 * time.Second
+)
+
+// OutboxOptions tune how vector writes are kept consistent with the graph.
+// Zero fields take the defaults above.
+type OutboxOptions struct {
+	// WriteTimeout bounds one vector write on the request path.
+	WriteTimeout time.Duration
+	// ApplyTimeout bounds applying one namespace's queued ops in a drain round.
+	ApplyTimeout time.Duration
+	// Batch is the number of queued ops one drain round applies.
+	Batch int
+	// MinBackoff and MaxBackoff bound the wait after a failed drain round.
+	MinBackoff, MaxBackoff time.Duration
+}
+
+func (o OutboxOptions) withDefaults() OutboxOptions {
+	if o.WriteTimeout <= 0 {
+		o.WriteTimeout = DefaultVectorWriteTimeout
+	}
+	if o.ApplyTimeout <= 0 {
+		o.ApplyTimeout = DefaultOutboxApplyTimeout
+	}
+	if o.Batch <= 0 {
+		o.Batch = DefaultOutboxBatch
+	}
+	if o.MinBackoff <= 0 {
+		o.MinBackoff = DefaultOutboxMinBackoff
+	}
+	if o.MaxBackoff < o.MinBackoff {
+		o.MaxBackoff = max(DefaultOutboxMaxBackoff, o.MinBackoff)
+	}
+	return o
+}
+
+// outboxState is the engine's side of the vector outbox.
+type outboxState struct {
+	box     kgmem.VectorOutbox
+	opts    OutboxOptions
+	kick    chan struct{}
+	applied prometheus.Counter
+	queued  prometheus.Counter
+}
+
+// initOutbox sets up the outbox (an in-memory one when cfg has none) and
+// registers its metrics on reg.
+func (e *Engine) initOutbox(cfg Config, reg prometheus.Registerer) {
+	box := cfg.Outbox
+	if box == nil {
+		box = outbox.NewMemory()
+	}
+	e.outbox = &outboxState{
+		box:     box,
+		opts:    cfg.OutboxOptions.withDefaults(),
+		kick:    make(chan struct{}, 1),
+		applied: prometheus.NewCounter(prometheus.CounterOpts{Name: "kgmem_vector_outbox_applied_total", Help: "Queued vector writes applied (or found moot) by the outbox drain."}),
+		queued:  prometheus.NewCounter(prometheus.CounterOpts{Name: "kgmem_vector_outbox_queued_total", Help: "Vector writes that failed after their graph write and were queued for retry."}),
+	}
+	if reg != nil {
+		depth := prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "kgmem_vector_outbox_depth", Help: "Vector writes queued for retry (the vector index lags the graph by this many)."},
+			func() float64 { return float64(box.Len()) })
+		reg.MustRegister(depth, e.outbox.applied, e.outbox.queued)
+	}
+}
+
+// OutboxDepth is the number of vector writes queued for retry.
+func (e *Engine) OutboxDepth() int { return e.outbox.box.Len() }
+
+// syncVectors writes the vectors of a graph change that has just been
+// applied: upserts for records, deletes for dels. Zero vectors (text with
+// nothing to embed) cannot be stored, so their ids are deleted instead. When
+// the index fails, or a backlog is already queued, the ops go to the outbox
+// and the drain loop applies them later; the graph write stands either way.
+// The caller holds the namespace lock.
+func (e *Engine) syncVectors(ctx context.Context, ns kgmem.Namespace, records []kgmem.VectorRecord, dels []kgmem.VectorKey) {
+	records = slices.DeleteFunc(slices.Clone(records), func(r kgmem.VectorRecord) bool {
+		if kgmem.IsZeroVector(r.Vector) {
+			dels = append(dels, kgmem.VectorKey{Kind: r.Kind, ID: r.ID})
+			return true
+		}
+		return false
+	})
+	if len(records) == 0 && len(dels) == 0 {
+		return
+	}
+	var err error
+	if n := e.outbox.box.Len(); n > 0 {
+		err = fmt.Errorf("%d vector writes already queued: %w", n, kgmem.ErrUnavailable)
+	} else {
+		// The graph write is done: a client hanging up must not cancel its vectors.
+		wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), e.outbox.opts.WriteTimeout)
+		err = e.writeVectors(wctx, ns, records, dels)
+		cancel()
+	}
+	if err == nil {
+		return
+	}
+	ops := make([]kgmem.VectorOp, 0, len(records)+len(dels))
+	for _, r := range records {
+		ops = append(ops, kgmem.VectorOp{Namespace: ns, Kind: r.Kind, ID: r.ID, Op: kgmem.VectorUpsert})
+	}
+	for _, k := range dels {
+		ops = append(ops, kgmem.VectorOp{Namespace: ns, Kind: k.Kind, ID: k.ID, Op: kgmem.VectorDelete})
+	}
+	e.queueVectorOps(ctx, ops, err)
+}
+
+// queueVectorOps puts ops in the outbox after the vector write failed with cause.
+func (e *Engine) queueVectorOps(ctx context.Context, ops []kgmem.VectorOp, cause error) {
+	if err := e.outbox.box.Add(context.WithoutCancel(ctx), ops); err != nil {
+		e.log.ErrorContext(ctx, "vector write failed after the graph write and could not be queued; run `server reindex` to repair",
+			"namespace", ops[0].Namespace, "ops", len(ops), "error", err, "cause", cause)
+		return
+	}
+	e.outbox.queued.Add(float64(len(ops)))
+	e.log.WarnContext(ctx, "vector write deferred to the outbox", "namespace", ops[0].Namespace, "ops", len(ops), "cause", cause)
+	select {
+	case e.outbox.kick <- struct{}{}:
+	default:
+	}
+}
+
+// writeVectors upserts records and deletes dels of ns.
+func (e *Engine) writeVectors(ctx context.Context, ns kgmem.Namespace, records []kgmem.VectorRecord, dels []kgmem.VectorKey) error {
+	if len(records) > 0 {
+		if err := e.vectors.Upsert(ctx, records); err != nil {
+			return fmt.Errorf("upsert %d vectors: %w", len(records), err)
+		}
+	}
+	if len(dels) > 0 {
+		ids := make([]string, len(dels))
+		for i, k := range dels {
+			ids[i] = k.ID
+		}
+		if err := e.vectors.Delete(ctx, ns, ids); err != nil {
+			return fmt.Errorf("delete %d vectors: %w", len(dels), err)
+		}
+	}
+	return nil
+}
+
+// permanent reports whether a vector write can never succeed by retrying.
+func permanent(err error) bool {
+	return errors.Is(err, kgmem.ErrInvalid) || errors.Is(err, kgmem.ErrConflict)
+}
+
+// DrainOutbox applies one batch of queued vector writes and reports how many
+// ops it settled. Each op is applied from the graph's current state: a record
+// that exists is re-read, re-embedded and upserted; one that no longer exists
+// is deleted; a purged namespace loses every vector without a graph record.
+// Namespaces are applied under their write lock, so a drain never races an
+// ingest or a delete of the same records. Ops failing for good (invalid input)
+// are dropped with an error log; others stay queued and the first error is
+// returned.
+func (e *Engine) DrainOutbox(ctx context.Context) (int, error) {
+	batch := e.outbox.box.Pending(e.outbox.opts.Batch)
+	if len(batch) == 0 {
+		return 0, nil
+	}
+	// Probe first, holding no lock: while the index is down a round costs one
+	// bounded ping and never blocks ingest.
+	pctx, cancel := context.WithTimeout(ctx, e.outbox.opts.WriteTimeout)
+	err := e.vectors.Ping(pctx)
+	cancel()
+	if err != nil {
+		return 0, fmt.Errorf("vector index: %w", err)
+	}
+	var order []kgmem.Namespace
+	byNS := map[kgmem.Namespace][]kgmem.QueuedVectorOp{}
+	for _, op := range batch {
+		if _, ok := byNS[op.Namespace]; !ok {
+			order = append(order, op.Namespace)
+		}
+		byNS[op.Namespace] = append(byNS[op.Namespace], op)
+	}
+	var done []uint64
+	var firstErr error
+	for _, ns := range order {
+		ops := byNS[ns]
+		actx, cancel := context.WithTimeout(ctx, e.outbox.opts.ApplyTimeout)
+		err := e.applyQueued(actx, ns, ops)
+		cancel()
+		if err != nil && !permanent(err) {
+			firstErr = fmt.Errorf("apply %d queued vector ops of %q: %w", len(ops), ns, err)
+			if errors.Is(err, kgmem.ErrUnavailable) || ctx.Err() != nil {
+				break // the index is down: the other namespaces would fail the same way
+			}
+			continue
+		}
+		if err != nil {
+			e.log.ErrorContext(ctx, "dropping queued vector ops that can never apply; run `server reindex`", "namespace", ns, "ops", len(ops), "error", err)
+		}
+		for _, op := range ops {
+			done = append(done, op.Seq)
+		}
+	}
+	if err := e.outbox.box.Done(done); err != nil {
+		return 0, errors.Join(firstErr, fmt.Errorf("mark vector ops applied: %w", err))
+	}
+	e.outbox.applied.Add(float64(len(done)))
+	return len(done), firstErr
+}
+
+// applyQueued settles the queued ops of one namespace against the graph.
+func (e *Engine) applyQueued(ctx context.Context, ns kgmem.Namespace, ops []kgmem.QueuedVectorOp) error {
+	unlock := e.lockNamespace(ns)
+	defer unlock()
+	var keys []kgmem.VectorKey
+	seen := map[kgmem.VectorKey]bool{}
+	purge := false
+	for _, op := range ops {
+		if op.Op == kgmem.VectorPurge {
+			purge = true
+			continue
+		}
+		k := kgmem.VectorKey{Kind: op.Kind, ID: op.ID}
+		if !seen[k] {
+			seen[k] = true
+			keys = append(keys, k)
+		}
+	}
+	if purge {
+		if _, err := e.removeOrphans(ctx, ns); err != nil {
+			return err
+		}
+	}
+	_, err := e.syncKeys(ctx, ns, keys)
+	return err
+}
+
+// syncStats counts what syncKeys and removeOrphans wrote.
+type syncStats struct {
+	Upserted, Deleted, Unembeddable int
+}
+
+// syncKeys makes the vectors of keys match the graph: records that exist are
+// embedded from their current text and upserted (or deleted when their text
+// embeds to a zero vector), records that do not are deleted.
+func (e *Engine) syncKeys(ctx context.Context, ns kgmem.Namespace, keys []kgmem.VectorKey) (syncStats, error) {
+	var st syncStats
+	if len(keys) == 0 {
+		return st, nil
+	}
+	docs, err := e.loadDocs(ctx, ns, keys)
+	if err != nil {
+		return st, err
+	}
+	records, zero, err := e.embedDocs(ctx, ns, docs)
+	if err != nil {
+		return st, err
+	}
+	found := map[kgmem.VectorKey]bool{}
+	for _, d := range docs {
+		found[d.key] = true
+	}
+	dels := zero
+	for _, k := range keys {
+		if !found[k] {
+			dels = append(dels, k)
+		}
+	}
+	if err := e.writeVectors(ctx, ns, records, dels); err != nil {
+		return st, err
+	}
+	st.Upserted, st.Deleted, st.Unembeddable = len(records), len(dels), len(zero)
+	return st, nil
+}
+
+// doc is a graph record's embeddable text.
+type doc struct {
+	key     kgmem.VectorKey
+	text    string
+	created time.Time
+}
+
+// loadDocs reads the records of keys that exist in ns, with their text.
+func (e *Engine) loadDocs(ctx context.Context, ns kgmem.Namespace, keys []kgmem.VectorKey) ([]doc, error) {
+	byKind := map[kgmem.Kind][]string{}
+	for _, k := range keys {
+		byKind[k.Kind] = append(byKind[k.Kind], k.ID)
+	}
+	var out []doc
+	if ids := byKind[kgmem.KindEpisode]; len(ids) > 0 {
+		eps, err := e.graph.Episodes(ctx, ns, ids)
+		if err != nil {
+			return nil, fmt.Errorf("read episodes: %w", err)
+		}
+		for _, ep := range eps {
+			out = append(out, episodeDoc(ep))
+		}
+	}
+	if ids := byKind[kgmem.KindFact]; len(ids) > 0 {
+		facts, err := e.graph.Facts(ctx, ns, ids)
+		if err != nil {
+			return nil, fmt.Errorf("read facts: %w", err)
+		}
+		for _, f := range facts {
+			out = append(out, factDoc(f))
+		}
+	}
+	if ids := byKind[kgmem.KindEntity]; len(ids) > 0 {
+		ents, err := e.graph.Entities(ctx, ns, ids)
+		if err != nil {
+			return nil, fmt.Errorf("read entities: %w", err)
+		}
+		for _, ent := range ents {
+			out = append(out, entityDoc(ent))
+		}
+	}
+	return out, nil
+}
+
+func episodeDoc(ep kgmem.Episode) doc {
+	return doc{kgmem.VectorKey{Kind: kgmem.KindEpisode, ID: ep.ID}, EpisodeText(ep), ep.CreatedAt}
+}
+
+func factDoc(f kgmem.Fact) doc {
+	return doc{kgmem.VectorKey{Kind: kgmem.KindFact, ID: f.ID}, f.Text, f.CreatedAt}
+}
+
+func entityDoc(ent kgmem.Entity) doc {
+	return doc{kgmem.VectorKey{Kind: kgmem.KindEntity, ID: ent.ID}, EntityText(ent), ent.CreatedAt}
+}
+
+// embedDocs embeds docs and returns their vector records, and the keys of
+// those whose text embeds to a zero vector (nothing to store).
+func (e *Engine) embedDocs(ctx context.Context, ns kgmem.Namespace, docs []doc) ([]kgmem.VectorRecord, []kgmem.VectorKey, error) {
+	if len(docs) == 0 {
+		return nil, nil, nil
+	}
+	texts := make([]string, len(docs))
+	for i, d := range docs {
+		texts[i] = d.text
+	}
+	vecs, err := e.embedder.Embed(ctx, texts)
+	if err != nil {
+		return nil, nil, fmt.Errorf("embed %d texts with %s: %w", len(texts), e.embedder.Name(), err)
+	}
+	if len(vecs) != len(docs) {
+		return nil, nil, fmt.Errorf("embedder %s returned %d vectors for %d texts: %w", e.embedder.Name(), len(vecs), len(texts), kgmem.ErrUnavailable)
+	}
+	var records []kgmem.VectorRecord
+	var zero []kgmem.VectorKey
+	for i, d := range docs {
+		if kgmem.IsZeroVector(vecs[i]) {
+			zero = append(zero, d.key)
+			continue
+		}
+		records = append(records, kgmem.VectorRecord{ID: d.key.ID, Namespace: ns, Kind: d.key.Kind, Vector: vecs[i], CreatedAt: d.created})
+	}
+	return records, zero, nil
+}
+
+// RunOutbox drains the outbox until ctx ends: at once on start (what a
+// crashed process left), whenever a write queues ops, and every 30 s; after a
+// failed round it waits with exponential backoff (MinBackoff doubling up to
+// MaxBackoff) and ignores new queued ops meanwhile, so an outage is not
+// hammered at the ingest rate.
+func (e *Engine) RunOutbox(ctx context.Context) {
+	o := e.outbox
+	backoff := o.opts.MinBackoff
+	wait := func(d time.Duration, kick <-chan struct{}) bool {
+		t := time.NewTimer(d)
+		defer t.Stop()
+		select {
+		case <-ctx.Done():
+			return false
+		case <-t.C:
+		case <-kick:
+		}
+		return true
+	}
+	for {
+		n, err := e.DrainOutbox(ctx)
+		switch {
+		case ctx.Err() != nil:
+			return
+		case err != nil:
+			e.log.WarnContext(ctx, "vector outbox drain failed; will retry", "depth", o.box.Len(), "retry_in", backoff, "error", err)
+			if !wait(backoff, nil) {
+				return
+			}
+			backoff = min(2*backoff, o.opts.MaxBackoff)
+		case n > 0 && o.box.Len() > 0:
+			backoff = o.opts.MinBackoff // more to drain: go on
+		default:
+			if n > 0 {
+				e.log.InfoContext(ctx, "vector outbox drained", "applied", n)
+			}
+			backoff = o.opts.MinBackoff
+			if !wait(outboxPoll, o.kick) {
+				return
+			}
+		}
+	}
+}
+
+// purgeVectors deletes every vector of ns after a graph purge, or queues a
+// purge op when the index fails. The caller holds the namespace lock.
+func (e *Engine) purgeVectors(ctx context.Context, ns kgmem.Namespace) {
+	var err error
+	if n := e.outbox.box.Len(); n > 0 {
+		err = fmt.Errorf("%d vector writes already queued: %w", n, kgmem.ErrUnavailable)
+	} else {
+		wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), e.outbox.opts.WriteTimeout)
+		err = e.vectors.DeleteNamespace(wctx, ns)
+		cancel()
+	}
+	if err != nil {
+		e.queueVectorOps(ctx, []kgmem.VectorOp{{Namespace: ns, Op: kgmem.VectorPurge}}, err)
+	}
+}

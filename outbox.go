@@ -1,0 +1,47 @@
+package kgmem
+
+import "context"
+
+// VectorOpKind says what a queued vector write was meant to do.
+type VectorOpKind string
+
+// The vector write operations an outbox records.
+const (
+	// VectorUpsert: the record was added or changed in the graph.
+	VectorUpsert VectorOpKind = "upsert"
+	// VectorDelete: the record was deleted from the graph.
+	VectorDelete VectorOpKind = "delete"
+	// VectorPurge: the whole namespace was purged from the graph (Kind and ID empty).
+	VectorPurge VectorOpKind = "purge"
+)
+
+// VectorOp names one vector write that failed after its graph write and must
+// be retried. It holds no vector: the retry re-reads the record from the graph
+// (the source of truth) and re-embeds it, so a replay after a long outage
+// writes current data, and a record deleted meanwhile becomes a delete.
+type VectorOp struct {
+	Namespace Namespace    `json:"ns"`
+	Kind      Kind         `json:"kind,omitempty"`
+	ID        string       `json:"id,omitempty"`
+	Op        VectorOpKind `json:"op"`
+}
+
+// QueuedVectorOp is a VectorOp in an outbox, with its position in the queue.
+type QueuedVectorOp struct {
+	Seq uint64 `json:"seq"`
+	VectorOp
+}
+
+// VectorOutbox is the durable queue of vector writes waiting to be retried.
+// Implementations: outbox.File (a journal in the data directory) and
+// outbox.Memory (no durability, for tests and tools).
+type VectorOutbox interface {
+	// Add queues ops and returns once they are durable.
+	Add(ctx context.Context, ops []VectorOp) error
+	// Pending returns up to limit queued ops, oldest first, without removing them.
+	Pending(limit int) []QueuedVectorOp
+	// Done removes the ops with these sequence numbers (they were applied).
+	Done(seqs []uint64) error
+	// Len is the number of queued ops.
+	Len() int
+}
