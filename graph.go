@@ -42,6 +42,10 @@ type GraphStore interface {
 	// Neighborhood returns the entities and facts within q.Depth hops of the seed
 	// entities, visiting at most q.FanOut facts per entity.
 	Neighborhood(ctx context.Context, ns Namespace, q NeighborhoodQuery) (Subgraph, error)
+	// ThreadNeighbors returns, for each episode of q.IDs, the episodes up to
+	// q.Window places before and after it in its thread (see ThreadNeighbor
+	// for the order). Unknown ids are left out.
+	ThreadNeighbors(ctx context.Context, ns Namespace, q ThreadNeighborsQuery) ([]ThreadNeighbor, error)
 
 	// SetDecay overwrites the decay state of the given records.
 	SetDecay(ctx context.Context, ns Namespace, updates []DecayUpdate) error
@@ -122,6 +126,29 @@ type NeighborhoodQuery struct {
 	// IncludeExpired also traverses invalidated facts.
 	IncludeExpired bool
 }
+
+// ThreadNeighborsQuery asks for the episodes around some episodes in their threads.
+type ThreadNeighborsQuery struct {
+	IDs []string
+	// Window is how many episodes to take on each side (0 means 1, at most 10).
+	Window int
+}
+
+// ThreadNeighbor is an episode near another one in the same thread. A
+// thread is ordered by timestamp, then by the order the episodes were stored
+// in (the order of a ChangeSet's Episodes, then later change sets after
+// earlier ones).
+type ThreadNeighbor struct {
+	// Of is the id of the episode asked about.
+	Of string
+	// Offset is the neighbour's place relative to Of: -1 just before, 1 just after.
+	Offset int
+	// Episode is the neighbour.
+	Episode Episode
+}
+
+// MaxThreadWindow bounds ThreadNeighborsQuery.Window.
+const MaxThreadWindow = 10
 
 // Subgraph is the result of a traversal.
 type Subgraph struct {

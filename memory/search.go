@@ -16,7 +16,8 @@ import (
 	"golang.org/x/sync/errgroup"
 )
 
-// SearchOptions tune retrieval. Zero fields take DefaultSearchOptions.
+// SearchOptions tune retrieval. Zero fields take DefaultSearchOptions; a
+// negative weight switches its retriever off.
 type SearchOptions struct {
 	// RRFK is the k of reciprocal rank fusion: score = Σ weight / (k + rank).
 	RRFK float64
@@ -24,8 +25,25 @@ type SearchOptions struct {
 	Candidates int
 	// VectorWeight and TextWeight weigh the retrievers in the fusion.
 	VectorWeight, TextWeight float64
+	// ThreadWeight weighs the "thread" retriever: the episodes just before
+	// and after the best episode hits in their threads (ThreadWindow places
+	// on each side).
+	ThreadWeight float64
+	ThreadWindow int
+	// SpeakerWeight weighs the "speaker" retriever: episodes said by someone
+	// the query names.
+	SpeakerWeight float64
+	// GraphWeight weighs the "graph" retriever: facts within GraphDepth hops
+	// of the entities the query names or the search found, following at most
+	// GraphFanOut facts per entity.
+	GraphWeight float64
+	GraphDepth  int
+	GraphFanOut int
 	// Timeout bounds one search end to end.
 	Timeout time.Duration
+	// RetrieverTimeout bounds each retriever: one that takes longer is
+	// dropped with a warning and the others answer.
+	RetrieverTimeout time.Duration
 	// MaxQueryBytes bounds the query text.
 	MaxQueryBytes int
 	// MaxLimit bounds the results per kind a client may ask for.
@@ -34,7 +52,9 @@ type SearchOptions struct {
 
 // DefaultSearchOptions are the settings used when none are given.
 func DefaultSearchOptions() SearchOptions {
-	return SearchOptions{RRFK: 60, Candidates: 4, VectorWeight: 1, TextWeight: 1, Timeout: 5 * time.Second, MaxQueryBytes: 4096, MaxLimit: 100}
+	return SearchOptions{RRFK: 60, Candidates: 4, VectorWeight: 1, TextWeight: 1,
+		ThreadWeight: 1, ThreadWindow: 1, SpeakerWeight: 1, GraphWeight: 1, GraphDepth: 2, GraphFanOut: 20,
+		Timeout: 5 * time.Second, RetrieverTimeout: 2 * time.Second, MaxQueryBytes: 4096, MaxLimit: 100}
 }
 
 func (o SearchOptions) withDefaults() SearchOptions {
@@ -48,8 +68,31 @@ func (o SearchOptions) withDefaults() SearchOptions {
 	if o.VectorWeight < 0 || o.TextWeight < 0 || o.VectorWeight+o.TextWeight == 0 {
 		o.VectorWeight, o.TextWeight = d.VectorWeight, d.TextWeight
 	}
+	weight := func(w *float64, def float64) {
+		switch {
+		case *w < 0:
+			*w = 0
+		case *w == 0:
+			*w = def
+		}
+	}
+	weight(&o.ThreadWeight, d.ThreadWeight)
+	weight(&o.SpeakerWeight, d.SpeakerWeight)
+	weight(&o.GraphWeight, d.GraphWeight)
+	positive := func(v *int, def, most int) {
+		if *v <= 0 {
+			*v = def
+		}
+		*v = min(*v, most)
+	}
+	positive(&o.ThreadWindow, d.ThreadWindow, kgmem.MaxThreadWindow)
+	positive(&o.GraphDepth, d.GraphDepth, 4)
+	positive(&o.GraphFanOut, d.GraphFanOut, 200)
 	if o.Timeout <= 0 {
 		o.Timeout = d.Timeout
+	}
+	if o.RetrieverTimeout <= 0 || o.RetrieverTimeout > o.Timeout {
+		o.RetrieverTimeout = min(d.RetrieverTimeout, o.Timeout)
 	}
 	if o.MaxQueryBytes <= 0 {
 		o.MaxQueryBytes = d.MaxQueryBytes
@@ -84,10 +127,15 @@ type SearchResult struct {
 	Facts    []FactResult    `json:"facts"`
 	Episodes []EpisodeResult `json:"episodes"`
 	Entities []EntityResult  `json:"entities"`
+	// Graph is the entity subgraph of the returned facts and entities.
+	Graph ResultGraph `json:"graph"`
 	// Context is the results rendered for an LLM prompt, with dates.
 	Context string `json:"context"`
 	// Warnings report degraded retrieval (a retriever failed; the others answered).
 	Warnings []string `json:"warnings,omitempty"`
+
+	// expansion is what graph expansion walked (entities for the result graph).
+	expansion kgmem.Subgraph
 }
 
 // FactResult is a ranked fact.
@@ -125,7 +173,7 @@ type Score struct {
 
 // SourceScore is one retriever's opinion of a result.
 type SourceScore struct {
-	// Retriever is "vector" or "bm25".
+	// Retriever is "vector", "bm25", "thread", "speaker" or "graph".
 	Retriever string `json:"retriever"`
 	// Rank is 1-based within that retriever's list for the result's kind.
 	Rank int `json:"rank"`
@@ -133,10 +181,18 @@ type SourceScore struct {
 	Score float64 `json:"score"`
 }
 
-// Retriever names.
+// Retriever names, as reported in score breakdowns.
 const (
+	// RetrieverVector is vector recall (cosine similarity of embeddings).
 	RetrieverVector = "vector"
-	RetrieverBM25   = "bm25"
+	// RetrieverBM25 is full-text search (BM25) over the query's keywords.
+	RetrieverBM25 = "bm25"
+	// RetrieverThread finds the episodes next to the best episode hits in their threads.
+	RetrieverThread = "thread"
+	// RetrieverSpeaker favours episodes said by someone the query names.
+	RetrieverSpeaker = "speaker"
+	// RetrieverGraph finds facts near the query's entities in the graph.
+	RetrieverGraph = "graph"
 )
 
 // ValidateSearch checks a request and fills in defaults.
@@ -166,7 +222,9 @@ func (e *Engine) ValidateSearch(req *SearchRequest) error {
 }
 
 // Search runs vector recall and BM25 concurrently over the requested kinds,
-// fuses them by reciprocal rank and returns the top results per kind.
+// fuses them by reciprocal rank, adds the episodes around the best episode
+// hits in their threads and the facts around the entities the query names
+// (graph expansion), and returns the top results per kind.
 func (e *Engine) Search(ctx context.Context, req SearchRequest) (SearchResult, error) {
 	if err := e.ValidateSearch(&req); err != nil {
 		return SearchResult{}, err
@@ -178,7 +236,33 @@ func (e *Engine) Search(ctx context.Context, req SearchRequest) (SearchResult, e
 	if err != nil {
 		return SearchResult{}, err
 	}
-	if err := e.hydrate(ctx, req, e.fuse(lists), &res); err != nil {
+	cands := e.fuse(lists)
+	if slices.Contains(req.Include, kgmem.KindEpisode) && e.search.ThreadWeight > 0 {
+		anchors := cands[kgmem.KindEpisode][:min(req.Limit, len(cands[kgmem.KindEpisode]))]
+		hits, err := withDeadline(ctx, e.search.RetrieverTimeout, func(ctx context.Context) ([]kgmem.Hit, error) {
+			return e.threadHits(ctx, req.Namespace, anchors)
+		})
+		if err != nil {
+			res.Warnings = append(res.Warnings, e.degraded(ctx, req.Namespace, RetrieverThread, err))
+		}
+		lists[RetrieverThread] = hits
+		cands = e.fuse(lists)
+	}
+	if slices.Contains(req.Include, kgmem.KindFact) && e.search.GraphWeight > 0 {
+		hits, sub, err := withDeadline2(ctx, e.search.RetrieverTimeout, func(ctx context.Context) ([]kgmem.Hit, kgmem.Subgraph, error) {
+			return e.graphHits(ctx, req, cands)
+		})
+		if err != nil {
+			res.Warnings = append(res.Warnings, e.degraded(ctx, req.Namespace, RetrieverGraph, err))
+		}
+		lists[RetrieverGraph] = hits
+		cands = e.fuse(lists)
+		res.expansion = sub
+	}
+	if err := e.hydrate(ctx, req, cands, &res); err != nil {
+		return SearchResult{}, err
+	}
+	if err := e.attachGraph(ctx, req, &res); err != nil {
 		return SearchResult{}, err
 	}
 	res.Context = RenderContext(res)
@@ -192,8 +276,30 @@ func (e *Engine) Search(ctx context.Context, req SearchRequest) (SearchResult, e
 	return res, nil
 }
 
-// retrieve runs every retriever for every requested kind concurrently. One
-// retriever failing degrades the answer with a warning; both failing fails it.
+// degraded logs a retriever that failed or ran out of time and returns the
+// warning the response carries.
+func (e *Engine) degraded(ctx context.Context, ns kgmem.Namespace, retriever string, err error) string {
+	e.log.WarnContext(ctx, "retriever failed; answering without it", "namespace", ns, "retriever", retriever, "error", err)
+	return fmt.Sprintf("%s retriever unavailable, results without it: %v", retriever, err)
+}
+
+// withDeadline runs f under the per-retriever deadline.
+func withDeadline[T any](ctx context.Context, d time.Duration, f func(context.Context) (T, error)) (T, error) {
+	ctx, cancel := context.WithTimeout(ctx, d)
+	defer cancel()
+	return f(ctx)
+}
+
+// withDeadline2 is withDeadline for a function of two results.
+func withDeadline2[T, U any](ctx context.Context, d time.Duration, f func(context.Context) (T, U, error)) (T, U, error) {
+	ctx, cancel := context.WithTimeout(ctx, d)
+	defer cancel()
+	return f(ctx)
+}
+
+// retrieve runs vector recall and full-text search for every requested kind
+// concurrently, each under the per-retriever deadline. One of them failing
+// degrades the answer with a warning; both failing fails it.
 func (e *Engine) retrieve(ctx context.Context, req SearchRequest) (SearchResult, map[string][]kgmem.Hit, error) {
 	k := req.Limit * e.search.Candidates
 	vectorHits := make([][]kgmem.Hit, len(req.Include))
@@ -209,6 +315,8 @@ func (e *Engine) retrieve(ctx context.Context, req SearchRequest) (SearchResult,
 	}
 	var g errgroup.Group
 	g.Go(func() error {
+		ctx, cancel := context.WithTimeout(ctx, e.search.RetrieverTimeout)
+		defer cancel()
 		vecs, err := e.embedder.Embed(ctx, []string{req.Query})
 		if err != nil {
 			fail(&vectorErr, fmt.Errorf("embed query: %w", err))
@@ -227,9 +335,12 @@ func (e *Engine) retrieve(ctx context.Context, req SearchRequest) (SearchResult,
 		}
 		return inner.Wait()
 	})
+	text := strings.Join(keywords(req.Query), " ")
 	for i, kind := range req.Include {
 		g.Go(func() error {
-			hits, err := e.graph.SearchText(ctx, req.Namespace, kgmem.TextQuery{Text: req.Query, Kinds: []kgmem.Kind{kind}, IncludeExpired: req.IncludeHistory || !req.AsOf.IsZero(), Limit: k})
+			ctx, cancel := context.WithTimeout(ctx, e.search.RetrieverTimeout)
+			defer cancel()
+			hits, err := e.graph.SearchText(ctx, req.Namespace, kgmem.TextQuery{Text: text, Kinds: []kgmem.Kind{kind}, IncludeExpired: req.IncludeHistory || !req.AsOf.IsZero(), Limit: k})
 			if err != nil {
 				fail(&textErr, err)
 			}
@@ -259,14 +370,33 @@ type fused struct {
 	score Score
 }
 
+// retrievers lists every retriever in fusion order.
+var retrievers = []string{RetrieverVector, RetrieverBM25, RetrieverThread, RetrieverGraph}
+
+// weight is the fusion weight of a retriever.
+func (o SearchOptions) weight(retriever string) float64 {
+	switch retriever {
+	case RetrieverVector:
+		return o.VectorWeight
+	case RetrieverBM25:
+		return o.TextWeight
+	case RetrieverThread:
+		return o.ThreadWeight
+	case RetrieverGraph:
+		return o.GraphWeight
+	case RetrieverSpeaker:
+		return o.SpeakerWeight
+	}
+	return 0
+}
+
 // fuse combines the retrievers' lists by weighted reciprocal rank, per kind,
 // best first. Ranks are counted within each kind so that one kind's many hits
 // cannot push another's down.
 func (e *Engine) fuse(lists map[string][]kgmem.Hit) map[kgmem.Kind][]*fused {
-	weights := map[string]float64{RetrieverVector: e.search.VectorWeight, RetrieverBM25: e.search.TextWeight}
 	byKey := map[string]*fused{}
 	out := map[kgmem.Kind][]*fused{}
-	for _, name := range []string{RetrieverVector, RetrieverBM25} {
+	for _, name := range retrievers {
 		rankInKind := map[kgmem.Kind]int{}
 		for _, h := range lists[name] {
 			rankInKind[h.Kind]++
@@ -278,7 +408,7 @@ func (e *Engine) fuse(lists map[string][]kgmem.Hit) map[kgmem.Kind][]*fused {
 				byKey[key] = f
 				out[h.Kind] = append(out[h.Kind], f)
 			}
-			f.score.Relevance += weights[name] / (e.search.RRFK + float64(rank))
+			f.score.Relevance += e.search.weight(name) / (e.search.RRFK + float64(rank))
 			f.score.Sources = append(f.score.Sources, SourceScore{Retriever: name, Rank: rank, Score: h.Score})
 		}
 	}
@@ -308,6 +438,7 @@ func (e *Engine) hydrate(ctx context.Context, req SearchRequest, cands map[kgmem
 			s.Final = s.Relevance * s.DecayWeight
 		}
 	}
+	named := wordSet(req.Query)
 	visible := func(state kgmem.DecayState) bool { return req.IncludeForgotten || !state.Forgotten() }
 	res.Facts, err = pick(cands[kgmem.KindFact], req.Limit,
 		func(ids []string) ([]kgmem.Fact, error) { return e.graph.Facts(ctx, ns, ids) },
@@ -333,7 +464,17 @@ func (e *Engine) hydrate(ctx context.Context, req SearchRequest, cands map[kgmem
 		func(ep kgmem.Episode) bool {
 			return visible(ep.Decay) && (req.AsOf.IsZero() || !ep.Timestamp.After(req.AsOf))
 		},
-		func(ep kgmem.Episode) ranker { return weigh(ep.Decay, 0) },
+		func(ep kgmem.Episode) ranker {
+			w := weigh(ep.Decay, 0)
+			if e.search.SpeakerWeight == 0 || !speakerNamed(ep.Name, named) {
+				return w
+			}
+			return func(s *Score) {
+				s.Relevance += e.search.SpeakerWeight / (e.search.RRFK + 1)
+				s.Sources = append(slices.Clip(s.Sources), SourceScore{Retriever: RetrieverSpeaker, Rank: 1, Score: 1})
+				w(s)
+			}
+		},
 		func(ep kgmem.Episode, s Score) EpisodeResult { return EpisodeResult{Episode: ep, Score: s} },
 		func(r EpisodeResult) float64 { return r.Score.Final })
 	if err != nil {

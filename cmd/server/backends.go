@@ -85,7 +85,9 @@ func openBackends(ctx context.Context, cfg *config, log *slog.Logger) (b *backen
 	b.engine, err = memory.New(memory.Config{
 		Graph: b.graph, Vectors: b.vectors, Embedder: embedder, Extractor: extractor, Logger: log,
 		Integrator: triples.NewIntegrator(b.graph, integratorOpts), Decay: models, Reinforcer: b.reinforcer,
-		Search:  memory.SearchOptions{VectorWeight: cfg.VectorWeight, TextWeight: cfg.TextWeight, RRFK: cfg.RRFK},
+		Search: memory.SearchOptions{VectorWeight: cfg.VectorWeight, TextWeight: cfg.TextWeight, RRFK: cfg.RRFK,
+			ThreadWeight: offIfZero(cfg.ThreadWeight), SpeakerWeight: offIfZero(cfg.SpeakerWeight), GraphWeight: offIfZero(cfg.GraphWeight),
+			GraphDepth: cfg.GraphDepth, RetrieverTimeout: cfg.RetrieverTimeout},
 		Metrics: b.metrics,
 	})
 	if err != nil {
@@ -163,4 +165,13 @@ func (b *backends) close(log *slog.Logger) {
 	if err := errors.Join(errs...); err != nil {
 		log.Error("closing backends", "error", err)
 	}
+}
+
+// offIfZero maps a flag's 0 ("off") to the engine's negative weight (off),
+// since the engine reads 0 as "default".
+func offIfZero(w float64) float64 {
+	if w == 0 {
+		return -1
+	}
+	return w
 }

@@ -31,7 +31,7 @@ func TestConfigDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cfg.Addr != "127.0.0.1:8080" || cfg.Graph != "sqlite" || cfg.Vector != "hnsw" || cfg.Embedder != "hash" || cfg.VectorWeight != 0.25 {
+	if cfg.Addr != "127.0.0.1:8080" || cfg.Graph != "sqlite" || cfg.Vector != "hnsw" || cfg.Embedder != "hash" || cfg.VectorWeight != 0.01 || cfg.ThreadWeight != 1 || cfg.GraphDepth != 2 {
 		t.Errorf("defaults %+v", cfg)
 	}
 	if cfg, _ := parse(t, "--embedder", "openai"); cfg.VectorWeight != 1 {

@@ -93,6 +93,9 @@ func encodeChangeSet(key string, cs kgmem.ChangeSet) (*encoded, error) {
 	for i, e := range cs.Episodes {
 		p, err := episodeProps(key, fmt.Sprintf("episodes[%d]", i), e)
 		errs = append(errs, err)
+		if p != nil {
+			p["seq"] = int64(i) // the storage order within a thread, after timestamp and created_at (ThreadNeighbors)
+		}
 		w.episodes = append(w.episodes, p)
 		newEpisode[e.ID] = true
 	}

@@ -39,6 +39,7 @@ var schemaStatements = []string{
 	"CREATE TEXT INDEX kgmem_entity_name_keys IF NOT EXISTS FOR (n:Entity) ON (n.name_keys)",
 	"CREATE INDEX kgmem_entity_type IF NOT EXISTS FOR (n:Entity) ON (n.namespace, n.type)",
 	"CREATE INDEX kgmem_episode_ns IF NOT EXISTS FOR (n:Episode) ON (n.namespace)",
+	"CREATE INDEX kgmem_episode_thread IF NOT EXISTS FOR (n:Episode) ON (n.namespace, n.thread_id)",
 	"CREATE INDEX kgmem_fact_ns IF NOT EXISTS FOR (n:FactText) ON (n.namespace)",
 	"CREATE INDEX kgmem_fact_subject IF NOT EXISTS FOR (n:FactText) ON (n.namespace, n.subject_id)",
 	"CREATE INDEX kgmem_fact_object IF NOT EXISTS FOR (n:FactText) ON (n.namespace, n.object_id)",

@@ -8,7 +8,7 @@ import (
 
 // schemaVersion is the layout this package writes, kept in PRAGMA user_version.
 // Bump it and append a step to migrations when the layout changes.
-const schemaVersion = 1
+const schemaVersion = 2
 
 // ftsTokenizer is the tokenizer of every full-text table: Unicode word
 // boundaries, diacritics folded ("Zürich" finds "Zurich"), case folded, and
@@ -129,6 +129,10 @@ func migrations() [][]string {
 		`CREATE VIRTUAL TABLE IF NOT EXISTS fact_fts USING fts5 (ns, body, content='', contentless_delete=1, tokenize='` + ftsTokenizer + `')`,
 		`CREATE VIRTUAL TABLE IF NOT EXISTS episode_fts USING fts5 (ns, body, content='', contentless_delete=1, tokenize='` + ftsTokenizer + `')`,
 		`CREATE VIRTUAL TABLE IF NOT EXISTS entity_fts USING fts5 (ns, body, content='', contentless_delete=1, tokenize='` + ftsTokenizer + `')`,
+	}, {
+		// Version 2: a thread in order (timestamp, then storage order), for
+		// ThreadNeighbors.
+		`CREATE INDEX IF NOT EXISTS episodes_thread ON episodes (namespace, thread_id, coalesce(timestamp, 0), rid)`,
 	}}
 }
 

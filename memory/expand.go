@@ -1,0 +1,123 @@
+package memory
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/kgmem/kgmem"
+	"github.com/kljensen/snowball/english"
+)
+
+// maxLinkedNgram is the longest run of query words tried as an entity name.
+const maxLinkedNgram = 4
+
+// seedEntityHits is how many of the best entity hits seed graph expansion,
+// beside the entities the query names.
+const seedEntityHits = 3
+
+// linkEntities returns the ids of the entities of ns whose name or alias is
+// a run of up to maxLinkedNgram consecutive words of the query ("ML team",
+// "Alice"), in query order.
+func (e *Engine) linkEntities(ctx context.Context, ns kgmem.Namespace, query string) ([]string, error) {
+	ws := queryWords(query)
+	var names []string
+	seen := map[string]bool{}
+	for i := range ws {
+		for n := 1; n <= maxLinkedNgram && i+n <= len(ws); n++ {
+			if n == 1 && isQueryStopWord(ws[i]) {
+				continue
+			}
+			name := strings.Join(ws[i:i+n], " ")
+			if !seen[name] {
+				seen[name] = true
+				names = append(names, name)
+			}
+		}
+	}
+	if len(names) == 0 {
+		return nil, nil
+	}
+	ents, err := e.graph.FindEntities(ctx, ns, kgmem.EntityFilter{Names: names, Page: kgmem.Page{Limit: 100}})
+	if err != nil {
+		return nil, fmt.Errorf("entity linking: %w", err)
+	}
+	ids := make([]string, len(ents))
+	for i, ent := range ents {
+		ids[i] = ent.ID
+	}
+	return ids, nil
+}
+
+// graphHits is graph expansion: from the seed entities (those the query
+// names, then the best entity hits) it walks up to GraphDepth hops, at most
+// GraphFanOut facts per entity, through current and historical facts alike
+// ("the team Alice used to manage" is a path through history), and ranks the
+// facts it reaches as the "graph" retriever. A fact h hops from the nearest
+// seed scores confidence/h, doubled when its predicate is one of the query's
+// words ("who leads …" favours leads edges). The answer is filtered to the
+// request's temporal view later, like every other retriever's.
+func (e *Engine) graphHits(ctx context.Context, req SearchRequest, cands map[kgmem.Kind][]*fused) ([]kgmem.Hit, kgmem.Subgraph, error) {
+	seeds, err := e.linkEntities(ctx, req.Namespace, req.Query)
+	if err != nil {
+		return nil, kgmem.Subgraph{}, err
+	}
+	for _, c := range cands[kgmem.KindEntity][:min(seedEntityHits, len(cands[kgmem.KindEntity]))] {
+		if !slices.Contains(seeds, c.id) {
+			seeds = append(seeds, c.id)
+		}
+	}
+	if len(seeds) == 0 {
+		return nil, kgmem.Subgraph{}, nil
+	}
+	sub, err := e.graph.Neighborhood(ctx, req.Namespace, kgmem.NeighborhoodQuery{
+		Seeds: seeds, Depth: e.search.GraphDepth, FanOut: e.search.GraphFanOut, IncludeExpired: true,
+	})
+	if err != nil {
+		return nil, kgmem.Subgraph{}, fmt.Errorf("graph expansion: %w", err)
+	}
+	stems := map[string]bool{}
+	for _, w := range keywords(req.Query) {
+		stems[english.Stem(w, false)] = true
+	}
+	hits := make([]kgmem.Hit, 0, len(sub.Facts))
+	for _, f := range sub.Facts {
+		hop := 1 + min(distance(sub.Distance, f.SubjectID), distance(sub.Distance, f.ObjectID))
+		score := confidenceOr1(f.Confidence) / float64(hop)
+		if predicateMatches(f.Predicate, stems) {
+			score *= 2
+		}
+		hits = append(hits, kgmem.Hit{Kind: kgmem.KindFact, ID: f.ID, Score: score})
+	}
+	slices.SortStableFunc(hits, func(a, b kgmem.Hit) int { return cmp.Or(cmp.Compare(b.Score, a.Score), cmp.Compare(a.ID, b.ID)) })
+	return hits, sub, nil
+}
+
+// distance is the hop count of an entity in a traversal, large when unknown.
+func distance(d map[string]int, id string) int {
+	if n, ok := d[id]; ok {
+		return n
+	}
+	return 1 << 20
+}
+
+// confidenceOr1 treats an unset confidence as certain.
+func confidenceOr1(c float64) float64 {
+	if c <= 0 {
+		return 1
+	}
+	return c
+}
+
+// predicateMatches reports whether a word of a lower_snake predicate
+// ("leads", "works_at") has the stem of a query keyword.
+func predicateMatches(predicate string, stems map[string]bool) bool {
+	for _, w := range strings.Split(predicate, "_") {
+		if w != "" && stems[english.Stem(w, false)] {
+			return true
+		}
+	}
+	return false
+}

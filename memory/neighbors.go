@@ -1,0 +1,66 @@
+package memory
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/kgmem/kgmem"
+)
+
+// threadHits returns the episodes around the best fused episode candidates
+// in their threads, as the ranked list of the "thread" retriever: the
+// neighbours of the first anchor first, nearer neighbours before farther ones.
+// In a conversation the answer to a question is often the turn right after
+// the one that matches its words ("what did you research?" — "adoption
+// agencies"), which shares none of them.
+func (e *Engine) threadHits(ctx context.Context, ns kgmem.Namespace, anchors []*fused) ([]kgmem.Hit, error) {
+	if len(anchors) == 0 || e.search.ThreadWeight == 0 {
+		return nil, nil
+	}
+	ids := make([]string, len(anchors))
+	for i, a := range anchors {
+		ids[i] = a.id
+	}
+	near, err := e.graph.ThreadNeighbors(ctx, ns, kgmem.ThreadNeighborsQuery{IDs: ids, Window: e.search.ThreadWindow})
+	if err != nil {
+		return nil, fmt.Errorf("thread neighbours: %w", err)
+	}
+	rankOf := make(map[string]int, len(ids))
+	for i, id := range ids {
+		rankOf[id] = i
+	}
+	// Order: by anchor rank plus distance, so the next turn of the best hit
+	// comes first, then the turns one place from the second hit and two from
+	// the first, and so on.
+	type cand struct {
+		id   string
+		cost int
+	}
+	best := map[string]int{}
+	var order []string
+	for _, n := range near {
+		d := n.Offset
+		if d < 0 {
+			d = -d
+		}
+		cost := rankOf[n.Of] + d
+		if c, ok := best[n.Episode.ID]; !ok || cost < c {
+			if !ok {
+				order = append(order, n.Episode.ID)
+			}
+			best[n.Episode.ID] = cost
+		}
+	}
+	cands := make([]cand, len(order))
+	for i, id := range order {
+		cands[i] = cand{id, best[id]}
+	}
+	slices.SortStableFunc(cands, func(a, b cand) int { return cmp.Compare(a.cost, b.cost) })
+	hits := make([]kgmem.Hit, len(cands))
+	for i, c := range cands {
+		hits[i] = kgmem.Hit{Kind: kgmem.KindEpisode, ID: c.id, Score: 1 / float64(1+c.cost)}
+	}
+	return hits, nil
+}

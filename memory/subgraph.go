@@ -1,0 +1,85 @@
+package memory
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/kgmem/kgmem"
+)
+
+// ResultGraph is the entity subgraph around a search's facts, ready to draw:
+// every returned fact is an edge, its subject and object and every returned
+// entity are nodes.
+type ResultGraph struct {
+	Nodes []GraphNode `json:"nodes"`
+	Edges []GraphEdge `json:"edges"`
+}
+
+// GraphNode is an entity of the result graph.
+type GraphNode struct {
+	ID   string `json:"id"`
+	Name string `json:"name"`
+	Type string `json:"type"`
+}
+
+// GraphEdge is a fact of the result graph, from subject to object.
+type GraphEdge struct {
+	// ID is the fact's id.
+	ID        string `json:"id"`
+	Source    string `json:"source"`
+	Target    string `json:"target"`
+	Predicate string `json:"predicate"`
+	Fact      string `json:"fact"`
+	// Status is the fact's status: "current", "invalidated" or "ended".
+	Status string `json:"status"`
+}
+
+// attachGraph builds res.Graph from the returned facts and entities,
+// loading the fact ends that are not among the returned entities.
+func (e *Engine) attachGraph(ctx context.Context, req SearchRequest, res *SearchResult) error {
+	g := ResultGraph{Nodes: []GraphNode{}, Edges: []GraphEdge{}}
+	known := map[string]kgmem.Entity{}
+	for _, ent := range res.Entities {
+		known[ent.ID] = ent.Entity
+	}
+	for _, ent := range res.expansion.Entities {
+		if _, ok := known[ent.ID]; !ok {
+			known[ent.ID] = ent
+		}
+	}
+	var missing []string
+	for _, f := range res.Facts {
+		for _, id := range []string{f.SubjectID, f.ObjectID} {
+			if _, ok := known[id]; !ok {
+				known[id] = kgmem.Entity{}
+				missing = append(missing, id)
+			}
+		}
+	}
+	if len(missing) > 0 {
+		ents, err := e.graph.Entities(ctx, req.Namespace, missing)
+		if err != nil {
+			return fmt.Errorf("load fact ends: %w", err)
+		}
+		for _, ent := range ents {
+			known[ent.ID] = ent
+		}
+	}
+	added := map[string]bool{}
+	node := func(id string) {
+		if ent, ok := known[id]; ok && ent.ID != "" && !added[id] {
+			added[id] = true
+			g.Nodes = append(g.Nodes, GraphNode{ID: ent.ID, Name: ent.Name, Type: ent.Type})
+		}
+	}
+	for _, f := range res.Facts {
+		node(f.SubjectID)
+		node(f.ObjectID)
+		g.Edges = append(g.Edges, GraphEdge{ID: f.ID, Source: f.SubjectID, Target: f.ObjectID, Predicate: f.Predicate, Fact: f.Text, Status: f.Status})
+	}
+	for _, ent := range res.Entities {
+		node(ent.ID)
+	}
+	res.Graph = g
+	return nil
+}
