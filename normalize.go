@@ -13,8 +13,9 @@ import (
 // and "bob smith" share the key "bob smith"; "C++", "C#" and "C" stay three
 // names. Every store and resolver matches names through this function.
 func NormalizeName(s string) string {
-	s = norm.NFKC.String(s)
-	s = strings.ToLower(s)
+	// Lower-casing can undo NFKC composition ("T" + U+0308 composes to "T̈"
+	// only as "ẗ"), so normalise again after it: the key must be a fixed point.
+	s = norm.NFKC.String(strings.ToLower(norm.NFKC.String(s)))
 	s = strings.Join(strings.Fields(s), " ")
 	for {
 		trimmed := strings.TrimFunc(s, isEnclosing)

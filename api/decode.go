@@ -51,8 +51,11 @@ func decodeError(err error) error {
 		}
 		return kgmem.Invalidf(field, "must be %s, got JSON %s", jsonKind(typeErr.Type.Kind().String()), typeErr.Value)
 	case strings.HasPrefix(err.Error(), "json: unknown field "):
-		name := strings.TrimPrefix(err.Error(), "json: unknown field ")
-		return kgmem.Invalidf(strings.Trim(name, `"`), "is not a known field")
+		name := strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`)
+		if name == "" {
+			return kgmem.Invalidf("body", "has a member with an empty name, which is not a known field")
+		}
+		return kgmem.Invalidf(name, "is not a known field")
 	}
 	return kgmem.Invalidf("body", "cannot be decoded: %v", err)
 }

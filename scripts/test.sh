@@ -6,6 +6,7 @@
 #   scripts/test.sh                 # everything
 #   scripts/test.sh -run Search     # extra arguments go to `go test`
 #   KGMEM_TEST_SERVICES=none scripts/test.sh   # no servers: integration tests skip (fail under CI=true)
+#   KGMEM_FUZZTIME=0 scripts/test.sh            # skip the bounded fuzzing step (default 10s per target)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -43,3 +44,17 @@ done
 
 go vet ./...
 go test -count=1 -timeout 40m "$@" ./...
+
+# Fuzzing: every Fuzz* target in a *_fuzz_test.go file runs for
+# KGMEM_FUZZTIME (default 10s; 0 skips) after its seed corpus (testdata/fuzz,
+# already replayed by `go test` above). A crasher fails the run and is saved
+# under the package's testdata/fuzz for the fix's regression test.
+fuzztime="${KGMEM_FUZZTIME:-10s}"
+if [[ "$fuzztime" != "0" && $# -eq 0 ]]; then
+  while IFS= read -r file; do
+    for target in $(sed -n 's/^func \(Fuzz[A-Za-z0-9_]*\)(.*/\1/p' "$file"); do
+      echo "fuzz $(dirname "$file") $target for $fuzztime"
+      go test "./$(dirname "$file")" -run '^$' -fuzz "^${target}\$" -fuzztime "$fuzztime"
+    done
+  done < <(git ls-files --cached --others --exclude-standard '*_fuzz_test.go' | sort)
+fi
