@@ -42,6 +42,7 @@ func Run(t *testing.T, open func(t *testing.T) kgmem.GraphStore) {
 		{"Read", testRead},
 		{"Search", testSearch},
 		{"Neighborhood", testNeighborhood},
+		{"ThreadNeighbors", testThreadNeighbors},
 		{"Admin", testAdmin},
 		{"Isolation", testIsolation},
 		{"Concurrency", testConcurrency},

@@ -1,0 +1,99 @@
+package graphtest
+
+import (
+	"errors"
+	"fmt"
+	"testing"
+
+	"github.com/kgmem/kgmem"
+)
+
+// testThreadNeighbors covers ThreadNeighbors: order by timestamp, then by
+// storage order (the order within a change set, later change sets after
+// earlier ones), the window on each side, thread and namespace boundaries,
+// unknown ids and a bad window.
+func testThreadNeighbors(t *testing.T, open Opener) {
+	h := newH(t, open)
+	ns := kgmem.Namespace("graph/thread")
+	// Thread 1: e0..e4 share one timestamp and are stored in one change set
+	// (storage order decides), e5 comes in a later change set with a later
+	// timestamp, and e6 has the earliest timestamp though stored last.
+	ep := func(i int) kgmem.Episode {
+		e := Episode(ns, fmt.Sprintf("ep_th_%d", i), "Ann", fmt.Sprintf("turn %d", i))
+		e.MessageID = fmt.Sprintf("m%d", i)
+		return e
+	}
+	first := kgmem.ChangeSet{Namespace: ns}
+	for i := range 5 {
+		first.Episodes = append(first.Episodes, ep(i))
+	}
+	h.apply(first)
+	e5 := ep(5)
+	e5.Timestamp, e5.CreatedAt = at(1), at(1)
+	h.apply(kgmem.ChangeSet{Namespace: ns, Episodes: []kgmem.Episode{e5}})
+	e6 := ep(6)
+	e6.Timestamp, e6.CreatedAt = at(-1), at(2)
+	other := ep(7)
+	other.ThreadID = "thread-2"
+	h.apply(kgmem.ChangeSet{Namespace: ns, Episodes: []kgmem.Episode{e6, other}})
+	// The same ids in another namespace must not leak in.
+	elsewhere := Episode("graph/thread-other", "ep_th_x", "Bob", "other namespace")
+	h.apply(kgmem.ChangeSet{Namespace: "graph/thread-other", Episodes: []kgmem.Episode{elsewhere}})
+
+	type near struct {
+		of     string
+		offset int
+		id     string
+	}
+	tests := []struct {
+		name string
+		q    kgmem.ThreadNeighborsQuery
+		want []near
+	}{
+		{"default window is one each side", kgmem.ThreadNeighborsQuery{IDs: []string{"ep_th_2"}},
+			[]near{{"ep_th_2", -1, "ep_th_1"}, {"ep_th_2", 1, "ep_th_3"}}},
+		{"window two", kgmem.ThreadNeighborsQuery{IDs: []string{"ep_th_2"}, Window: 2},
+			[]near{{"ep_th_2", -1, "ep_th_1"}, {"ep_th_2", -2, "ep_th_0"}, {"ep_th_2", 1, "ep_th_3"}, {"ep_th_2", 2, "ep_th_4"}}},
+		{"timestamp before storage order", kgmem.ThreadNeighborsQuery{IDs: []string{"ep_th_0", "ep_th_4"}},
+			[]near{{"ep_th_0", -1, "ep_th_6"}, {"ep_th_0", 1, "ep_th_1"}, {"ep_th_4", -1, "ep_th_3"}, {"ep_th_4", 1, "ep_th_5"}}},
+		{"thread ends", kgmem.ThreadNeighborsQuery{IDs: []string{"ep_th_5", "ep_th_6"}},
+			[]near{{"ep_th_5", -1, "ep_th_4"}, {"ep_th_6", 1, "ep_th_0"}}},
+		{"alone in its thread", kgmem.ThreadNeighborsQuery{IDs: []string{"ep_th_7"}}, nil},
+		{"unknown and other-namespace ids", kgmem.ThreadNeighborsQuery{IDs: []string{"ep_missing", "ep_th_x"}}, nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := h.s.ThreadNeighbors(h.ctx, ns, tc.q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var have []near
+			for _, n := range got {
+				have = append(have, near{n.Of, n.Offset, n.Episode.ID})
+				if n.Episode.Namespace != ns || n.Episode.Content == "" {
+					t.Errorf("neighbour %s not fully loaded: %+v", n.Episode.ID, n.Episode)
+				}
+			}
+			// Order within one id's list is nearest first per side; compare as sets of triples.
+			if len(have) != len(tc.want) {
+				t.Fatalf("ThreadNeighbors = %v, want %v", have, tc.want)
+			}
+			for _, w := range tc.want {
+				found := false
+				for _, g := range have {
+					found = found || g == w
+				}
+				if !found {
+					t.Errorf("ThreadNeighbors = %v, missing %v", have, w)
+				}
+			}
+		})
+	}
+	for _, w := range []int{-1, kgmem.MaxThreadWindow + 1} {
+		_, err := h.s.ThreadNeighbors(h.ctx, ns, kgmem.ThreadNeighborsQuery{IDs: []string{"ep_th_2"}, Window: w})
+		var fe *kgmem.FieldError
+		if !errors.Is(err, kgmem.ErrInvalid) || !errors.As(err, &fe) || fe.Field != "window" {
+			t.Errorf("window %d: err = %v, want ErrInvalid naming window", w, err)
+		}
+	}
+}
