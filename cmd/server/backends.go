@@ -15,6 +15,7 @@ import (
 	"github.com/kgmem/kgmem/graph/neo4j"
 	"github.com/kgmem/kgmem/graph/sqlite"
 	"github.com/kgmem/kgmem/memory"
+	"github.com/kgmem/kgmem/outbox"
 	"github.com/kgmem/kgmem/triples"
 	"github.com/kgmem/kgmem/vector/hnsw"
 	"github.com/kgmem/kgmem/vector/milvus"
@@ -28,12 +29,23 @@ type backends struct {
 	graph      kgmem.GraphStore
 	vectors    kgmem.VectorIndex
 	reinforcer *decay.Reinforcer
-	engine     *memory.Engine
+	// outbox queues vector writes that failed after their graph write; only
+	// serve opens it (one process per journal file).
+	outbox *outbox.File
+	engine *memory.Engine
 }
 
 // openBackends opens the configured graph store, vector index, embedder and
-// extractor, and builds the engine. On failure everything opened is closed.
-func openBackends(ctx context.Context, cfg *config, log *slog.Logger) (b *backends, err error) {
+// extractor, and builds the engine, for maintenance commands: vector writes
+// that fail are queued in memory only (see openBackendsWith).
+func openBackends(ctx context.Context, cfg *config, log *slog.Logger) (*backends, error) {
+	return openBackendsWith(ctx, cfg, log, false)
+}
+
+// openBackendsWith is openBackends; withOutbox also opens the durable vector
+// outbox in the data directory (the server does, and drains it).
+// On failure everything opened is closed.
+func openBackendsWith(ctx context.Context, cfg *config, log *slog.Logger, withOutbox bool) (b *backends, err error) {
 	b = &backends{metrics: prometheus.NewRegistry()}
 	b.metrics.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	defer func() {
@@ -82,7 +94,20 @@ func openBackends(ctx context.Context, cfg *config, log *slog.Logger) (b *backen
 	if err != nil {
 		return nil, fmt.Errorf("open recall journal: %w", err)
 	}
+	var box kgmem.VectorOutbox
+	if withOutbox {
+		path := filepath.Join(cfg.DataDir, "vector.outbox")
+		var skipped int
+		if b.outbox, skipped, err = outbox.Open(path); err != nil {
+			return nil, err
+		}
+		if skipped > 0 {
+			log.Warn("vector outbox: skipped torn journal lines", "path", path, "lines", skipped)
+		}
+		box = b.outbox
+	}
 	b.engine, err = memory.New(memory.Config{
+		Outbox: box,
 		Graph: b.graph, Vectors: b.vectors, Embedder: embedder, Extractor: extractor, Logger: log,
 		Integrator: triples.NewIntegrator(b.graph, integratorOpts), Decay: models, Reinforcer: b.reinforcer,
 		Search: memory.SearchOptions{VectorWeight: cfg.VectorWeight, TextWeight: cfg.TextWeight, RRFK: cfg.RRFK,
@@ -155,6 +180,9 @@ func (b *backends) close(log *slog.Logger) {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		errs = append(errs, b.reinforcer.Close(ctx)) // applies pending recalls
 		cancel()
+	}
+	if b.outbox != nil {
+		errs = append(errs, b.outbox.Close()) // queued ops stay for the next start
 	}
 	if b.vectors != nil {
 		errs = append(errs, b.vectors.Close())

@@ -4,6 +4,8 @@
 //	server [serve] [flags]   run the HTTP API (the default)
 //	server sweep [flags]     soft-forget faded memories once
 //	server ingest [flags] F  import chat logs, resumably
+//	server reindex [flags]   rebuild the vectors from the graph
+//	server check [flags]     find vectors and records that lack each other
 //	server keys create|list|revoke   manage API keys
 //	server version           print the version
 //
@@ -50,6 +52,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return keys(ctx, args, stdout, stderr)
 	case "ingest":
 		return ingest(ctx, args, stdout, stderr)
+	case "reindex":
+		return reindex(ctx, args, stdout, stderr)
+	case "check":
+		return check(ctx, args, stdout, stderr)
 	case "version":
 		fmt.Fprintln(stdout, "kgmem", version)
 		return nil
@@ -67,6 +73,9 @@ commands:
   sweep     soft-forget faded memories now (--namespace NS, default all)
   keys      manage API keys: create, list, revoke (see "server keys")
   ingest    import chat logs (JSONL, OpenAI, ChatGPT export, LoCoMo): ingest [flags] FILE...
+  reindex   rebuild the vectors from the graph, delete orphan vectors (--namespace NS, default all)
+  check     report vectors without records and records without vectors (--namespace NS,
+            default all); exits non-zero when there are any
   version   print the version
   help      this text
 

@@ -37,11 +37,17 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 	log := cfg.logger()
 	log.Info("starting kgmem", append([]any{"version", version}, cfg.logValue()...)...)
 
-	b, err := openBackends(ctx, &cfg, log)
+	b, err := openBackendsWith(ctx, &cfg, log, true)
 	if err != nil {
 		return err
 	}
 	defer b.close(log)
+	// Vector writes that failed after their graph write are retried from the
+	// outbox: at once (what a previous run left) and whenever more are queued.
+	drainCtx, stopDrain := context.WithCancel(ctx)
+	drained := make(chan struct{})
+	go func() { defer close(drained); b.engine.RunOutbox(drainCtx) }()
+	defer func() { stopDrain(); <-drained }() // before b.close closes the outbox
 
 	if cfg.SweepInterval > 0 {
 		go sweepEvery(ctx, b.engine, cfg.SweepInterval, log)

@@ -1,0 +1,153 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/kgmem/kgmem"
+	"github.com/kgmem/kgmem/memory"
+)
+
+// errInconsistent is returned by check when graph and vectors differ, so the
+// process exits non-zero.
+var errInconsistent = errors.New("graph and vectors are inconsistent")
+
+// maintenanceFlags parses the server flags plus --namespace for reindex and check.
+func maintenanceFlags(name string, args []string, stderr io.Writer) (*config, []kgmem.Namespace, error) {
+	var cfg config
+	var namespace string
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	cfg.bindFlags(fs)
+	fs.StringVar(&namespace, "namespace", "", name+" only this namespace (default: every namespace of the graph)")
+	if err := fs.Parse(args); err != nil {
+		return nil, nil, err
+	}
+	if fs.NArg() > 0 {
+		return nil, nil, fmt.Errorf("%s takes no arguments, got %q", name, fs.Args())
+	}
+	if err := cfg.validate(); err != nil {
+		return nil, nil, err
+	}
+	if namespace == "" {
+		return &cfg, nil, nil
+	}
+	ns, err := kgmem.ParseNamespace(namespace)
+	if err != nil {
+		return nil, nil, fmt.Errorf("--namespace: %w", err)
+	}
+	return &cfg, []kgmem.Namespace{ns}, nil
+}
+
+// reindexSummary is what reindex prints.
+type reindexSummary struct {
+	Namespaces []memory.ReindexStats `json:"namespaces"`
+	Total      memory.ReindexStats   `json:"total"`
+	Duration   string                `json:"duration"`
+}
+
+// reindex rebuilds the vectors of one namespace (--namespace) or of all from
+// the graph, deletes vectors whose record is gone, and prints a JSON summary.
+// With the embedded vector index, run it while the server is stopped (the
+// server keeps the index in memory and would not see the rebuild).
+func reindex(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	cfg, only, err := maintenanceFlags("reindex", args, stderr)
+	if err != nil {
+		return err
+	}
+	log := cfg.logger()
+	b, err := openBackends(ctx, cfg, log)
+	if err != nil {
+		return err
+	}
+	defer b.close(log)
+
+	start := time.Now()
+	var stats []memory.ReindexStats
+	if only != nil {
+		st, rerr := b.engine.Reindex(ctx, only[0])
+		stats, err = []memory.ReindexStats{st}, rerr
+	} else {
+		stats, err = b.engine.ReindexAll(ctx)
+	}
+	sum := reindexSummary{Namespaces: stats, Duration: time.Since(start).Round(time.Millisecond).String()}
+	sum.Total.Namespace = "*"
+	for _, st := range stats {
+		sum.Total.Episodes += st.Episodes
+		sum.Total.Facts += st.Facts
+		sum.Total.Entities += st.Entities
+		sum.Total.Upserted += st.Upserted
+		sum.Total.Unembeddable += st.Unembeddable
+		sum.Total.OrphansDeleted += st.OrphansDeleted
+	}
+	sum.Total.Duration = time.Since(start)
+	if perr := printJSON(stdout, sum); perr != nil {
+		return errors.Join(err, perr)
+	}
+	if err != nil {
+		return fmt.Errorf("reindex: %w", err)
+	}
+	return nil
+}
+
+// checkSummary is what check prints.
+type checkSummary struct {
+	Consistent bool                       `json:"consistent"`
+	Namespaces []memory.ConsistencyReport `json:"namespaces"`
+}
+
+// check compares the vectors of one namespace (--namespace) or of all with
+// the graph, both ways, prints a JSON report, and fails (non-zero exit) when
+// a vector lacks its record or a record lacks its vector.
+func check(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	cfg, only, err := maintenanceFlags("check", args, stderr)
+	if err != nil {
+		return err
+	}
+	log := cfg.logger()
+	b, err := openBackends(ctx, cfg, log)
+	if err != nil {
+		return err
+	}
+	defer b.close(log)
+
+	var reports []memory.ConsistencyReport
+	if only != nil {
+		r, cerr := b.engine.CheckConsistency(ctx, only[0])
+		reports, err = []memory.ConsistencyReport{r}, cerr
+	} else {
+		reports, err = b.engine.CheckAllConsistency(ctx)
+	}
+	if err != nil {
+		return fmt.Errorf("check: %w", err)
+	}
+	sum := checkSummary{Consistent: true, Namespaces: reports}
+	bad := 0
+	for _, r := range reports {
+		if !r.Consistent() {
+			sum.Consistent = false
+			bad++
+		}
+	}
+	if err := printJSON(stdout, sum); err != nil {
+		return err
+	}
+	if bad > 0 {
+		return fmt.Errorf("%w in %d of %d namespaces; `server reindex` repairs them", errInconsistent, bad, len(reports))
+	}
+	return nil
+}
+
+func printJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		return fmt.Errorf("print summary: %w", err)
+	}
+	return nil
+}
