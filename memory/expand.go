@@ -56,9 +56,10 @@ func (e *Engine) linkEntities(ctx context.Context, ns kgmem.Namespace, query str
 // GraphFanOut facts per entity, through current and historical facts alike
 // ("the team Alice used to manage" is a path through history), and ranks the
 // facts it reaches as the "graph" retriever. A fact h hops from the nearest
-// seed scores confidence/h, doubled when its predicate is one of the query's
-// words ("who leads …" favours leads edges). The answer is filtered to the
-// request's temporal view later, like every other retriever's.
+// seed scores confidence·(1 + m)/h, where m counts the predicates along its
+// path that are query words ("who leads the team Alice used to manage?"
+// follows manages, then leads). Only facts in the request's temporal view
+// (current by default) are ranked; history still carries paths.
 func (e *Engine) graphHits(ctx context.Context, req SearchRequest, cands map[kgmem.Kind][]*fused) ([]kgmem.Hit, kgmem.Subgraph, error) {
 	seeds, err := e.linkEntities(ctx, req.Namespace, req.Query)
 	if err != nil {
@@ -82,14 +83,37 @@ func (e *Engine) graphHits(ctx context.Context, req SearchRequest, cands map[kgm
 	for _, w := range keywords(req.Query) {
 		stems[english.Stem(w, false)] = true
 	}
-	hits := make([]kgmem.Hit, 0, len(sub.Facts))
-	for _, f := range sub.Facts {
-		hop := 1 + min(distance(sub.Distance, f.SubjectID), distance(sub.Distance, f.ObjectID))
-		score := confidenceOr1(f.Confidence) / float64(hop)
-		if predicateMatches(f.Predicate, stems) {
-			score *= 2
+	// A fact's path score is 1 per predicate matching a query word along its
+	// best path from a seed: facts are visited nearest first, and a fact's
+	// parents are the facts that reach its nearer end one hop closer.
+	facts := slices.Clone(sub.Facts)
+	hopOf := func(f kgmem.Fact) int {
+		return 1 + min(distance(sub.Distance, f.SubjectID), distance(sub.Distance, f.ObjectID))
+	}
+	slices.SortStableFunc(facts, func(a, b kgmem.Fact) int { return cmp.Compare(hopOf(a), hopOf(b)) })
+	path := make(map[string]float64, len(facts))
+	hits := make([]kgmem.Hit, 0, len(facts))
+	for _, f := range facts {
+		hop := hopOf(f)
+		near := f.SubjectID
+		if distance(sub.Distance, f.ObjectID) < distance(sub.Distance, near) {
+			near = f.ObjectID
 		}
-		hits = append(hits, kgmem.Hit{Kind: kgmem.KindFact, ID: f.ID, Score: score})
+		best := 0.0
+		for _, p := range facts {
+			if hopOf(p) != hop-1 || (p.SubjectID != near && p.ObjectID != near) {
+				continue
+			}
+			best = max(best, path[p.ID])
+		}
+		if predicateMatches(f.Predicate, stems) {
+			best++
+		}
+		path[f.ID] = best
+		if !inView(req, f) {
+			continue // a path through history, not an answer
+		}
+		hits = append(hits, kgmem.Hit{Kind: kgmem.KindFact, ID: f.ID, Score: confidenceOr1(f.Confidence) * (1 + best) / float64(hop)})
 	}
 	slices.SortStableFunc(hits, func(a, b kgmem.Hit) int { return cmp.Or(cmp.Compare(b.Score, a.Score), cmp.Compare(a.ID, b.ID)) })
 	return hits, sub, nil
@@ -120,4 +144,15 @@ func predicateMatches(predicate string, stems map[string]bool) bool {
 		}
 	}
 	return false
+}
+
+// inView reports whether a fact belongs to the request's temporal view.
+func inView(req SearchRequest, f kgmem.Fact) bool {
+	switch {
+	case req.IncludeHistory:
+		return true
+	case !req.AsOf.IsZero():
+		return f.ValidAtInstant(req.AsOf)
+	}
+	return f.ExpiredAt.IsZero()
 }
