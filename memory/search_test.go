@@ -137,4 +137,3 @@ func factTexts(fs []memory.FactResult) []string {
 	}
 	return out
 }
-
