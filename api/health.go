@@ -9,6 +9,9 @@ import (
 // healthResponse is the body of /healthz and /readyz.
 type healthResponse struct {
 	Status string `json:"status"`
+	// VectorOutbox (readyz only) counts vector writes queued for retry: the
+	// vector index lags the graph by this many records.
+	VectorOutbox *int `json:"vector_outbox,omitempty"`
 }
 
 // healthz answers as long as the process serves HTTP.
@@ -21,5 +24,6 @@ func (s *Server) readyz(c echo.Context) error {
 	if err := s.engine.Ready(c.Request().Context()); err != nil {
 		return echo.NewHTTPError(http.StatusServiceUnavailable, "not ready: "+err.Error())
 	}
-	return c.JSON(http.StatusOK, healthResponse{Status: "ready"})
+	queued := s.engine.OutboxDepth()
+	return c.JSON(http.StatusOK, healthResponse{Status: "ready", VectorOutbox: &queued})
 }
