@@ -1,0 +1,369 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"net/url"
+	"os"
+	"runtime"
+	"runtime/debug"
+	"slices"
+	"strings"
+	"sync"
+	"text/tabwriter"
+	"time"
+)
+
+// Config is one load run.
+type Config struct {
+	// URL is the server; empty starts one in-process on loopback.
+	URL string
+	// Key is sent as a Bearer token (the admin key: the run purges).
+	Key string
+	// Clients run concurrently for Duration.
+	Clients  int
+	Duration time.Duration
+	// IngestShare of the requests ingest; the rest search.
+	IngestShare float64
+	// Namespaces the clients spread over.
+	Namespaces int
+	// Settle bounds the wait for the server to return to its baseline.
+	Settle time.Duration
+	// Seed makes the generated messages and queries reproducible.
+	Seed int64
+	// GoroutineSlack and HeapSlack are how far above the baseline the server
+	// may stay after the run (defaults 5 goroutines; 25% + 8 MiB of heap).
+	GoroutineSlack int
+	HeapSlack      float64
+}
+
+func (c *Config) validate() error {
+	if c.Clients < 1 || c.Duration <= 0 || c.Namespaces < 1 || c.IngestShare < 0 || c.IngestShare > 1 || c.Settle <= 0 {
+		return fmt.Errorf("-clients and -namespaces must be >= 1, -duration and -settle > 0, -ingest within 0..1")
+	}
+	if c.GoroutineSlack == 0 {
+		c.GoroutineSlack = 5
+	}
+	if c.HeapSlack == 0 {
+		c.HeapSlack = 8 << 20
+	}
+	return nil
+}
+
+// OpStats are one operation's figures.
+type OpStats struct {
+	Requests int            `json:"requests"`
+	PerSec   float64        `json:"per_second"`
+	P50Ms    float64        `json:"p50_ms"`
+	P99Ms    float64        `json:"p99_ms"`
+	MaxMs    float64        `json:"max_ms"`
+	Statuses map[string]int `json:"statuses"`
+	// Failed counts transport errors (no HTTP answer).
+	Failed int `json:"failed"`
+}
+
+// Report is what a run measured.
+type Report struct {
+	URL        string             `json:"url"`
+	Clients    int                `json:"clients"`
+	Duration   string             `json:"duration"`
+	Ops        map[string]OpStats `json:"ops"`
+	TotalPerS  float64            `json:"total_per_second"`
+	Errors5xx  int                `json:"errors_5xx"`
+	Errors4xx  int                `json:"errors_4xx"`
+	Failed     int                `json:"transport_errors"`
+	Baseline   Process            `json:"baseline"`
+	Peak       Process            `json:"peak"`
+	After      Process            `json:"after"`
+	Settled    bool               `json:"settled"`
+	SettleTime string             `json:"settle_time"`
+	Purged     int                `json:"namespaces_purged"`
+}
+
+// sample is one request's outcome.
+type sample struct {
+	op      string
+	status  int
+	latency time.Duration
+	err     bool
+}
+
+// vocabulary of the generated messages and queries.
+var vocabulary = strings.Fields(`alice bob carol dave erin frank grace heidi ivan judy
+team project meeting budget launch review design research garden painting music hiking
+adoption support group sunrise lake kids school travel paris tokyo recipe dinner coffee
+deadline promotion mentor contract invoice server database release bug feature customer`)
+
+func sentence(r *rand.Rand, words int) string {
+	w := make([]string, words)
+	for i := range w {
+		w[i] = vocabulary[r.IntN(len(vocabulary))]
+	}
+	return strings.Join(w, " ")
+}
+
+// Run executes one load run and returns its report; progress goes to log.
+func Run(ctx context.Context, cfg Config, log io.Writer) (*Report, error) {
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
+	base, gc := cfg.URL, func() {}
+	if base == "" {
+		dir, err := os.MkdirTemp("", "kgmem-load-")
+		if err != nil {
+			return nil, fmt.Errorf("data directory: %w", err)
+		}
+		defer os.RemoveAll(dir)
+		srv, err := startInProcess(ctx, dir)
+		if err != nil {
+			return nil, err
+		}
+		defer func() {
+			if err := srv.stop(); err != nil {
+				fmt.Fprintln(log, "stopping the in-process server:", err)
+			}
+		}()
+		// In-process, a forced collection shows the live heap at once; a
+		// remote server's heap settles at its next GC (at most 2 min idle).
+		base, gc = srv.url, func() { runtime.GC(); debug.FreeOSMemory() } // two cycles: sync.Pool victims go too
+	}
+	base = strings.TrimRight(base, "/")
+	transport := &http.Transport{MaxIdleConns: cfg.Clients * 2, MaxIdleConnsPerHost: cfg.Clients * 2, IdleConnTimeout: 30 * time.Second}
+	client := &http.Client{Transport: transport, Timeout: 60 * time.Second}
+	defer transport.CloseIdleConnections()
+
+	run := fmt.Sprintf("load/r%d", time.Now().UnixNano())
+	nss := make([]string, cfg.Namespaces)
+	for i := range nss {
+		nss[i] = fmt.Sprintf("%s/n%d", run, i)
+	}
+	post := func(ctx context.Context, path string, body any) (int, error) {
+		raw, _ := json.Marshal(body) // maps of strings and numbers
+		req, err := http.NewRequestWithContext(ctx, http.MethodPost, base+path, bytes.NewReader(raw))
+		if err != nil {
+			return 0, err
+		}
+		return do(client, req, cfg.Key)
+	}
+	// Every namespace starts with a few messages, so searches find something.
+	seedRand := rand.New(rand.NewPCG(uint64(cfg.Seed), 0))
+	for _, ns := range nss {
+		msgs := []map[string]any{}
+		for j := range 5 {
+			msgs = append(msgs, map[string]any{"id": fmt.Sprintf("seed-%d", j), "name": "seed", "content": sentence(seedRand, 12), "timestamp": "2024-01-01T00:00:00Z"})
+		}
+		if st, err := post(ctx, "/v1/memories", map[string]any{"namespace": ns, "thread_id": "seed", "messages": msgs}); err != nil || st >= 300 {
+			return nil, fmt.Errorf("seed %s: status %d, %v", ns, st, err)
+		}
+	}
+	transport.CloseIdleConnections()
+	baseline, err := settle(ctx, client, base, cfg.Key, gc, nil, 0, 0)
+	if err != nil {
+		return nil, fmt.Errorf("baseline: %w", err)
+	}
+	fmt.Fprintf(log, "load: %d clients for %s against %s (baseline %d goroutines, heap %.1f MiB)\n", cfg.Clients, cfg.Duration, base, baseline.Goroutines, baseline.HeapInuse/(1<<20))
+
+	rep := &Report{URL: base, Clients: cfg.Clients, Duration: cfg.Duration.String(), Ops: map[string]OpStats{}, Baseline: baseline, Peak: baseline}
+	// Peak resources, sampled each second during the run.
+	samplerCtx, stopSampler := context.WithCancel(ctx)
+	samplerDone := make(chan struct{})
+	go func() {
+		defer close(samplerDone)
+		tick := time.NewTicker(time.Second)
+		defer tick.Stop()
+		for {
+			select {
+			case <-samplerCtx.Done():
+				return
+			case <-tick.C:
+			}
+			if p, err := scrape(samplerCtx, client, base, cfg.Key); err == nil {
+				rep.Peak.Goroutines = max(rep.Peak.Goroutines, p.Goroutines)
+				rep.Peak.HeapInuse = max(rep.Peak.HeapInuse, p.HeapInuse)
+				rep.Peak.RSS = max(rep.Peak.RSS, p.RSS)
+			}
+		}
+	}()
+
+	deadline := time.Now().Add(cfg.Duration)
+	results := make([][]sample, cfg.Clients)
+	var wg sync.WaitGroup
+	start := time.Now()
+	for c := range cfg.Clients {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r := rand.New(rand.NewPCG(uint64(cfg.Seed), uint64(c+1)))
+			for n := 0; time.Now().Before(deadline) && ctx.Err() == nil; n++ {
+				ns := nss[r.IntN(len(nss))]
+				var op string
+				var body any
+				if r.Float64() < cfg.IngestShare {
+					op = "ingest"
+					msgs := []map[string]any{}
+					for j := range 1 + r.IntN(3) {
+						msgs = append(msgs, map[string]any{"id": fmt.Sprintf("c%d-%d-%d", c, n, j), "role": "user", "name": vocabulary[r.IntN(10)],
+							"content": sentence(r, 8+r.IntN(20)), "timestamp": time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC).Add(time.Duration(n) * time.Minute).Format(time.RFC3339)})
+					}
+					body = map[string]any{"namespace": ns, "thread_id": fmt.Sprintf("client-%d", c), "messages": msgs}
+				} else {
+					op = "search"
+					body = map[string]any{"namespace": ns, "query": sentence(r, 2+r.IntN(3)), "limit": 10}
+				}
+				t0 := time.Now()
+				// In-flight requests finish after the deadline: they are not
+				// cut, so a cut is never miscounted as an error.
+				st, err := post(context.WithoutCancel(ctx), map[string]string{"ingest": "/v1/memories", "search": "/v1/search"}[op], body)
+				results[c] = append(results[c], sample{op: op, status: st, latency: time.Since(t0), err: err != nil})
+			}
+		}()
+	}
+	wg.Wait()
+	elapsed := time.Since(start)
+	stopSampler()
+	<-samplerDone
+	rep.summarise(results, elapsed)
+
+	// Clean up what the run wrote, then wait for the server to settle.
+	for _, ns := range nss {
+		req, err := http.NewRequestWithContext(ctx, http.MethodDelete, base+"/v1/namespaces/"+url.PathEscape(ns), nil)
+		if err != nil {
+			return nil, err
+		}
+		if st, err := do(client, req, cfg.Key); err != nil || st != http.StatusOK {
+			return nil, fmt.Errorf("purge %s: status %d, %v", ns, st, err)
+		}
+		rep.Purged++
+	}
+	transport.CloseIdleConnections()
+	t0 := time.Now()
+	after, err := settle(ctx, client, base, cfg.Key, gc, &baseline, cfg.GoroutineSlack, cfg.HeapSlack, cfg.Settle)
+	rep.After, rep.SettleTime = after, time.Since(t0).Round(time.Millisecond).String()
+	rep.Settled = err == nil
+	if err != nil && !errors.Is(err, errNotSettled) {
+		return nil, err
+	}
+	return rep, nil
+}
+
+// errNotSettled: the server stayed above its baseline.
+var errNotSettled = errors.New("the server did not return to its baseline")
+
+// settle polls the server's resources (forcing a collection first when
+// in-process) until they are within slack of want, or until the deadline;
+// with want nil it takes one reading.
+func settle(ctx context.Context, client *http.Client, base, key string, gc func(), want *Process, goroutineSlack int, heapSlack float64, within ...time.Duration) (Process, error) {
+	deadline := time.Now()
+	if len(within) > 0 {
+		deadline = deadline.Add(within[0])
+	}
+	for {
+		gc()
+		p, err := scrape(ctx, client, base, key)
+		client.CloseIdleConnections()
+		if err != nil {
+			return p, err
+		}
+		if want == nil || p.Goroutines <= want.Goroutines+goroutineSlack && p.HeapInuse <= want.HeapInuse*1.25+heapSlack {
+			return p, nil
+		}
+		if time.Now().After(deadline) {
+			return p, fmt.Errorf("%w: %d goroutines (baseline %d), heap %.1f MiB (baseline %.1f MiB)", errNotSettled, p.Goroutines, want.Goroutines, p.HeapInuse/(1<<20), want.HeapInuse/(1<<20))
+		}
+		select {
+		case <-ctx.Done():
+			return p, ctx.Err()
+		case <-time.After(500 * time.Millisecond):
+		}
+	}
+}
+
+func do(client *http.Client, req *http.Request, key string) (int, error) {
+	req.Header.Set("Content-Type", "application/json")
+	if key != "" {
+		req.Header.Set("Authorization", "Bearer "+key)
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		return 0, err
+	}
+	defer resp.Body.Close()
+	_, _ = io.Copy(io.Discard, resp.Body)
+	return resp.StatusCode, nil
+}
+
+func (rep *Report) summarise(results [][]sample, elapsed time.Duration) {
+	lat := map[string][]time.Duration{}
+	total := 0
+	for _, rs := range results {
+		for _, s := range rs {
+			st := rep.Ops[s.op]
+			if st.Statuses == nil {
+				st.Statuses = map[string]int{}
+			}
+			st.Requests++
+			total++
+			switch {
+			case s.err:
+				st.Failed++
+				rep.Failed++
+			default:
+				st.Statuses[fmt.Sprint(s.status)]++
+				if s.status >= 500 {
+					rep.Errors5xx++
+				} else if s.status >= 400 {
+					rep.Errors4xx++
+				}
+			}
+			rep.Ops[s.op] = st
+			lat[s.op] = append(lat[s.op], s.latency)
+		}
+	}
+	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+	for op, ls := range lat {
+		slices.Sort(ls)
+		st := rep.Ops[op]
+		st.PerSec = float64(len(ls)) / elapsed.Seconds()
+		st.P50Ms, st.P99Ms, st.MaxMs = ms(ls[len(ls)/2]), ms(ls[min(len(ls)-1, len(ls)*99/100)]), ms(ls[len(ls)-1])
+		rep.Ops[op] = st
+	}
+	rep.TotalPerS = float64(total) / elapsed.Seconds()
+}
+
+func (rep *Report) print(w io.Writer) {
+	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
+	fmt.Fprintf(tw, "op\trequests\tper s\tp50 ms\tp99 ms\tmax ms\tstatuses\ttransport errors\n")
+	for _, op := range []string{"ingest", "search"} {
+		st, ok := rep.Ops[op]
+		if !ok {
+			continue
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%.1f\t%.1f\t%.1f\t%.1f\t%v\t%d\n", op, st.Requests, st.PerSec, st.P50Ms, st.P99Ms, st.MaxMs, st.Statuses, st.Failed)
+	}
+	_ = tw.Flush()
+	mib := func(b float64) float64 { return b / (1 << 20) }
+	fmt.Fprintf(w, "total %.1f requests/s over %s with %d clients; 5xx %d, 4xx %d, transport errors %d\n", rep.TotalPerS, rep.Duration, rep.Clients, rep.Errors5xx, rep.Errors4xx, rep.Failed)
+	fmt.Fprintf(w, "server goroutines %d -> peak %d -> %d; heap in use %.1f -> peak %.1f -> %.1f MiB; RSS %.1f -> peak %.1f -> %.1f MiB\n",
+		rep.Baseline.Goroutines, rep.Peak.Goroutines, rep.After.Goroutines,
+		mib(rep.Baseline.HeapInuse), mib(rep.Peak.HeapInuse), mib(rep.After.HeapInuse), mib(rep.Baseline.RSS), mib(rep.Peak.RSS), mib(rep.After.RSS))
+	fmt.Fprintf(w, "purged %d namespaces; back to baseline: %v (after %s)\n", rep.Purged, rep.Settled, rep.SettleTime)
+}
+
+// verdict fails the run on any 5xx, transport error, or a server that did
+// not settle.
+func (rep *Report) verdict() error {
+	var errs []error
+	if rep.Errors5xx > 0 || rep.Failed > 0 {
+		errs = append(errs, fmt.Errorf("%d responses were 5xx and %d requests got no answer", rep.Errors5xx, rep.Failed))
+	}
+	if !rep.Settled {
+		errs = append(errs, errNotSettled)
+	}
+	return errors.Join(errs...)
+}

@@ -1,0 +1,58 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestLoadShort is the CI-sized load run: 10 clients for 5 s of mixed ingest
+// and search against an in-process server. No request may get a 5xx or go
+// unanswered, and after the run (and the purge of what it wrote) the server's
+// goroutines and heap must return to their baseline.
+func TestLoadShort(t *testing.T) {
+	d := 5 * time.Second
+	if v := os.Getenv("KGMEM_LOAD_DURATION"); v != "" {
+		var err error
+		if d, err = time.ParseDuration(v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var log bytes.Buffer
+	rep, err := Run(context.Background(), Config{Clients: 10, Duration: d, IngestShare: 0.3, Namespaces: 5, Settle: 30 * time.Second, Seed: 1}, &log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	rep.print(&out)
+	t.Log("\n" + out.String())
+	if err := rep.verdict(); err != nil {
+		t.Fatal(err)
+	}
+	for _, op := range []string{"ingest", "search"} {
+		st := rep.Ops[op]
+		if st.Requests == 0 || st.Statuses["200"]+st.Statuses["201"] != st.Requests {
+			t.Errorf("%s: %+v, want every request answered 200/201", op, st)
+		}
+	}
+	if rep.Errors4xx != 0 || rep.Purged != 5 {
+		t.Errorf("4xx %d, purged %d namespaces", rep.Errors4xx, rep.Purged)
+	}
+	if rep.Peak.Goroutines <= rep.Baseline.Goroutines {
+		t.Errorf("peak goroutines %d not above the baseline %d: the sampler saw no load", rep.Peak.Goroutines, rep.Baseline.Goroutines)
+	}
+}
+
+func TestLoadFlags(t *testing.T) {
+	for _, args := range [][]string{{"-clients", "0"}, {"-duration", "0s"}, {"-ingest", "1.5"}, {"-namespaces", "0"}, {"-settle", "0s"}, {"extra"}} {
+		err := run(context.Background(), args, &bytes.Buffer{}, &bytes.Buffer{})
+		if err == nil {
+			t.Errorf("load %q succeeded, want an error", args)
+		} else if !strings.Contains(err.Error(), strings.TrimPrefix(args[0], "-")) {
+			t.Errorf("load %q: %v does not name %s", args, err, args[0])
+		}
+	}
+}

@@ -1,0 +1,59 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
+)
+
+// Process is the server's own view of its resources, read from /metrics.
+type Process struct {
+	Goroutines int     `json:"goroutines"`
+	HeapInuse  float64 `json:"heap_inuse_bytes"`
+	RSS        float64 `json:"rss_bytes"`
+}
+
+// scrape reads the Go and process collector gauges from url/metrics.
+func scrape(ctx context.Context, client *http.Client, url, key string) (Process, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url+"/metrics", nil)
+	if err != nil {
+		return Process{}, fmt.Errorf("metrics request: %w", err)
+	}
+	if key != "" {
+		req.Header.Set("Authorization", "Bearer "+key)
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		return Process{}, fmt.Errorf("read metrics: %w", err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return Process{}, fmt.Errorf("read metrics: status %d (the admin key is needed when keys are on)", resp.StatusCode)
+	}
+	parser := expfmt.NewTextParser(model.UTF8Validation)
+	fams, err := parser.TextToMetricFamilies(resp.Body)
+	if err != nil {
+		return Process{}, fmt.Errorf("parse metrics: %w", err)
+	}
+	gauge := func(name string) (float64, error) {
+		f := fams[name]
+		if f == nil || len(f.GetMetric()) == 0 || f.GetMetric()[0].GetGauge() == nil {
+			return 0, fmt.Errorf("the server does not export %s (Go and process collectors)", name)
+		}
+		return f.GetMetric()[0].GetGauge().GetValue(), nil
+	}
+	var p Process
+	g, err := gauge("go_goroutines")
+	if err != nil {
+		return p, err
+	}
+	p.Goroutines = int(g)
+	if p.HeapInuse, err = gauge("go_memstats_heap_inuse_bytes"); err != nil {
+		return p, err
+	}
+	p.RSS, _ = gauge("process_resident_memory_bytes") // absent off Linux
+	return p, nil
+}
