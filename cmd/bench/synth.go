@@ -51,6 +51,7 @@ type synthFlags struct {
 	vectorWeight  float64
 	textWeight    float64
 
+	batch        int
 	rebuild      bool
 	buildOnly    bool
 	keep         bool
@@ -90,6 +91,7 @@ func parseSynthFlags(args []string, stderr io.Writer) (synthFlags, error) {
 	fs.IntVar(&f.k, "k", 10, "k of recall@k")
 	fs.Float64Var(&f.vectorWeight, "vector-weight", 0.25, "weight of vector recall in rank fusion (the server's default with the hash embedder)")
 	fs.Float64Var(&f.textWeight, "text-weight", 1, "weight of BM25 in rank fusion")
+	fs.IntVar(&f.batch, "batch", 5000, "records per change set and per vector upsert while building")
 	fs.BoolVar(&f.rebuild, "rebuild", false, "delete the embedded stores in --data-dir and build again")
 	fs.BoolVar(&f.buildOnly, "build-only", false, "build (or reuse) the memory and stop")
 	fs.BoolVar(&f.keep, "keep", false, "with neo4j or milvus, keep the generated namespaces after the run (default: purge them)")
@@ -119,6 +121,8 @@ func parseSynthFlags(args []string, stderr io.Writer) (synthFlags, error) {
 		return f, kgmem.Invalidf("limit", "must be within 1..100, got %d", f.limit)
 	case f.k < 1 || f.k > 100:
 		return f, kgmem.Invalidf("k", "must be within 1..100, got %d", f.k)
+	case f.batch < 1:
+		return f, kgmem.Invalidf("batch", "must be at least 1, got %d", f.batch)
 	case f.recallQueries < 0:
 		return f, kgmem.Invalidf("recall-queries", "must not be negative, got %d", f.recallQueries)
 	}
@@ -307,7 +311,7 @@ func buildSynth(ctx context.Context, f synthFlags, gen *synth.Generator, sink sy
 		return synth.BuildStats{}, err
 	}
 	defer stop()
-	opts := synth.BuildOptions{}
+	opts := synth.BuildOptions{Batch: f.batch}
 	if f.progress {
 		bar := progressbar.NewOptions(f.cfg.Namespaces, progressbar.OptionSetWriter(stderr), progressbar.OptionSetDescription("build"),
 			progressbar.OptionShowCount(), progressbar.OptionSetItsString("ns"), progressbar.OptionShowIts(),
@@ -401,8 +405,12 @@ func writeSynthReport(w io.Writer, r synthReport) error {
 	if r.Reused {
 		reused = " (reused)"
 	}
-	fmt.Fprintf(&b, "build: %.1f s%s, %.0f facts/s; on disk %.0f MiB; RSS after build %.0f MiB\n",
-		r.Build.Seconds, reused, r.Build.FactsPerSecond(), mb(r.DiskBytes), mb(r.AfterBuild.MaxRSSBytes))
+	disk := ""
+	if r.DiskBytes > 0 {
+		disk = fmt.Sprintf("; on disk %.0f MiB", mb(r.DiskBytes))
+	}
+	fmt.Fprintf(&b, "build: %.1f s%s, %.0f facts/s%s; RSS after build %.0f MiB\n",
+		r.Build.Seconds, reused, r.Build.FactsPerSecond(), disk, mb(r.AfterBuild.MaxRSSBytes))
 	if len(r.Search) > 0 {
 		fmt.Fprintf(&b, "warm-up (one search per namespace): %.1f s\n", r.WarmUpSecs)
 		fmt.Fprintf(&b, "%-12s %8s %8s %8s %8s %8s %8s %7s %7s\n", "concurrency", "queries", "p50 ms", "p95 ms", "p99 ms", "max ms", "QPS", "found", "errors")
