@@ -25,6 +25,10 @@ type Problem struct {
 // problemContentType is the media type of error bodies.
 const problemContentType = "application/problem+json"
 
+// retryAfterUnavailable is the Retry-After (seconds) of a 503: a backend is
+// unreachable right now.
+const retryAfterUnavailable = "2"
+
 // statusOf maps an error to its HTTP status: client mistakes to 4xx, backend
 // outages to 503, everything else to 500.
 func statusOf(err error) int {
@@ -69,6 +73,11 @@ func (s *Server) errorHandler(err error, c echo.Context) {
 	var fe *kgmem.FieldError
 	if errors.As(err, &fe) {
 		p.Field = fe.Field
+	}
+	if status == http.StatusServiceUnavailable && c.Response().Header().Get("Retry-After") == "" {
+		// A backend is down: the request changed nothing durable the client
+		// must undo, and writes are idempotent, so the client retries.
+		c.Response().Header().Set("Retry-After", retryAfterUnavailable)
 	}
 	if status >= 500 {
 		s.log.ErrorContext(c.Request().Context(), "request failed", "request_id", p.RequestID,
