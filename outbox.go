@@ -32,15 +32,20 @@ type QueuedVectorOp struct {
 	VectorOp
 }
 
-// VectorOutbox is the durable queue of vector writes waiting to be retried.
+// VectorOutbox is the durable queue of vector writes not yet known to be
+// applied. The engine adds a write's ops before its graph write (write-ahead)
+// and marks them done once the vector index has them, so a crash or an outage
+// anywhere in between leaves them queued for the retry loop.
 // Implementations: outbox.File (a journal in the data directory) and
 // outbox.Memory (no durability, for tests and tools).
 type VectorOutbox interface {
-	// Add queues ops and returns once they are durable.
-	Add(ctx context.Context, ops []VectorOp) error
+	// Add queues ops and returns their sequence numbers once they are durable.
+	Add(ctx context.Context, ops []VectorOp) ([]uint64, error)
 	// Pending returns up to limit queued ops, oldest first, without removing them.
 	Pending(limit int) []QueuedVectorOp
-	// Done removes the ops with these sequence numbers (they were applied).
+	// Done removes the ops with these sequence numbers (they were applied;
+	// unknown numbers are ignored). It need not be durable: an op whose Done
+	// is lost in a crash is applied again, which is harmless.
 	Done(seqs []uint64) error
 	// Len is the number of queued ops.
 	Len() int

@@ -55,16 +55,24 @@ func (e *Engine) resolveEntity(ctx context.Context, ns kgmem.Namespace, ref stri
 }
 
 // PurgeNamespace hard-deletes everything in ns, graph and vectors. The graph
-// goes first (the source of truth); when the vector index then fails, a purge
-// op is queued in the outbox, whose drain deletes every vector of ns that has
-// no graph record (so records written to ns after the purge keep theirs).
+// goes first (the source of truth); when the vector index then fails, the
+// purge op stays in the outbox, whose drain deletes every vector of ns that
+// has no graph record (so records written to ns after the purge keep theirs).
 func (e *Engine) PurgeNamespace(ctx context.Context, ns kgmem.Namespace) (kgmem.PurgeStats, error) {
 	unlock := e.lockNamespace(ns)
 	defer unlock()
-	stats, err := e.graph.PurgeNamespace(ctx, ns)
+	var stats kgmem.PurgeStats
+	err := e.guardedWrite(ctx, purgeOps(ns),
+		func() error {
+			var err error
+			if stats, err = e.graph.PurgeNamespace(ctx, ns); err != nil {
+				return fmt.Errorf("purge graph of %q: %w", ns, err)
+			}
+			return nil
+		},
+		func(ctx context.Context) error { return e.vectors.DeleteNamespace(ctx, ns) })
 	if err != nil {
-		return kgmem.PurgeStats{}, fmt.Errorf("purge graph of %q: %w", ns, err)
+		return kgmem.PurgeStats{}, err
 	}
-	e.purgeVectors(ctx, ns)
 	return stats, nil
 }

@@ -209,9 +209,13 @@ func (e *Engine) ListFacts(ctx context.Context, req ListFactsRequest) ([]FactVie
 func (e *Engine) DeleteFact(ctx context.Context, ns kgmem.Namespace, id string) error {
 	unlock := e.lockNamespace(ns)
 	defer unlock()
-	if err := e.graph.DeleteFact(ctx, ns, id); err != nil {
-		return fmt.Errorf("delete fact %q: %w", id, err)
-	}
-	e.syncVectors(ctx, ns, nil, []kgmem.VectorKey{{Kind: kgmem.KindFact, ID: id}})
-	return nil
+	keys := []kgmem.VectorKey{{Kind: kgmem.KindFact, ID: id}}
+	return e.guardedWrite(ctx, deleteOps(ns, keys),
+		func() error {
+			if err := e.graph.DeleteFact(ctx, ns, id); err != nil {
+				return fmt.Errorf("delete fact %q: %w", id, err)
+			}
+			return nil
+		},
+		func(ctx context.Context) error { return e.writeVectors(ctx, ns, nil, keys) })
 }

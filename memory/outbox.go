@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/kgmem/kgmem"
@@ -69,6 +71,15 @@ type outboxState struct {
 	kick    chan struct{}
 	applied prometheus.Counter
 	queued  prometheus.Counter
+	// failing is set when a vector write fails and cleared when a drain round
+	// finds nothing left; meanwhile writes leave their ops to the drain rather
+	// than wait on an index that is down.
+	failing atomic.Bool
+
+	mu sync.Mutex
+	// inflight holds the ops whose write is in progress: the drain leaves
+	// them to their writer, who applies them or hands them over on failure.
+	inflight map[uint64]bool
 }
 
 // initOutbox sets up the outbox (an in-memory one when cfg has none) and
@@ -79,51 +90,91 @@ func (e *Engine) initOutbox(cfg Config, reg prometheus.Registerer) {
 		box = outbox.NewMemory()
 	}
 	e.outbox = &outboxState{
-		box:     box,
-		opts:    cfg.OutboxOptions.withDefaults(),
-		kick:    make(chan struct{}, 1),
-		applied: prometheus.NewCounter(prometheus.CounterOpts{Name: "kgmem_vector_outbox_applied_total", Help: "Queued vector writes applied (or found moot) by the outbox drain."}),
-		queued:  prometheus.NewCounter(prometheus.CounterOpts{Name: "kgmem_vector_outbox_queued_total", Help: "Vector writes that failed after their graph write and were queued for retry."}),
+		box:      box,
+		opts:     cfg.OutboxOptions.withDefaults(),
+		kick:     make(chan struct{}, 1),
+		inflight: map[uint64]bool{},
+		applied:  prometheus.NewCounter(prometheus.CounterOpts{Name: "kgmem_vector_outbox_applied_total", Help: "Vector writes applied by the outbox drain (after a failure or a crash)."}),
+		queued:   prometheus.NewCounter(prometheus.CounterOpts{Name: "kgmem_vector_outbox_queued_total", Help: "Vector writes left to the outbox drain because the vector index failed or was known to be down."}),
 	}
 	if reg != nil {
-		depth := prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "kgmem_vector_outbox_depth", Help: "Vector writes queued for retry (the vector index lags the graph by this many)."},
+		depth := prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "kgmem_vector_outbox_depth", Help: "Vector writes journaled and not yet applied (the vector index lags the graph by this many records; writes in progress included)."},
 			func() float64 { return float64(box.Len()) })
 		reg.MustRegister(depth, e.outbox.applied, e.outbox.queued)
 	}
 }
 
-// OutboxDepth is the number of vector writes queued for retry.
+// OutboxDepth is the number of vector writes journaled and not yet applied.
 func (e *Engine) OutboxDepth() int { return e.outbox.box.Len() }
 
-// syncVectors writes the vectors of a graph change that has just been
-// applied: upserts for records, deletes for dels. Zero vectors (text with
-// nothing to embed) cannot be stored, so their ids are deleted instead. When
-// the index fails, or a backlog is already queued, the ops go to the outbox
-// and the drain loop applies them later; the graph write stands either way.
-// The caller holds the namespace lock.
-func (e *Engine) syncVectors(ctx context.Context, ns kgmem.Namespace, records []kgmem.VectorRecord, dels []kgmem.VectorKey) {
-	records = slices.DeleteFunc(slices.Clone(records), func(r kgmem.VectorRecord) bool {
-		if kgmem.IsZeroVector(r.Vector) {
-			dels = append(dels, kgmem.VectorKey{Kind: r.Kind, ID: r.ID})
-			return true
+// guardedWrite runs one graph write with its vector ops journaled first
+// (write-ahead), then applies them to the vector index with apply and marks
+// them done. A failing graph write drops the ops; a failing (or skipped)
+// vector write leaves them in the outbox for RunOutbox, and the call still
+// succeeds: the graph is the source of truth. Only a journal that cannot be
+// written fails the call before anything changes. The caller holds the
+// namespace lock.
+func (e *Engine) guardedWrite(ctx context.Context, ops []kgmem.VectorOp, graphWrite func() error, apply func(context.Context) error) error {
+	o := e.outbox
+	var seqs []uint64
+	if len(ops) > 0 {
+		var err error
+		if seqs, err = o.box.Add(context.WithoutCancel(ctx), ops); err != nil {
+			return fmt.Errorf("journal vector writes: %w", err)
 		}
-		return false
-	})
-	if len(records) == 0 && len(dels) == 0 {
-		return
+		o.mu.Lock()
+		for _, s := range seqs {
+			o.inflight[s] = true
+		}
+		o.mu.Unlock()
+	}
+	defer func() {
+		o.mu.Lock()
+		for _, s := range seqs {
+			delete(o.inflight, s)
+		}
+		o.mu.Unlock()
+	}()
+	if err := graphWrite(); err != nil {
+		e.settle(ctx, seqs)
+		return err
+	}
+	if len(ops) == 0 {
+		return nil
 	}
 	var err error
-	if n := e.outbox.box.Len(); n > 0 {
-		err = fmt.Errorf("%d vector writes already queued: %w", n, kgmem.ErrUnavailable)
+	if o.failing.Load() {
+		err = fmt.Errorf("vector index failing, %d writes queued: %w", o.box.Len(), kgmem.ErrUnavailable)
 	} else {
 		// The graph write is done: a client hanging up must not cancel its vectors.
-		wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), e.outbox.opts.WriteTimeout)
-		err = e.writeVectors(wctx, ns, records, dels)
+		wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), o.opts.WriteTimeout)
+		err = apply(wctx)
 		cancel()
 	}
 	if err == nil {
-		return
+		e.settle(ctx, seqs)
+		return nil
 	}
+	o.failing.Store(true)
+	o.queued.Add(float64(len(ops)))
+	e.log.WarnContext(ctx, "vector write deferred to the outbox", "namespace", ops[0].Namespace, "ops", len(ops), "cause", err)
+	select {
+	case o.kick <- struct{}{}:
+	default:
+	}
+	return nil
+}
+
+// settle marks ops applied. A failure only means they will be applied again.
+func (e *Engine) settle(ctx context.Context, seqs []uint64) {
+	if err := e.outbox.box.Done(seqs); err != nil {
+		e.log.WarnContext(ctx, "marking vector writes applied failed; they will be applied again", "ops", len(seqs), "error", err)
+	}
+}
+
+// upsertOps are the ops of writing records (and deleting keys: records whose
+// text embeds to a zero vector, which cannot be stored).
+func upsertOps(ns kgmem.Namespace, records []kgmem.VectorRecord, dels []kgmem.VectorKey) []kgmem.VectorOp {
 	ops := make([]kgmem.VectorOp, 0, len(records)+len(dels))
 	for _, r := range records {
 		ops = append(ops, kgmem.VectorOp{Namespace: ns, Kind: r.Kind, ID: r.ID, Op: kgmem.VectorUpsert})
@@ -131,22 +182,21 @@ func (e *Engine) syncVectors(ctx context.Context, ns kgmem.Namespace, records []
 	for _, k := range dels {
 		ops = append(ops, kgmem.VectorOp{Namespace: ns, Kind: k.Kind, ID: k.ID, Op: kgmem.VectorDelete})
 	}
-	e.queueVectorOps(ctx, ops, err)
+	return ops
 }
 
-// queueVectorOps puts ops in the outbox after the vector write failed with cause.
-func (e *Engine) queueVectorOps(ctx context.Context, ops []kgmem.VectorOp, cause error) {
-	if err := e.outbox.box.Add(context.WithoutCancel(ctx), ops); err != nil {
-		e.log.ErrorContext(ctx, "vector write failed after the graph write and could not be queued; run `server reindex` to repair",
-			"namespace", ops[0].Namespace, "ops", len(ops), "error", err, "cause", cause)
-		return
-	}
-	e.outbox.queued.Add(float64(len(ops)))
-	e.log.WarnContext(ctx, "vector write deferred to the outbox", "namespace", ops[0].Namespace, "ops", len(ops), "cause", cause)
-	select {
-	case e.outbox.kick <- struct{}{}:
-	default:
-	}
+// splitZero moves the records whose vector is all zeros (nothing to store)
+// out of records, as keys to delete.
+func splitZero(records []kgmem.VectorRecord) ([]kgmem.VectorRecord, []kgmem.VectorKey) {
+	var dels []kgmem.VectorKey
+	kept := slices.DeleteFunc(slices.Clone(records), func(r kgmem.VectorRecord) bool {
+		if kgmem.IsZeroVector(r.Vector) {
+			dels = append(dels, kgmem.VectorKey{Kind: r.Kind, ID: r.ID})
+			return true
+		}
+		return false
+	})
+	return kept, dels
 }
 
 // writeVectors upserts records and deletes dels of ns.
@@ -173,8 +223,8 @@ func permanent(err error) bool {
 	return errors.Is(err, kgmem.ErrInvalid) || errors.Is(err, kgmem.ErrConflict)
 }
 
-// DrainOutbox applies one batch of queued vector writes and reports how many
-// ops it settled. Each op is applied from the graph's current state: a record
+// DrainOutbox applies one batch of queued vector writes (leaving those whose
+// write is in progress to their writer) and reports how many ops it settled. Each op is applied from the graph's current state: a record
 // that exists is re-read, re-embedded and upserted; one that no longer exists
 // is deleted; a purged namespace loses every vector without a graph record.
 // Namespaces are applied under their write lock, so a drain never races an
@@ -182,8 +232,20 @@ func permanent(err error) bool {
 // are dropped with an error log; others stay queued and the first error is
 // returned.
 func (e *Engine) DrainOutbox(ctx context.Context) (int, error) {
-	batch := e.outbox.box.Pending(e.outbox.opts.Batch)
+	o := e.outbox
+	o.mu.Lock()
+	var batch []kgmem.QueuedVectorOp
+	for _, op := range o.box.Pending(0) {
+		if !o.inflight[op.Seq] {
+			batch = append(batch, op)
+			if len(batch) == o.opts.Batch {
+				break
+			}
+		}
+	}
+	o.mu.Unlock()
 	if len(batch) == 0 {
+		o.failing.Store(false)
 		return 0, nil
 	}
 	// Probe first, holding no lock: while the index is down a round costs one
@@ -223,10 +285,13 @@ func (e *Engine) DrainOutbox(ctx context.Context) (int, error) {
 			done = append(done, op.Seq)
 		}
 	}
-	if err := e.outbox.box.Done(done); err != nil {
+	if err := o.box.Done(done); err != nil {
 		return 0, errors.Join(firstErr, fmt.Errorf("mark vector ops applied: %w", err))
 	}
-	e.outbox.applied.Add(float64(len(done)))
+	o.applied.Add(float64(len(done)))
+	if firstErr == nil && len(batch) < o.opts.Batch {
+		o.failing.Store(false) // caught up: writes go straight to the index again
+	}
 	return len(done), firstErr
 }
 
@@ -424,18 +489,12 @@ func (e *Engine) RunOutbox(ctx context.Context) {
 	}
 }
 
-// purgeVectors deletes every vector of ns after a graph purge, or queues a
-// purge op when the index fails. The caller holds the namespace lock.
-func (e *Engine) purgeVectors(ctx context.Context, ns kgmem.Namespace) {
-	var err error
-	if n := e.outbox.box.Len(); n > 0 {
-		err = fmt.Errorf("%d vector writes already queued: %w", n, kgmem.ErrUnavailable)
-	} else {
-		wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), e.outbox.opts.WriteTimeout)
-		err = e.vectors.DeleteNamespace(wctx, ns)
-		cancel()
-	}
-	if err != nil {
-		e.queueVectorOps(ctx, []kgmem.VectorOp{{Namespace: ns, Op: kgmem.VectorPurge}}, err)
-	}
+// purgeOps is the op of purging ns.
+func purgeOps(ns kgmem.Namespace) []kgmem.VectorOp {
+	return []kgmem.VectorOp{{Namespace: ns, Op: kgmem.VectorPurge}}
+}
+
+// deleteOps are the ops of deleting keys of ns.
+func deleteOps(ns kgmem.Namespace, keys []kgmem.VectorKey) []kgmem.VectorOp {
+	return upsertOps(ns, nil, keys)
 }

@@ -9,21 +9,27 @@ import (
 	"github.com/kgmem/kgmem"
 )
 
-// write embeds what cs adds or changes, applies cs to the graph atomically, then
-// upserts the vectors. Embedding first means an unreachable embedder rejects the
-// write before anything is stored; the graph is the source of truth, so a vector
-// write failing after it is queued in the durable outbox and retried from the
-// graph (syncVectors) rather than undone. The caller holds the namespace lock.
+// write embeds what cs adds or changes, journals the vector ops in the outbox,
+// applies cs to the graph atomically, then upserts the vectors. Embedding first
+// means an unreachable embedder rejects the write before anything is stored;
+// the graph is the source of truth, so a vector write failing after it (or a
+// crash before it) leaves its ops in the durable outbox, retried from the
+// graph, rather than undoing anything (guardedWrite). The caller holds the
+// namespace lock.
 func (e *Engine) write(ctx context.Context, cs kgmem.ChangeSet) error {
 	records, err := e.embedChanges(ctx, cs)
 	if err != nil {
 		return err
 	}
-	if err := e.graph.Apply(ctx, cs); err != nil {
-		return fmt.Errorf("write graph: %w", err)
-	}
-	e.syncVectors(ctx, cs.Namespace, records, nil)
-	return nil
+	records, zero := splitZero(records)
+	return e.guardedWrite(ctx, upsertOps(cs.Namespace, records, zero),
+		func() error {
+			if err := e.graph.Apply(ctx, cs); err != nil {
+				return fmt.Errorf("write graph: %w", err)
+			}
+			return nil
+		},
+		func(ctx context.Context) error { return e.writeVectors(ctx, cs.Namespace, records, zero) })
 }
 
 // embedChanges embeds every episode, fact and entity that cs writes.

@@ -4,8 +4,9 @@
 //
 // File keeps the queue in a journal file (internal/journal): an Add is one
 // group-committed, fsynced append; applied ops are recorded as "done" lines
-// and the file is compacted once those outnumber the live ones, so draining a
-// long backlog costs appends, not a rewrite per batch. A process killed at any
+// (not fsynced) and the file is compacted once those outnumber the live ones
+// or the queue empties, so draining a long backlog costs appends, not a
+// rewrite per batch. A process killed at any
 // point leaves a journal the next Open replays: an op acknowledged by Add is
 // never lost; one applied just before a crash may be applied again, which is
 // harmless because applying re-reads the graph.
@@ -145,31 +146,40 @@ func Open(path string) (*File, int, error) {
 	return f, skipped, nil
 }
 
-// Add queues ops and returns once they are fsynced.
-func (f *File) Add(_ context.Context, ops []kgmem.VectorOp) error {
+// Add queues ops and returns their sequence numbers once they are fsynced
+// (concurrent Adds share one fsync).
+func (f *File) Add(_ context.Context, ops []kgmem.VectorOp) ([]uint64, error) {
 	if len(ops) == 0 {
-		return nil
+		return nil, nil
 	}
 	f.q.mu.Lock()
 	queued, err := f.q.add(ops)
 	if err != nil {
 		f.q.mu.Unlock()
-		return err
+		return nil, err
 	}
 	var seq uint64
 	for _, op := range queued {
 		if seq, err = f.j.Write(line{Seq: op.Seq, Op: &op.VectorOp}); err != nil {
 			f.q.mu.Unlock()
-			return fmt.Errorf("outbox add: %w: %w", kgmem.ErrUnavailable, err)
+			return nil, fmt.Errorf("outbox add: %w: %w", kgmem.ErrUnavailable, err)
 		}
 		f.lines++
 	}
 	f.q.pending = append(f.q.pending, queued...)
 	f.q.mu.Unlock()
 	if err := f.j.Sync(seq); err != nil {
-		return fmt.Errorf("outbox add: %w: %w", kgmem.ErrUnavailable, err)
+		return nil, fmt.Errorf("outbox add: %w: %w", kgmem.ErrUnavailable, err)
 	}
-	return nil
+	return seqsOf(queued), nil
+}
+
+func seqsOf(ops []kgmem.QueuedVectorOp) []uint64 {
+	out := make([]uint64, len(ops))
+	for i, op := range ops {
+		out[i] = op.Seq
+	}
+	return out
 }
 
 // Pending returns up to limit queued ops, oldest first (limit <= 0: all).
@@ -178,8 +188,9 @@ func (f *File) Pending(limit int) []kgmem.QueuedVectorOp { return f.q.peek(limit
 // Len is the number of queued ops.
 func (f *File) Len() int { return f.q.len() }
 
-// Done removes the applied ops: a fsynced done record, and a compaction of the
-// file when done records dominate it.
+// Done removes the applied ops: a done record appended without an fsync (a
+// lost one only replays harmless ops), and a compaction of the file when done
+// records dominate it or nothing is left.
 func (f *File) Done(seqs []uint64) error {
 	if len(seqs) == 0 {
 		return nil
@@ -192,7 +203,7 @@ func (f *File) Done(seqs []uint64) error {
 	if len(f.q.pending) == 0 || (f.lines >= compactAt && f.lines > 2*len(f.q.pending)) {
 		return f.compactLocked()
 	}
-	if err := f.j.Append(line{Done: seqs}); err != nil {
+	if _, err := f.j.Write(line{Done: seqs}); err != nil {
 		return fmt.Errorf("outbox done: %w", err)
 	}
 	f.lines++
@@ -229,16 +240,16 @@ var _ kgmem.VectorOutbox = (*Memory)(nil)
 // NewMemory returns an empty in-memory outbox.
 func NewMemory() *Memory { return &Memory{} }
 
-// Add queues ops.
-func (m *Memory) Add(_ context.Context, ops []kgmem.VectorOp) error {
+// Add queues ops and returns their sequence numbers.
+func (m *Memory) Add(_ context.Context, ops []kgmem.VectorOp) ([]uint64, error) {
 	m.q.mu.Lock()
 	defer m.q.mu.Unlock()
 	queued, err := m.q.add(ops)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	m.q.pending = append(m.q.pending, queued...)
-	return nil
+	return seqsOf(queued), nil
 }
 
 // Pending returns up to limit queued ops, oldest first (limit <= 0: all).

@@ -52,7 +52,7 @@ func TestFileSurvivesReopen(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "data", "vector.outbox")
 	f := open(t, path)
 	for i := range 10 {
-		if err := f.Add(ctx, []kgmem.VectorOp{op(i)}); err != nil {
+		if _, err := f.Add(ctx, []kgmem.VectorOp{op(i)}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -75,7 +75,7 @@ func TestFileSurvivesReopen(t *testing.T) {
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Fatalf("after reopen Pending = %v, want %v", got, want)
 	}
-	if err := f.Add(ctx, []kgmem.VectorOp{op(10)}); err != nil {
+	if _, err := f.Add(ctx, []kgmem.VectorOp{op(10)}); err != nil {
 		t.Fatal(err)
 	}
 	all := f.Pending(0)
@@ -102,7 +102,7 @@ func TestFileCompacts(t *testing.T) {
 	for i := range 3000 {
 		batch = append(batch, op(i))
 	}
-	if err := f.Add(ctx, batch); err != nil {
+	if _, err := f.Add(ctx, batch); err != nil {
 		t.Fatal(err)
 	}
 	full, _ := os.Stat(path)
@@ -136,7 +136,7 @@ func TestAddRejectsInvalidOps(t *testing.T) {
 	boxes := map[string]kgmem.VectorOutbox{"file": open(t, filepath.Join(t.TempDir(), "o")), "memory": outbox.NewMemory()}
 	for name, box := range boxes {
 		for _, tt := range tests {
-			err := box.Add(ctx, []kgmem.VectorOp{op(1), tt.op})
+			_, err := box.Add(ctx, []kgmem.VectorOp{op(1), tt.op})
 			if !errors.Is(err, kgmem.ErrInvalid) {
 				t.Errorf("%s: Add with %s: %v, want ErrInvalid", name, tt.name, err)
 			}
@@ -145,7 +145,7 @@ func TestAddRejectsInvalidOps(t *testing.T) {
 			t.Errorf("%s: rejected adds queued %d ops", name, box.Len())
 		}
 		purge := kgmem.VectorOp{Namespace: "a", Op: kgmem.VectorPurge}
-		if err := box.Add(ctx, []kgmem.VectorOp{purge}); err != nil || box.Len() != 1 {
+		if seqs, err := box.Add(ctx, []kgmem.VectorOp{purge}); err != nil || box.Len() != 1 || len(seqs) != 1 {
 			t.Errorf("%s: Add(purge) = %v, Len %d", name, err, box.Len())
 		}
 	}
@@ -157,7 +157,7 @@ func TestOpenSkipsTornLine(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "vector.outbox")
 	f := open(t, path)
-	if err := f.Add(ctx, []kgmem.VectorOp{op(1), op(2)}); err != nil {
+	if _, err := f.Add(ctx, []kgmem.VectorOp{op(1), op(2)}); err != nil {
 		t.Fatal(err)
 	}
 	f.Abandon()
@@ -174,7 +174,7 @@ func TestOpenSkipsTornLine(t *testing.T) {
 		t.Fatalf("Open = %v, skipped %d; want 1 torn line skipped", err, skipped)
 	}
 	defer f.Close()
-	if err := f.Add(ctx, []kgmem.VectorOp{op(3)}); err != nil {
+	if _, err := f.Add(ctx, []kgmem.VectorOp{op(3)}); err != nil {
 		t.Fatal(err)
 	}
 	if got := ids(f.Pending(0)); fmt.Sprint(got) != "[fact_001 fact_002 fact_003]" {
