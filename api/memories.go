@@ -17,6 +17,9 @@ type memoriesRequest struct {
 	Messages  []messageJSON `json:"messages"`
 	Extract   bool          `json:"extract"`
 	Schema    *kgmem.Schema `json:"schema"`
+	// Mode is "sync" (the default: answer when stored) or "async" (202 and a
+	// background job).
+	Mode string `json:"mode"`
 }
 
 type messageJSON struct {
@@ -29,7 +32,8 @@ type messageJSON struct {
 }
 
 // postMemories ingests a batch of messages: 201 when anything new was stored,
-// 200 when every message was already known (an idempotent re-post).
+// 200 when every message was already known (an idempotent re-post); with
+// "mode": "async", 202 and a background job (see jobs.go).
 func (s *Server) postMemories(c echo.Context) error {
 	var body memoriesRequest
 	if err := decodeJSON(c, &body); err != nil {
@@ -49,6 +53,13 @@ func (s *Server) postMemories(c echo.Context) error {
 	}
 	if body.Messages == nil {
 		return kgmem.Invalidf("messages", "is required")
+	}
+	switch body.Mode {
+	case "", "sync":
+	case "async":
+		return s.submitJob(c, req)
+	default:
+		return kgmem.Invalidf("mode", "is %q; use sync or async", body.Mode)
 	}
 	res, err := s.engine.Ingest(c.Request().Context(), req)
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/kgmem/kgmem/auth"
+	"github.com/kgmem/kgmem/jobs"
 	"github.com/kgmem/kgmem/memory"
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
@@ -24,6 +25,9 @@ type Options struct {
 	MaxPageSize int
 	// RequestTimeout is the deadline of one request's work (default 30 s).
 	RequestTimeout time.Duration
+	// Jobs runs POST /v1/memories with "mode": "async" in the background and
+	// answers GET /v1/jobs/{id} (nil: async mode is refused with a 400).
+	Jobs *jobs.Runner
 	// Metrics is served at /metrics in the Prometheus text format (nil: an
 	// empty registry).
 	Metrics prometheus.Gatherer
@@ -123,6 +127,7 @@ func (s *Server) routes() {
 	e.GET("/metrics", echo.WrapHandler(promhttp.HandlerFor(s.opts.Metrics, promhttp.HandlerOpts{})))
 	v1 := e.Group("/v1")
 	v1.POST("/memories", s.postMemories)
+	v1.GET("/jobs/:id", s.getJob)
 	v1.POST("/facts", s.postFacts)
 	v1.GET("/facts", s.listFacts)
 	v1.GET("/facts/:id", s.getFact)

@@ -18,10 +18,12 @@ import (
 func serve(ctx context.Context, args []string, stderr io.Writer) error {
 	var cfg config
 	var sec securityConfig
+	var jc jobsConfig
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	cfg.bindFlags(fs)
 	sec.bind(fs, &cfg)
+	jc.bind(fs, &cfg)
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -32,6 +34,9 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 		return err
 	}
 	if err := sec.validate(); err != nil {
+		return err
+	}
+	if err := jc.validate(); err != nil {
 		return err
 	}
 	log := cfg.logger()
@@ -57,7 +62,12 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 		return err
 	}
 	defer keyStore.Close()
-	opts := api.Options{MaxBodyBytes: cfg.MaxBodyBytes, RequestTimeout: cfg.RequestTimeout, Metrics: b.metrics, Registerer: b.metrics, Auth: authn}
+	runner, err := openJobs(ctx, &cfg, jc, b, log)
+	if err != nil {
+		return err
+	}
+	defer runner.Close() // running jobs stay pending and resume at the next start
+	opts := api.Options{MaxBodyBytes: cfg.MaxBodyBytes, RequestTimeout: cfg.RequestTimeout, Metrics: b.metrics, Registerer: b.metrics, Auth: authn, Jobs: runner}
 	sec.apply(&opts)
 	srv := api.New(b.engine, opts, log)
 	ln, err := net.Listen("tcp", cfg.Addr)
