@@ -64,7 +64,7 @@ var routeAccess = map[string]access{
 	"GET /v1/namespaces/:namespace/settings": {right: auth.Read, ns: nsPath},
 	"PUT /v1/namespaces/:namespace/settings": {right: auth.Write, ns: nsPath},
 	"POST /v1/namespaces/:namespace/sweep":   {right: auth.Write, ns: nsPath},
-	"GET /v1/jobs/:id":                       {right: auth.Read, ns: nsHandler},
+	"GET /v1/jobs/:id":                       {right: auth.Read, ns: nsQuery},
 }
 
 // principalKey is the echo context key of the request's auth.Principal.
