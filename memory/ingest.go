@@ -3,6 +3,7 @@ package memory
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/kgmem/kgmem"
 	"github.com/kgmem/kgmem/episodes"
@@ -46,6 +47,13 @@ var ErrExtractionDisabled = fmt.Errorf("%w: extraction requested but no LLM is c
 // stored under the same namespace, thread and id is not written again), extracts
 // and integrates triples from the new ones when asked, embeds what changed, and
 // writes the graph atomically.
+//
+// The extraction call, the slow part, runs before the namespace's write lock:
+// it reads only the new messages, so other batches of the namespace go on
+// meanwhile. Resolution, decisions and the write run under the lock. When a
+// concurrent ingest stored some of the same messages in between, extraction
+// runs again under the lock on what is still new, so nothing is extracted or
+// written twice.
 func (e *Engine) Ingest(ctx context.Context, req IngestRequest) (IngestResult, error) {
 	if req.Extract && e.extractor == nil {
 		return IngestResult{}, ErrExtractionDisabled
@@ -55,30 +63,38 @@ func (e *Engine) Ingest(ctx context.Context, req IngestRequest) (IngestResult, e
 	if err != nil {
 		return IngestResult{}, err
 	}
+	var early *extraction
+	var spent kgmem.LLMUsage // LLM use of an early extraction that had to be redone
+	if req.Extract {
+		fresh, _, err := e.freshEpisodes(ctx, req.Namespace, eps)
+		if err != nil {
+			return IngestResult{}, err
+		}
+		if len(fresh) > 0 {
+			early = e.extractTriples(ctx, req, fresh)
+		}
+	}
 
 	unlock := e.lockNamespace(req.Namespace)
 	defer unlock()
 
-	existing, err := e.graph.Episodes(ctx, req.Namespace, episodeIDs(eps))
+	fresh, stored, err := e.freshEpisodes(ctx, req.Namespace, eps)
 	if err != nil {
-		return IngestResult{}, fmt.Errorf("look up existing episodes: %w", err)
-	}
-	stored := make(map[string]kgmem.Episode, len(existing))
-	for _, ep := range existing {
-		stored[ep.ID] = ep
-	}
-	var fresh []kgmem.Episode
-	for _, ep := range eps {
-		if _, ok := stored[ep.ID]; !ok {
-			fresh = append(fresh, ep)
-		}
+		return IngestResult{}, err
 	}
 	res := IngestResult{Facts: []kgmem.FactChange{}}
 	cs := kgmem.ChangeSet{Namespace: req.Namespace, Episodes: fresh}
 	if len(fresh) > 0 {
 		if req.Extract {
-			changes, facts, usage, warnings := e.extract(ctx, req, fresh)
-			res.Facts, res.Usage, res.Warnings = facts, usage, warnings
+			x := early
+			if x == nil || !slices.Equal(episodeIDs(x.episodes), episodeIDs(fresh)) {
+				if x != nil {
+					spent = x.usage
+				}
+				x = e.extractTriples(ctx, req, fresh)
+			}
+			changes, facts, usage, warnings := e.integrate(ctx, req, x)
+			res.Facts, res.Usage, res.Warnings = facts, usage.Add(spent), warnings
 			cs.Entities, cs.Facts, cs.Mentions = changes.Entities, changes.Facts, changes.Mentions
 		}
 		if err := e.stampDecay(ctx, &cs, res.Facts, now); err != nil {
@@ -89,6 +105,11 @@ func (e *Engine) Ingest(ctx context.Context, req IngestRequest) (IngestResult, e
 		}
 		syncChanges(res.Facts, cs.Facts)
 		e.metrics.ingested(len(fresh), res.Facts, res.Usage)
+	} else if early != nil {
+		// Everything was stored by a concurrent ingest meanwhile; the early
+		// extraction still cost what it cost.
+		res.Usage = early.usage
+		e.metrics.ingested(0, nil, res.Usage)
 	}
 	written := lo.KeyBy(cs.Episodes, func(ep kgmem.Episode) string { return ep.ID })
 	for _, ep := range eps {
@@ -101,43 +122,87 @@ func (e *Engine) Ingest(ctx context.Context, req IngestRequest) (IngestResult, e
 	return res, nil
 }
 
-// extract runs the extractor and the integrator over the new episodes. An LLM
-// failure never fails the ingest: the episodes are kept and a warning explains.
-func (e *Engine) extract(ctx context.Context, req IngestRequest, fresh []kgmem.Episode) (kgmem.ChangeSet, []kgmem.FactChange, kgmem.LLMUsage, []string) {
+// freshEpisodes splits eps into those not stored yet and those stored (by id).
+func (e *Engine) freshEpisodes(ctx context.Context, ns kgmem.Namespace, eps []kgmem.Episode) ([]kgmem.Episode, map[string]kgmem.Episode, error) {
+	existing, err := e.graph.Episodes(ctx, ns, episodeIDs(eps))
+	if err != nil {
+		return nil, nil, fmt.Errorf("look up existing episodes: %w", err)
+	}
+	stored := make(map[string]kgmem.Episode, len(existing))
+	for _, ep := range existing {
+		stored[ep.ID] = ep
+	}
+	var fresh []kgmem.Episode
+	for _, ep := range eps {
+		if _, ok := stored[ep.ID]; !ok {
+			fresh = append(fresh, ep)
+		}
+	}
+	return fresh, stored, nil
+}
+
+// extraction is the extractor's answer for some new episodes, or why there is none.
+type extraction struct {
+	episodes []kgmem.Episode
+	settings kgmem.NamespaceSettings
+	schema   *kgmem.Schema
+	result   kgmem.Extraction
+	usage    kgmem.LLMUsage
+	warnings []string
+	// failed is set when there is nothing to integrate (warnings say why).
+	failed bool
+}
+
+// extractTriples asks the extractor for the triples of the new episodes. An
+// LLM failure is reported as warnings, never as an error: the episodes are
+// stored anyway.
+func (e *Engine) extractTriples(ctx context.Context, req IngestRequest, fresh []kgmem.Episode) *extraction {
+	x := &extraction{episodes: fresh}
 	settings, err := e.graph.Settings(ctx, req.Namespace)
 	if err != nil {
-		return kgmem.ChangeSet{}, []kgmem.FactChange{}, kgmem.LLMUsage{}, []string{"extraction skipped: reading namespace settings: " + err.Error()}
+		x.failed, x.warnings = true, []string{"extraction skipped: reading namespace settings: " + err.Error()}
+		return x
 	}
-	schema := req.Schema
-	if schema == nil {
-		schema = settings.Schema
+	x.settings, x.schema = settings, req.Schema
+	if x.schema == nil {
+		x.schema = settings.Schema
 	}
-	ext, err := e.extractor.Extract(ctx, kgmem.ExtractRequest{Namespace: req.Namespace, Messages: fresh, Schema: schema})
-	usage := ext.Usage
-	warnings := append([]string(nil), ext.Warnings...)
+	ext, err := e.extractor.Extract(ctx, kgmem.ExtractRequest{Namespace: req.Namespace, Messages: fresh, Schema: x.schema})
+	x.result, x.usage = ext, ext.Usage
+	x.warnings = append([]string(nil), ext.Warnings...)
 	if err != nil {
 		e.log.WarnContext(ctx, "extraction failed; episodes kept", "namespace", req.Namespace, "error", err)
-		return kgmem.ChangeSet{}, []kgmem.FactChange{}, usage, append(warnings, "extraction failed, episodes kept without facts: "+err.Error())
+		x.failed, x.warnings = true, append(x.warnings, "extraction failed, episodes kept without facts: "+err.Error())
 	}
+	return x
+}
+
+// integrate resolves the extracted triples against the graph (under the
+// namespace lock). A failure is a warning: the episodes are kept.
+func (e *Engine) integrate(ctx context.Context, req IngestRequest, x *extraction) (kgmem.ChangeSet, []kgmem.FactChange, kgmem.LLMUsage, []string) {
+	if x.failed {
+		return kgmem.ChangeSet{}, []kgmem.FactChange{}, x.usage, x.warnings
+	}
+	ext := x.result
 	for i := range ext.Triples {
 		if len(ext.Triples[i].EpisodeIDs) == 0 {
-			ext.Triples[i].EpisodeIDs = episodeIDs(fresh)
+			ext.Triples[i].EpisodeIDs = episodeIDs(x.episodes)
 		}
 	}
 	out, err := e.integrator.Integrate(ctx, triples.IntegrateRequest{
 		Namespace: req.Namespace,
 		Entities:  ext.Entities,
 		Triples:   ext.Triples,
-		Episodes:  fresh,
-		Policy:    settings.Writes,
-		Schema:    schema,
+		Episodes:  x.episodes,
+		Policy:    x.settings.Writes,
+		Schema:    x.schema,
 	})
-	usage = usage.Add(out.Usage)
+	usage := x.usage.Add(out.Usage)
 	if err != nil {
 		e.log.WarnContext(ctx, "integration failed; episodes kept", "namespace", req.Namespace, "error", err)
-		return kgmem.ChangeSet{}, []kgmem.FactChange{}, usage, append(warnings, "integrating extracted facts failed, episodes kept without facts: "+err.Error())
+		return kgmem.ChangeSet{}, []kgmem.FactChange{}, usage, append(x.warnings, "integrating extracted facts failed, episodes kept without facts: "+err.Error())
 	}
-	return out.Changes, nonNil(out.FactChanges), usage, warnings
+	return out.Changes, nonNil(out.FactChanges), usage, x.warnings
 }
 
 func episodeIDs(eps []kgmem.Episode) []string {
