@@ -12,11 +12,13 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/kgmem/kgmem"
 	"github.com/kgmem/kgmem/api"
 	"github.com/kgmem/kgmem/auth"
 	"github.com/kgmem/kgmem/embed"
+	"github.com/kgmem/kgmem/jobs"
 	"github.com/kgmem/kgmem/memory"
 )
 
@@ -56,10 +58,16 @@ func newAuthServer(t *testing.T, b backend, opts api.Options, log *slog.Logger) 
 	if err != nil {
 		t.Fatal(err)
 	}
+	runner, err := jobs.Open(ctx, jobs.Config{Engine: eng, DataDir: t.TempDir(), Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts.Jobs = runner
 	srv := api.New(eng, opts, log)
 	hs := httptest.NewServer(srv.Handler())
 	t.Cleanup(func() {
 		hs.Close()
+		_ = runner.Close()
 		if nss, err := g.Namespaces(ctx); err == nil {
 			for _, ns := range nss {
 				_, _ = eng.PurgeNamespace(ctx, ns)
@@ -141,7 +149,9 @@ func (s *authServer) must(want int, key, method, path string, body, out any) {
 type tenant struct {
 	ns                        kgmem.Namespace
 	episodes, facts, entities []string
-	secretWord                string
+	// job is a background ingest job of the namespace.
+	job        string
+	secretWord string
 }
 
 func (s *authServer) seed(ns kgmem.Namespace, secretWord string) tenant {
@@ -176,7 +186,28 @@ func (s *authServer) seed(ns kgmem.Namespace, secretWord string) tenant {
 	for _, e := range el.Entities {
 		tn.entities = append(tn.entities, e.ID)
 	}
-	if len(tn.episodes) != 4 || len(tn.facts) != 2 || len(tn.entities) < 3 {
+	var job struct {
+		ID string `json:"id"`
+	}
+	s.must(http.StatusAccepted, s.admin, "POST", "/v1/memories", map[string]any{"namespace": ns, "thread_id": "t2", "mode": "async",
+		"messages": []message{{"id": "a1", "content": "Async note about the " + secretWord + ".", "timestamp": "2023-05-10T10:00:00Z"}}}, &job)
+	tn.job = job.ID
+	// The job must be finished before the test snapshots the namespace.
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		var st struct {
+			Status string `json:"status"`
+		}
+		s.must(http.StatusOK, s.admin, "GET", "/v1/jobs/"+job.ID+"?namespace="+url.QueryEscape(string(ns)), nil, &st)
+		if st.Status == "succeeded" {
+			break
+		}
+		if st.Status == "failed" || time.Now().After(deadline) {
+			s.t.Fatalf("job %s of %s: %s", job.ID, ns, st.Status)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if len(tn.episodes) != 4 || len(tn.facts) != 2 || len(tn.entities) < 3 || tn.job == "" {
 		s.t.Fatalf("seed %s: %d episodes, %d facts, %d entities", ns, len(tn.episodes), len(tn.facts), len(tn.entities))
 	}
 	return tn
@@ -216,6 +247,15 @@ func (s *authServer) snapshot(ns kgmem.Namespace) string {
 		s.t.Fatal(err)
 	}
 	return string(raw)
+}
+
+// withMode copies an ingest body with "mode" set.
+func withMode(body map[string]any, mode string) map[string]any {
+	out := map[string]any{"mode": mode}
+	for k, v := range body {
+		out[k] = v
+	}
+	return out
 }
 
 func errorsJoin(errs ...error) error {
@@ -261,7 +301,8 @@ func TestIsolation(t *testing.T) {
 		// Requests naming the victim's namespace: every one is refused before
 		// its handler runs.
 		direct := map[string][]probe{
-			"POST /v1/memories":                      {{method: "POST", path: "/v1/memories", body: msg}},
+			"POST /v1/memories":                      {{method: "POST", path: "/v1/memories", body: msg}, {method: "POST", path: "/v1/memories", body: withMode(msg, "async")}},
+			"GET /v1/jobs/:id":                       {{method: "GET", path: "/v1/jobs/" + victim.job + qB}},
 			"POST /v1/facts":                         {{method: "POST", path: "/v1/facts", body: fact}},
 			"GET /v1/facts":                          {{method: "GET", path: "/v1/facts" + qB}, {method: "GET", path: "/v1/facts" + qB + "&entity=Caroline"}},
 			"GET /v1/facts/:id":                      {{method: "GET", path: "/v1/facts/" + victim.facts[0] + qB}},
@@ -284,6 +325,7 @@ func TestIsolation(t *testing.T) {
 			{method: "GET", path: "/v1/facts/" + victim.facts[0] + qA, want: http.StatusNotFound},
 			{method: "DELETE", path: "/v1/facts/" + victim.facts[0] + qA, want: http.StatusNotFound},
 			{method: "GET", path: "/v1/entities/" + victim.entities[0] + qA, want: http.StatusNotFound},
+			{method: "GET", path: "/v1/jobs/" + victim.job + qA, want: http.StatusNotFound},
 			{method: "GET", path: "/v1/facts" + qA + "&entity=" + victim.entities[0], wantAny2xx: true},
 			{method: "GET", path: "/v1/facts" + qA + "&limit=1000", wantAny2xx: true},
 			{method: "GET", path: "/v1/entities" + qA + "&q=zebracorn", wantAny2xx: true},
