@@ -8,15 +8,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/kgmem/kgmem"
 	"github.com/kgmem/kgmem/chatlog/gen"
+	"github.com/kgmem/kgmem/chatlog/gen/gentest"
 	"github.com/kgmem/kgmem/graph/sqlite"
-	"github.com/kgmem/kgmem/internal/llmtest"
-	openai "github.com/sashabaranov/go-openai"
 )
 
 // childEnv makes the test binary act as the server binary (see TestHelperProcess).
@@ -48,25 +46,6 @@ func serverProcess(t *testing.T, args ...string) *exec.Cmd {
 	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperProcess$")
 	cmd.Env = append(os.Environ(), childEnv+"="+string(raw), "KGMEM_LOG_LEVEL=error")
 	return cmd
-}
-
-// extractingLLM answers every extraction with the facts the generated
-// messages state, and every judge request with a 400 (not retried): the
-// batch keeps its episodes without facts, the same way in every run.
-func extractingLLM(t *testing.T) *llmtest.Server {
-	return llmtest.New(t, llmtest.WithResponder(func(req openai.ChatCompletionRequest) (llmtest.Reply, error) {
-		user := llmtest.LastUserMessage(req)
-		if !strings.HasPrefix(user, llmtest.ExtractionMarker) {
-			return llmtest.Status(400), nil
-		}
-		var ents []llmtest.Entity
-		var facts []llmtest.Fact
-		for _, f := range gen.PromptFacts(user) {
-			ents = append(ents, llmtest.Entity{Name: f.Subject, Type: "Person"}, llmtest.Entity{Name: f.Object, Type: "Other"})
-			facts = append(facts, llmtest.Fact{Subject: f.Subject, Predicate: f.Predicate, Object: f.Object, Message: f.Message})
-		}
-		return llmtest.Text(llmtest.ExtractionJSON(ents, facts)), nil
-	}))
 }
 
 // graphCounts opens the data directory's graph and counts episodes and
@@ -136,7 +115,7 @@ func TestIngestKillAndResume(t *testing.T) {
 	if os.Getenv(childEnv) != "" {
 		t.Skip("helper process")
 	}
-	llm := extractingLLM(t)
+	llm := gentest.LLM(t, 0)
 	dir := t.TempDir()
 	input := filepath.Join(dir, "chat.jsonl")
 	var buf bytes.Buffer

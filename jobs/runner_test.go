@@ -1,0 +1,154 @@
+package jobs_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kgmem/kgmem"
+	"github.com/kgmem/kgmem/chatlog/gen/gentest"
+	"github.com/kgmem/kgmem/episodes"
+	"github.com/kgmem/kgmem/internal/llmtest"
+	"github.com/kgmem/kgmem/jobs"
+	"github.com/kgmem/kgmem/memory"
+)
+
+// waitDone polls until every job has finished, failing after a deadline.
+func waitDone(t *testing.T, r *jobs.Runner, ns kgmem.Namespace, ids []string) []jobs.Job {
+	t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for {
+		out := make([]jobs.Job, 0, len(ids))
+		for _, id := range ids {
+			j, err := r.Get(context.Background(), ns, id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if j.Status != jobs.StatusSucceeded && j.Status != jobs.StatusFailed {
+				break
+			}
+			out = append(out, j)
+		}
+		if len(out) == len(ids) {
+			return out
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("jobs not done within a minute: %d of %d", len(out), len(ids))
+		}
+		time.Sleep(10 * time.Millisecond) // polling interval under the deadline above
+	}
+}
+
+func message(i int) episodes.Message {
+	return episodes.Message{ID: fmt.Sprintf("m%d", i), Name: "Ann Lee", Content: fmt.Sprintf("Ann Lee enjoys hobby%c. Note %d.", 'a'+i, i),
+		Timestamp: time.Date(2024, 1, 1, 9, i, 0, 0, time.UTC)}
+}
+
+// TestDebounceCoalescing posts ten one-message jobs on one thread: within a
+// debounce window they share one extraction call; one at a time, each costs
+// its own.
+func TestDebounceCoalescing(t *testing.T) {
+	const ns = kgmem.Namespace("coalesce")
+	cases := []struct {
+		name      string
+		debounce  time.Duration
+		oneByOne  bool
+		wantCalls int // extraction calls
+	}{
+		{"ten messages arriving one by one, no window", 0, true, 10},
+		{"ten messages in a burst within a 1s window", time.Second, false, 1},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			llm := gentest.LLM(t, 0)
+			eng, _ := gentest.Engine(t, t.TempDir(), llm)
+			r, err := jobs.Open(context.Background(), jobs.Config{Engine: eng, DataDir: t.TempDir(), Workers: 2, Debounce: tc.debounce})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer r.Close()
+			var ids []string
+			for i := range 10 {
+				j, err := r.Submit(context.Background(), memory.IngestRequest{Namespace: ns, ThreadID: "t", Extract: true, Messages: []episodes.Message{message(i)}})
+				if err != nil {
+					t.Fatal(err)
+				}
+				ids = append(ids, j.ID)
+				if tc.oneByOne {
+					waitDone(t, r, ns, []string{j.ID})
+				}
+			}
+			done := waitDone(t, r, ns, ids)
+			facts := 0
+			for i, j := range done {
+				if j.Status != jobs.StatusSucceeded || j.Result == nil || len(j.Result.Episodes) != 1 || !j.Result.Episodes[0].Created ||
+					j.Result.Episodes[0].MessageID != fmt.Sprintf("m%d", i) {
+					t.Fatalf("job %d: %+v", i, j)
+				}
+				if i == 0 || !tc.oneByOne {
+					facts = len(j.Result.Facts)
+				} else {
+					facts += len(j.Result.Facts)
+				}
+			}
+			extractions := 0
+			for _, req := range llm.Requests() {
+				if strings.HasPrefix(llmtest.LastUserMessage(req), llmtest.ExtractionMarker) {
+					extractions++
+				}
+			}
+			if extractions != tc.wantCalls {
+				t.Errorf("%d extraction calls, want %d", extractions, tc.wantCalls)
+			}
+			if facts != 10 {
+				t.Errorf("%d facts reported, want 10 (one per message)", facts)
+			}
+			t.Logf("debounce %v: %d extraction calls, %d LLM calls in all (judge included) for 10 messages", tc.debounce, extractions, llm.ChatCalls())
+		})
+	}
+}
+
+func TestSubmitRejectsAndScopes(t *testing.T) {
+	eng, _ := gentest.Engine(t, t.TempDir(), nil)
+	r, err := jobs.Open(context.Background(), jobs.Config{Engine: eng, DataDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	ctx := context.Background()
+	cases := []struct {
+		name  string
+		req   memory.IngestRequest
+		field string
+	}{
+		{"empty content", memory.IngestRequest{Namespace: "a", ThreadID: "t", Messages: []episodes.Message{{Content: ""}}}, "messages[0].content"},
+		{"no messages", memory.IngestRequest{Namespace: "a", ThreadID: "t"}, "messages"},
+		{"extraction without LLM", memory.IngestRequest{Namespace: "a", ThreadID: "t", Extract: true, Messages: []episodes.Message{{Content: "x"}}}, ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := r.Submit(ctx, tc.req)
+			var fe *kgmem.FieldError
+			if !errors.Is(err, kgmem.ErrInvalid) || (tc.field != "" && (!errors.As(err, &fe) || fe.Field != tc.field)) {
+				t.Errorf("error %v, want invalid %s", err, tc.field)
+			}
+		})
+	}
+	j, err := r.Submit(ctx, memory.IngestRequest{Namespace: "a", ThreadID: "t", Messages: []episodes.Message{{Content: "hello"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Get(ctx, "b", j.ID); !errors.Is(err, kgmem.ErrNotFound) {
+		t.Errorf("job of namespace a read as b: %v, want not found", err)
+	}
+	if _, err := r.Get(ctx, "a", "job_nope"); !errors.Is(err, kgmem.ErrNotFound) {
+		t.Errorf("unknown job: %v, want not found", err)
+	}
+	done := waitDone(t, r, "a", []string{j.ID})
+	if done[0].Status != jobs.StatusSucceeded || done[0].Progress != (jobs.Progress{Messages: 1, Stored: 1}) {
+		t.Errorf("job %+v", done[0])
+	}
+}
