@@ -14,6 +14,7 @@ import (
 	"github.com/kgmem/kgmem/embed"
 	"github.com/kgmem/kgmem/graph/neo4j"
 	"github.com/kgmem/kgmem/graph/sqlite"
+	"github.com/kgmem/kgmem/instrument"
 	"github.com/kgmem/kgmem/memory"
 	"github.com/kgmem/kgmem/outbox"
 	"github.com/kgmem/kgmem/triples"
@@ -106,10 +107,14 @@ func openBackendsWith(ctx context.Context, cfg *config, log *slog.Logger, withOu
 		}
 		box = b.outbox
 	}
+	// The engine's store calls count their failures on /metrics
+	// (kgmem_backend_errors_total by backend, operation and kind).
+	backendErrs := instrument.NewErrors(b.metrics)
+	graph, vectors := instrument.Graph(b.graph, cfg.Graph, backendErrs), instrument.Vectors(b.vectors, cfg.Vector, backendErrs)
 	b.engine, err = memory.New(memory.Config{
 		Outbox: box,
-		Graph: b.graph, Vectors: b.vectors, Embedder: embedder, Extractor: extractor, Logger: log,
-		Integrator: triples.NewIntegrator(b.graph, integratorOpts), Decay: models, Reinforcer: b.reinforcer,
+		Graph: graph, Vectors: vectors, Embedder: embedder, Extractor: extractor, Logger: log,
+		Integrator: triples.NewIntegrator(graph, integratorOpts), Decay: models, Reinforcer: b.reinforcer,
 		Search: memory.SearchOptions{VectorWeight: cfg.VectorWeight, TextWeight: cfg.TextWeight, RRFK: cfg.RRFK,
 			ThreadWeight: offIfZero(cfg.ThreadWeight), SpeakerWeight: offIfZero(cfg.SpeakerWeight), GraphWeight: offIfZero(cfg.GraphWeight),
 			GraphDepth: cfg.GraphDepth, RetrieverTimeout: cfg.RetrieverTimeout},
