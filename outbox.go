@@ -39,8 +39,12 @@ type QueuedVectorOp struct {
 // Implementations: outbox.File (a journal in the data directory) and
 // outbox.Memory (no durability, for tests and tools).
 type VectorOutbox interface {
-	// Add queues ops and returns their sequence numbers once they are durable.
+	// Add queues ops and returns their sequence numbers. Added ops survive a
+	// crash of the process at once (they are written to the file before Add
+	// returns) and a crash of the machine once Sync returns.
 	Add(ctx context.Context, ops []VectorOp) ([]uint64, error)
+	// Sync makes every op added so far durable (fsync).
+	Sync(ctx context.Context) error
 	// Pending returns up to limit queued ops, oldest first, without removing them.
 	Pending(limit int) []QueuedVectorOp
 	// Done removes the ops with these sequence numbers (they were applied;

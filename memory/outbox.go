@@ -110,10 +110,14 @@ func (e *Engine) OutboxDepth() int { return e.outbox.box.Len() }
 // guardedWrite runs one graph write with its vector ops journaled first
 // (write-ahead), then applies them to the vector index with apply and marks
 // them done. A failing graph write drops the ops; a failing (or skipped)
-// vector write leaves them in the outbox for RunOutbox, and the call still
-// succeeds: the graph is the source of truth. Only a journal that cannot be
-// written fails the call before anything changes. The caller holds the
-// namespace lock.
+// vector write leaves them in the outbox for RunOutbox, fsynced before the
+// call returns, and the call still succeeds: the graph is the source of
+// truth. The journal line written before the graph write is not fsynced
+// (that would cost an fsync per request): it survives a killed process, and
+// only a machine crash inside the write itself, before any answer, can lose
+// it, which `server check` reports and `server reindex` repairs. Only a
+// journal that cannot be written fails the call before anything changes. The
+// caller holds the namespace lock.
 func (e *Engine) guardedWrite(ctx context.Context, ops []kgmem.VectorOp, graphWrite func() error, apply func(context.Context) error) error {
 	o := e.outbox
 	var seqs []uint64
@@ -157,6 +161,11 @@ func (e *Engine) guardedWrite(ctx context.Context, ops []kgmem.VectorOp, graphWr
 	}
 	o.failing.Store(true)
 	o.queued.Add(float64(len(ops)))
+	// The ops now outlive the request: make them durable before it answers.
+	if serr := o.box.Sync(context.WithoutCancel(ctx)); serr != nil {
+		e.log.ErrorContext(ctx, "vector writes deferred but the outbox could not be synced; a machine crash may lose them (`server check` finds them)",
+			"namespace", ops[0].Namespace, "ops", len(ops), "error", serr, "cause", err)
+	}
 	e.log.WarnContext(ctx, "vector write deferred to the outbox", "namespace", ops[0].Namespace, "ops", len(ops), "cause", err)
 	select {
 	case o.kick <- struct{}{}:

@@ -2,13 +2,15 @@
 // after their graph write (kgmem.VectorOutbox). The memory engine queues them
 // and a background loop drains them once the vector index answers again.
 //
-// File keeps the queue in a journal file (internal/journal): an Add is one
-// group-committed, fsynced append; applied ops are recorded as "done" lines
-// (not fsynced) and the file is compacted once those outnumber the live ones
-// or the queue empties, so draining a long backlog costs appends, not a
-// rewrite per batch. A process killed at any
-// point leaves a journal the next Open replays: an op acknowledged by Add is
-// never lost; one applied just before a crash may be applied again, which is
+// File keeps the queue in a journal file (internal/journal): an Add is an
+// append (written, not yet fsynced), Sync fsyncs what was added (concurrent
+// callers share one fsync), applied ops are recorded as "done" lines (never
+// fsynced: a lost one only replays a harmless op) and the file is compacted
+// once it holds 1,024 lines, most of them settled, so draining a long backlog
+// costs appends, not a rewrite per batch. A process killed at any point
+// leaves a journal the next Open replays: an op Add returned is never lost to
+// a process crash, and an op Sync covered is not lost to a machine crash
+// either; one applied just before a crash may be applied again, which is
 // harmless because applying re-reads the graph.
 package outbox
 
@@ -110,6 +112,8 @@ type File struct {
 	q     queue
 	j     *journal.Journal[line]
 	lines int // lines in the journal file (ops and done records)
+	// last is the journal sequence number of the last op line written.
+	last uint64
 }
 
 var _ kgmem.VectorOutbox = (*File)(nil)
@@ -146,8 +150,8 @@ func Open(path string) (*File, int, error) {
 	return f, skipped, nil
 }
 
-// Add queues ops and returns their sequence numbers once they are fsynced
-// (concurrent Adds share one fsync).
+// Add queues ops and returns their sequence numbers once they are written to
+// the file (not fsynced: see Sync).
 func (f *File) Add(_ context.Context, ops []kgmem.VectorOp) ([]uint64, error) {
 	if len(ops) == 0 {
 		return nil, nil
@@ -167,11 +171,23 @@ func (f *File) Add(_ context.Context, ops []kgmem.VectorOp) ([]uint64, error) {
 		f.lines++
 	}
 	f.q.pending = append(f.q.pending, queued...)
+	f.last = seq
 	f.q.mu.Unlock()
-	if err := f.j.Sync(seq); err != nil {
-		return nil, fmt.Errorf("outbox add: %w: %w", kgmem.ErrUnavailable, err)
-	}
 	return seqsOf(queued), nil
+}
+
+// Sync fsyncs every op added so far; concurrent callers share one fsync.
+func (f *File) Sync(context.Context) error {
+	f.q.mu.Lock()
+	last := f.last
+	f.q.mu.Unlock()
+	if last == 0 {
+		return nil
+	}
+	if err := f.j.Sync(last); err != nil {
+		return fmt.Errorf("outbox sync: %w: %w", kgmem.ErrUnavailable, err)
+	}
+	return nil
 }
 
 func seqsOf(ops []kgmem.QueuedVectorOp) []uint64 {
@@ -189,8 +205,8 @@ func (f *File) Pending(limit int) []kgmem.QueuedVectorOp { return f.q.peek(limit
 func (f *File) Len() int { return f.q.len() }
 
 // Done removes the applied ops: a done record appended without an fsync (a
-// lost one only replays harmless ops), and a compaction of the file when done
-// records dominate it or nothing is left.
+// lost one only replays harmless ops), and a compaction of the file once it
+// holds 1,024 lines, most of them settled.
 func (f *File) Done(seqs []uint64) error {
 	if len(seqs) == 0 {
 		return nil
@@ -200,7 +216,7 @@ func (f *File) Done(seqs []uint64) error {
 	if f.q.remove(seqs) == 0 {
 		return nil
 	}
-	if len(f.q.pending) == 0 || (f.lines >= compactAt && f.lines > 2*len(f.q.pending)) {
+	if f.lines >= compactAt && f.lines > 2*len(f.q.pending) {
 		return f.compactLocked()
 	}
 	if _, err := f.j.Write(line{Done: seqs}); err != nil {
@@ -265,3 +281,6 @@ func (m *Memory) Done(seqs []uint64) error {
 
 // Len is the number of queued ops.
 func (m *Memory) Len() int { return m.q.len() }
+
+// Sync does nothing: a Memory outbox is never durable.
+func (m *Memory) Sync(context.Context) error { return nil }

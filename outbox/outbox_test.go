@@ -85,8 +85,15 @@ func TestFileSurvivesReopen(t *testing.T) {
 	if err := f.Done(seqs(all)); err != nil {
 		t.Fatal(err)
 	}
-	if fi, err := os.Stat(path); err != nil || fi.Size() != 0 || f.Len() != 0 {
-		t.Errorf("after settling everything: size %v (%v), Len %d; want an empty file", fi.Size(), err, f.Len())
+	if err := f.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if f.Len() != 0 {
+		t.Errorf("after settling everything: Len %d", f.Len())
+	}
+	f.Abandon()
+	if f = open(t, path); f.Len() != 0 {
+		t.Errorf("after settling everything and reopening: %v", ids(f.Pending(0)))
 	}
 }
 
