@@ -39,6 +39,10 @@ type SearchOptions struct {
 	GraphWeight float64
 	GraphDepth  int
 	GraphFanOut int
+	// MMRLambda trades relevance (1) against diversity (0) when choosing
+	// the results of each kind by maximal marginal relevance; 1 keeps the
+	// fused order.
+	MMRLambda float64
 	// Timeout bounds one search end to end.
 	Timeout time.Duration
 	// RetrieverTimeout bounds each retriever: one that takes longer is
@@ -54,7 +58,7 @@ type SearchOptions struct {
 func DefaultSearchOptions() SearchOptions {
 	return SearchOptions{RRFK: 60, Candidates: 4, VectorWeight: 1, TextWeight: 1,
 		ThreadWeight: 1, ThreadWindow: 1, SpeakerWeight: 1, GraphWeight: 1, GraphDepth: 2, GraphFanOut: 20,
-		Timeout: 5 * time.Second, RetrieverTimeout: 2 * time.Second, MaxQueryBytes: 4096, MaxLimit: 100}
+		MMRLambda: 1, Timeout: 5 * time.Second, RetrieverTimeout: 2 * time.Second, MaxQueryBytes: 4096, MaxLimit: 100}
 }
 
 func (o SearchOptions) withDefaults() SearchOptions {
@@ -88,6 +92,9 @@ func (o SearchOptions) withDefaults() SearchOptions {
 	positive(&o.ThreadWindow, d.ThreadWindow, kgmem.MaxThreadWindow)
 	positive(&o.GraphDepth, d.GraphDepth, 4)
 	positive(&o.GraphFanOut, d.GraphFanOut, 200)
+	if o.MMRLambda <= 0 || o.MMRLambda > 1 {
+		o.MMRLambda = d.MMRLambda
+	}
 	if o.Timeout <= 0 {
 		o.Timeout = d.Timeout
 	}
@@ -454,7 +461,8 @@ func (e *Engine) hydrate(ctx context.Context, req SearchRequest, cands map[kgmem
 		},
 		func(f kgmem.Fact) ranker { return weigh(f.Decay, f.Importance) },
 		func(f kgmem.Fact, s Score) FactResult { return FactResult{FactView: NewFactView(f), Score: s} },
-		func(r FactResult) float64 { return r.Score.Final })
+		func(r FactResult) float64 { return r.Score.Final },
+		e.search.MMRLambda, func(r FactResult) string { return r.Text })
 	if err != nil {
 		return fmt.Errorf("load facts: %w", err)
 	}
@@ -476,7 +484,8 @@ func (e *Engine) hydrate(ctx context.Context, req SearchRequest, cands map[kgmem
 			}
 		},
 		func(ep kgmem.Episode, s Score) EpisodeResult { return EpisodeResult{Episode: ep, Score: s} },
-		func(r EpisodeResult) float64 { return r.Score.Final })
+		func(r EpisodeResult) float64 { return r.Score.Final },
+		e.search.MMRLambda, func(r EpisodeResult) string { return r.Content })
 	if err != nil {
 		return fmt.Errorf("load episodes: %w", err)
 	}
@@ -486,7 +495,8 @@ func (e *Engine) hydrate(ctx context.Context, req SearchRequest, cands map[kgmem
 		func(ent kgmem.Entity) bool { return visible(ent.Decay) },
 		func(ent kgmem.Entity) ranker { return weigh(ent.Decay, 0) },
 		func(ent kgmem.Entity, s Score) EntityResult { return EntityResult{Entity: ent, Score: s} },
-		func(r EntityResult) float64 { return r.Score.Final })
+		func(r EntityResult) float64 { return r.Score.Final },
+		e.search.MMRLambda, func(r EntityResult) string { return r.Name })
 	if err != nil {
 		return fmt.Errorf("load entities: %w", err)
 	}
@@ -499,7 +509,8 @@ type ranker func(*Score)
 // pick loads the records of cands in one call, keeps those that pass keep,
 // completes each score with rank, and returns the best limit by final score.
 func pick[T, R any](cands []*fused, limit int, load func([]string) ([]T, error), id func(T) string,
-	keep func(T) bool, rank func(T) ranker, wrap func(T, Score) R, final func(R) float64) ([]R, error) {
+	keep func(T) bool, rank func(T) ranker, wrap func(T, Score) R, final func(R) float64,
+	lambda float64, text func(R) string) ([]R, error) {
 	out := []R{}
 	if len(cands) == 0 {
 		return out, nil
@@ -517,10 +528,7 @@ func pick[T, R any](cands []*fused, limit int, load func([]string) ([]T, error),
 		}
 	}
 	slices.SortStableFunc(out, func(a, b R) int { return cmp.Compare(final(b), final(a)) })
-	if len(out) > limit {
-		out = out[:limit]
-	}
-	return out, nil
+	return diversify(out, limit, lambda, text, final), nil
 }
 
 // resultRefs names every returned record, for reinforcement.

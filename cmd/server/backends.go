@@ -117,7 +117,7 @@ func openBackendsWith(ctx context.Context, cfg *config, log *slog.Logger, withOu
 		Integrator: triples.NewIntegrator(graph, integratorOpts), Decay: models, Reinforcer: b.reinforcer,
 		Search: memory.SearchOptions{VectorWeight: cfg.VectorWeight, TextWeight: cfg.TextWeight, RRFK: cfg.RRFK,
 			ThreadWeight: offIfZero(cfg.ThreadWeight), SpeakerWeight: offIfZero(cfg.SpeakerWeight), GraphWeight: offIfZero(cfg.GraphWeight),
-			GraphDepth: cfg.GraphDepth, RetrieverTimeout: cfg.RetrieverTimeout},
+			GraphDepth: cfg.GraphDepth, RetrieverTimeout: cfg.RetrieverTimeout, MMRLambda: cfg.MMRLambda},
 		Metrics: b.metrics,
 	})
 	if err != nil {

@@ -60,6 +60,7 @@ type config struct {
 	GraphWeight      float64
 	GraphDepth       int
 	RetrieverTimeout time.Duration
+	MMRLambda        float64
 
 	SweepInterval     time.Duration
 	ReinforceInterval time.Duration
@@ -122,6 +123,7 @@ func (c *config) bindFlags(fs *flag.FlagSet) {
 	fs.Float64Var(&c.SpeakerWeight, "speaker-weight", c.envFloat("KGMEM_SPEAKER_WEIGHT", d.SpeakerWeight), "weight in rank fusion of episodes said by someone the query names; 0: off ($KGMEM_SPEAKER_WEIGHT)")
 	fs.Float64Var(&c.GraphWeight, "graph-weight", c.envFloat("KGMEM_GRAPH_WEIGHT", d.GraphWeight), "weight in rank fusion of graph expansion from the query's entities; 0: off ($KGMEM_GRAPH_WEIGHT)")
 	integer(&c.GraphDepth, "graph-depth", "KGMEM_GRAPH_DEPTH", d.GraphDepth, "hops of graph expansion (1..4)")
+	fs.Float64Var(&c.MMRLambda, "mmr-lambda", c.envFloat("KGMEM_MMR_LAMBDA", d.MMRLambda), "maximal marginal relevance: 1 keeps the fused order, lower trades relevance for diversity (0 < λ ≤ 1) ($KGMEM_MMR_LAMBDA)")
 	dur(&c.RetrieverTimeout, "retriever-timeout", "KGMEM_RETRIEVER_TIMEOUT", d.RetrieverTimeout, "deadline of each search retriever; a late one is dropped with a warning")
 	dur(&c.SweepInterval, "sweep-interval", "KGMEM_SWEEP_INTERVAL", time.Hour, "how often the forgetting sweep runs over every namespace (0: never)")
 	dur(&c.ReinforceInterval, "reinforce-interval", "KGMEM_REINFORCE_INTERVAL", 5*time.Second, "how often recalls are applied to decay state")
@@ -170,8 +172,8 @@ func (c *config) validate() error {
 	if c.TextWeight < 0 || c.RRFK <= 0 || c.VectorWeight+c.TextWeight == 0 {
 		return fmt.Errorf("--vector-weight and --text-weight must be >= 0 and not both 0, --rrf-k > 0")
 	}
-	if c.ThreadWeight < 0 || c.SpeakerWeight < 0 || c.GraphWeight < 0 || c.GraphDepth < 1 || c.GraphDepth > 4 || c.RetrieverTimeout <= 0 {
-		return fmt.Errorf("--thread-weight, --speaker-weight and --graph-weight must be >= 0, --graph-depth within 1..4, --retriever-timeout > 0")
+	if c.ThreadWeight < 0 || c.SpeakerWeight < 0 || c.GraphWeight < 0 || c.GraphDepth < 1 || c.GraphDepth > 4 || c.RetrieverTimeout <= 0 || c.MMRLambda <= 0 || c.MMRLambda > 1 {
+		return fmt.Errorf("--thread-weight, --speaker-weight and --graph-weight must be >= 0, --graph-depth within 1..4, --retriever-timeout > 0, --mmr-lambda within (0, 1]")
 	}
 	if c.SweepInterval < 0 || c.ReinforceInterval <= 0 {
 		return fmt.Errorf("--sweep-interval must be >= 0 and --reinforce-interval > 0")
