@@ -41,8 +41,10 @@ type Config struct {
 	Reinforcer *decay.Reinforcer
 	// Metrics receives the engine's Prometheus counters (nil: not exported).
 	Metrics prometheus.Registerer
-	// Outbox queues vector writes that fail after their graph write, for
-	// RunOutbox to retry; nil keeps them in memory only (lost on exit).
+	// Outbox journals every write's vector ops before its graph write and
+	// keeps those whose vector write fails for RunOutbox to retry. nil: an
+	// in-memory queue, used only while RunOutbox runs; without a drain loop a
+	// failed vector write is logged (repair: `server reindex`).
 	Outbox kgmem.VectorOutbox
 	// OutboxOptions tune vector write and recall deadlines and the drain.
 	OutboxOptions OutboxOptions

@@ -75,6 +75,11 @@ type outboxState struct {
 	// finds nothing left; meanwhile writes leave their ops to the drain rather
 	// than wait on an index that is down.
 	failing atomic.Bool
+	// draining is set while RunOutbox runs; durable when Config.Outbox was
+	// given. With neither, nothing would ever retry a failed vector write, so
+	// it is logged (repair: `server reindex`) instead of queued.
+	draining atomic.Bool
+	durable  bool
 
 	mu sync.Mutex
 	// inflight holds the ops whose write is in progress: the drain leaves
@@ -91,6 +96,7 @@ func (e *Engine) initOutbox(cfg Config, reg prometheus.Registerer) {
 	}
 	e.outbox = &outboxState{
 		box:      box,
+		durable:  cfg.Outbox != nil,
 		opts:     cfg.OutboxOptions.withDefaults(),
 		kick:     make(chan struct{}, 1),
 		inflight: map[uint64]bool{},
@@ -106,6 +112,9 @@ func (e *Engine) initOutbox(cfg Config, reg prometheus.Registerer) {
 
 // OutboxDepth is the number of vector writes journaled and not yet applied.
 func (e *Engine) OutboxDepth() int { return e.outbox.box.Len() }
+
+// OutboxDraining reports whether RunOutbox is running.
+func (e *Engine) OutboxDraining() bool { return e.outbox.draining.Load() }
 
 // guardedWrite runs one graph write with its vector ops journaled first
 // (write-ahead), then applies them to the vector index with apply and marks
@@ -147,7 +156,7 @@ func (e *Engine) guardedWrite(ctx context.Context, ops []kgmem.VectorOp, graphWr
 		return nil
 	}
 	var err error
-	if o.failing.Load() {
+	if o.failing.Load() && o.draining.Load() {
 		err = fmt.Errorf("vector index failing, %d writes queued: %w", o.box.Len(), kgmem.ErrUnavailable)
 	} else {
 		// The graph write is done: a client hanging up must not cancel its vectors.
@@ -156,6 +165,12 @@ func (e *Engine) guardedWrite(ctx context.Context, ops []kgmem.VectorOp, graphWr
 		cancel()
 	}
 	if err == nil {
+		e.settle(ctx, seqs)
+		return nil
+	}
+	if !o.durable && !o.draining.Load() {
+		e.log.ErrorContext(ctx, "vector write failed after the graph write and nothing retries it here; run `server reindex` to repair",
+			"namespace", ops[0].Namespace, "ops", len(ops), "error", err)
 		e.settle(ctx, seqs)
 		return nil
 	}
@@ -461,6 +476,8 @@ func (e *Engine) embedDocs(ctx context.Context, ns kgmem.Namespace, docs []doc) 
 // hammered at the ingest rate.
 func (e *Engine) RunOutbox(ctx context.Context) {
 	o := e.outbox
+	o.draining.Store(true)
+	defer o.draining.Store(false)
 	backoff := o.opts.MinBackoff
 	wait := func(d time.Duration, kick <-chan struct{}) bool {
 		t := time.NewTimer(d)

@@ -436,3 +436,60 @@ func TestOutboxReplaysAfterCrash(t *testing.T) {
 		t.Errorf("after the replay: %+v, want 12 records and 12 vectors, consistent", report)
 	}
 }
+
+// TestOutboxWithoutJournal checks the engine without a configured outbox: a
+// failed vector write is retried from memory while a drain loop runs, and
+// only logged (nothing queued for ever) when none does.
+func TestOutboxWithoutJournal(t *testing.T) {
+	for _, tt := range []struct {
+		name     string
+		draining bool
+	}{
+		{"drain loop running", true},
+		{"no drain loop", false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx := context.Background()
+			dir := t.TempDir()
+			g, err := sqlite.Open(ctx, filepath.Join(dir, "graph.db"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { _ = g.Close() })
+			ix, err := hnsw.Open(ctx, filepath.Join(dir, "vectors.db"), 256, hnsw.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { _ = ix.Close() })
+			flaky := &flakyIndex{VectorIndex: ix}
+			eng, err := memory.New(memory.Config{Graph: g, Vectors: flaky, Embedder: embed.NewHashing(256), Logger: slog.New(slog.DiscardHandler),
+				OutboxOptions: memory.OutboxOptions{MinBackoff: 10 * time.Millisecond, MaxBackoff: 50 * time.Millisecond}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tt.draining {
+				runOutbox(t, eng)
+				pollUntil(t, 5*time.Second, "the drain loop to start", eng.OutboxDraining)
+			}
+			flaky.down.Store(true)
+			const ns = kgmem.Namespace("mem/a")
+			if _, err := eng.Ingest(ctx, memory.IngestRequest{Namespace: ns, ThreadID: "t", Messages: []episodes.Message{msg("m1", "Ann", "Rockets at dawn.", "2024-01-01T00:00:00Z")}}); err != nil {
+				t.Fatal(err)
+			}
+			if got, want := eng.OutboxDepth(), map[bool]int{true: 1, false: 0}[tt.draining]; got != want {
+				t.Fatalf("outbox depth %d after a failed vector write, want %d", got, want)
+			}
+			flaky.down.Store(false)
+			if tt.draining {
+				pollUntil(t, 10*time.Second, "the in-memory outbox to drain", func() bool { return eng.OutboxDepth() == 0 })
+			}
+			report, err := eng.CheckConsistency(ctx, ns)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if report.Consistent() != tt.draining || report.MissingVectors != map[bool]int{true: 0, false: 1}[tt.draining] {
+				t.Errorf("consistency %+v; want the vector written only with a drain loop", report)
+			}
+		})
+	}
+}
