@@ -329,6 +329,9 @@ func (e *Engine) retrieve(ctx context.Context, req SearchRequest) (SearchResult,
 			fail(&vectorErr, fmt.Errorf("embed query: %w", err))
 			return nil
 		}
+		if kgmem.IsZeroVector(vecs[0]) {
+			return nil // nothing in the query to embed (punctuation): no vector recall, nothing failed
+		}
 		var inner errgroup.Group
 		for i, kind := range req.Include {
 			inner.Go(func() error {
