@@ -248,9 +248,10 @@ func permanent(err error) bool {
 }
 
 // DrainOutbox applies one batch of queued vector writes (leaving those whose
-// write is in progress to their writer) and reports how many ops it settled. Each op is applied from the graph's current state: a record
-// that exists is re-read, re-embedded and upserted; one that no longer exists
-// is deleted; a purged namespace loses every vector without a graph record.
+// write is in progress to their writer) and reports how many ops it settled.
+// Each op is applied from the graph's current state: a record that exists is
+// re-read, re-embedded and upserted; one that no longer exists is deleted; a
+// purged namespace loses every vector without a graph record.
 // Namespaces are applied under their write lock, so a drain never races an
 // ingest or a delete of the same records. Ops failing for good (invalid input)
 // are dropped with an error log; others stay queued and the first error is
