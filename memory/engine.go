@@ -33,6 +33,8 @@ type Config struct {
 	Limits episodes.Limits
 	// Search tunes retrieval; zero fields take DefaultSearchOptions.
 	Search SearchOptions
+	// Reranker, when set, reorders the best search candidates (see SearchOptions.RerankCandidates).
+	Reranker kgmem.Reranker
 	// Decay gives each namespace's forgetting-curve model; nil reads the
 	// parameters from the namespace settings in Graph.
 	Decay decay.ModelFunc
@@ -63,6 +65,7 @@ type Engine struct {
 	log        *slog.Logger
 	limits     episodes.Limits
 	search     SearchOptions
+	reranker   kgmem.Reranker
 	models     decay.ModelFunc
 	reinforcer *decay.Reinforcer
 	metrics    *metrics
@@ -94,6 +97,7 @@ func New(cfg Config) (*Engine, error) {
 		log:        cfg.Logger,
 		limits:     withDefaultLimits(cfg.Limits),
 		search:     cfg.Search.withDefaults(),
+		reranker:   cfg.Reranker,
 		models:     cfg.Decay,
 		reinforcer: cfg.Reinforcer,
 		metrics:    newMetrics(cfg.Metrics),

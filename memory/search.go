@@ -3,6 +3,7 @@ package memory
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -43,6 +44,10 @@ type SearchOptions struct {
 	// the results of each kind by maximal marginal relevance; 1 keeps the
 	// fused order.
 	MMRLambda float64
+	// RerankCandidates is how many facts and episodes each go to the
+	// reranker, when one is configured; RerankTimeout bounds its call.
+	RerankCandidates int
+	RerankTimeout    time.Duration
 	// Timeout bounds one search end to end.
 	Timeout time.Duration
 	// RetrieverTimeout bounds each retriever: one that takes longer is
@@ -58,7 +63,7 @@ type SearchOptions struct {
 func DefaultSearchOptions() SearchOptions {
 	return SearchOptions{RRFK: 60, Candidates: 4, VectorWeight: 1, TextWeight: 1,
 		ThreadWeight: 1, ThreadWindow: 1, SpeakerWeight: 1, GraphWeight: 1, GraphDepth: 2, GraphFanOut: 20,
-		MMRLambda: 1, Timeout: 5 * time.Second, RetrieverTimeout: 2 * time.Second, MaxQueryBytes: 4096, MaxLimit: 100}
+		MMRLambda: 1, RerankCandidates: 20, RerankTimeout: 2 * time.Second, Timeout: 5 * time.Second, RetrieverTimeout: 2 * time.Second, MaxQueryBytes: 4096, MaxLimit: 100}
 }
 
 func (o SearchOptions) withDefaults() SearchOptions {
@@ -94,6 +99,10 @@ func (o SearchOptions) withDefaults() SearchOptions {
 	positive(&o.GraphFanOut, d.GraphFanOut, 200)
 	if o.MMRLambda <= 0 || o.MMRLambda > 1 {
 		o.MMRLambda = d.MMRLambda
+	}
+	positive(&o.RerankCandidates, d.RerankCandidates, 1000)
+	if o.RerankTimeout <= 0 {
+		o.RerankTimeout = d.RerankTimeout
 	}
 	if o.Timeout <= 0 {
 		o.Timeout = d.Timeout
@@ -180,7 +189,7 @@ type Score struct {
 
 // SourceScore is one retriever's opinion of a result.
 type SourceScore struct {
-	// Retriever is "vector", "bm25", "thread", "speaker" or "graph".
+	// Retriever is "vector", "bm25", "thread", "speaker", "graph" or "rerank".
 	Retriever string `json:"retriever"`
 	// Rank is 1-based within that retriever's list for the result's kind.
 	Rank int `json:"rank"`
@@ -200,7 +209,12 @@ const (
 	RetrieverSpeaker = "speaker"
 	// RetrieverGraph finds facts near the query's entities in the graph.
 	RetrieverGraph = "graph"
+	// RetrieverRerank is the optional reranker, which reorders the best candidates.
+	RetrieverRerank = "rerank"
 )
+
+// errRerankCount reports a reranker that scored the wrong number of documents.
+var errRerankCount = errors.New("reranker returned a score count unlike the documents sent")
 
 // ValidateSearch checks a request and fills in defaults.
 func (e *Engine) ValidateSearch(req *SearchRequest) error {
@@ -269,6 +283,7 @@ func (e *Engine) Search(ctx context.Context, req SearchRequest) (SearchResult, e
 	if err := e.hydrate(ctx, req, cands, &res); err != nil {
 		return SearchResult{}, err
 	}
+	e.rerank(ctx, req, &res)
 	if err := e.attachGraph(ctx, req, &res); err != nil {
 		return SearchResult{}, err
 	}
@@ -449,8 +464,12 @@ func (e *Engine) hydrate(ctx context.Context, req SearchRequest, cands map[kgmem
 		}
 	}
 	named := wordSet(req.Query)
+	depth := req.Limit // results kept per kind; more when a reranker will choose
+	if e.reranker != nil {
+		depth = max(depth, e.search.RerankCandidates)
+	}
 	visible := func(state kgmem.DecayState) bool { return req.IncludeForgotten || !state.Forgotten() }
-	res.Facts, err = pick(cands[kgmem.KindFact], req.Limit,
+	res.Facts, err = pick(cands[kgmem.KindFact], depth,
 		func(ids []string) ([]kgmem.Fact, error) { return e.graph.Facts(ctx, ns, ids) },
 		func(f kgmem.Fact) string { return f.ID },
 		func(f kgmem.Fact) bool {
@@ -469,7 +488,7 @@ func (e *Engine) hydrate(ctx context.Context, req SearchRequest, cands map[kgmem
 	if err != nil {
 		return fmt.Errorf("load facts: %w", err)
 	}
-	res.Episodes, err = pick(cands[kgmem.KindEpisode], req.Limit,
+	res.Episodes, err = pick(cands[kgmem.KindEpisode], depth,
 		func(ids []string) ([]kgmem.Episode, error) { return e.graph.Episodes(ctx, ns, ids) },
 		func(ep kgmem.Episode) string { return ep.ID },
 		func(ep kgmem.Episode) bool {
@@ -492,7 +511,7 @@ func (e *Engine) hydrate(ctx context.Context, req SearchRequest, cands map[kgmem
 	if err != nil {
 		return fmt.Errorf("load episodes: %w", err)
 	}
-	res.Entities, err = pick(cands[kgmem.KindEntity], req.Limit,
+	res.Entities, err = pick(cands[kgmem.KindEntity], depth,
 		func(ids []string) ([]kgmem.Entity, error) { return e.graph.Entities(ctx, ns, ids) },
 		func(ent kgmem.Entity) string { return ent.ID },
 		func(ent kgmem.Entity) bool { return visible(ent.Decay) },

@@ -12,8 +12,10 @@ import (
 	"github.com/kgmem/kgmem/embed"
 	"github.com/kgmem/kgmem/graph/neo4j"
 	"github.com/kgmem/kgmem/graph/sqlite"
+	"github.com/kgmem/kgmem/internal/llmtest"
 	"github.com/kgmem/kgmem/internal/testenv"
 	"github.com/kgmem/kgmem/memory"
+	"github.com/kgmem/kgmem/rerank"
 	"github.com/kgmem/kgmem/vector/hnsw"
 )
 
@@ -46,13 +48,21 @@ func searchBackends(t *testing.T) map[string]func(t *testing.T) kgmem.GraphStore
 // newSearchEngine builds an engine over g with an embedded vector index.
 func newSearchEngine(t *testing.T, g kgmem.GraphStore, opts memory.SearchOptions) *memory.Engine {
 	t.Helper()
+	return newSearchEngineWith(t, g, memory.Config{Search: opts})
+}
+
+// newSearchEngineWith builds an engine over g with an embedded vector index
+// and cfg's other settings.
+func newSearchEngineWith(t *testing.T, g kgmem.GraphStore, cfg memory.Config) *memory.Engine {
+	t.Helper()
 	emb := embed.NewHashing(256)
 	v, err := hnsw.Open(t.Context(), filepath.Join(t.TempDir(), "vectors.db"), emb.Dimension(), hnsw.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = v.Close() })
-	e, err := memory.New(memory.Config{Graph: g, Vectors: v, Embedder: emb, Logger: slog.New(slog.DiscardHandler), Search: opts})
+	cfg.Graph, cfg.Vectors, cfg.Embedder, cfg.Logger = g, v, emb, slog.New(slog.DiscardHandler)
+	e, err := memory.New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -136,4 +146,73 @@ func factTexts(fs []memory.FactResult) []string {
 		out[i] = f.Text
 	}
 	return out
+}
+
+// TestReranker checks the reranker hook: it reorders the candidates and says
+// so in the breakdown, and when it fails the fused order stands with a warning.
+func TestReranker(t *testing.T) {
+	ns := kgmem.Namespace("memtest/rerank")
+	triples := []kgmem.Triple{
+		{Subject: "Bob", Predicate: "likes", Object: "jazz", Text: "Bob likes jazz and plays the ML team's piano."},
+		{Subject: "Bob", Predicate: "leads", Object: "ML team", Text: "Bob leads the ML team."},
+		{Subject: "Carol", Predicate: "leads", Object: "Orion", Text: "Carol leads Orion, not the ML team."},
+	}
+	query := "Who leads the ML team?"
+	tests := []struct {
+		name    string
+		reply   llmtest.Reply
+		warning bool
+	}{
+		{"reorders", llmtest.Reply{}, false},
+		{"fails over to the fused order", llmtest.Status(503), true},
+		{"late", llmtest.Reply{Delay: time.Minute}, true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			g := searchBackends(t)["sqlite"](t)
+			plain := newSearchEngine(t, g, memory.SearchOptions{})
+			if _, err := plain.AddFacts(t.Context(), memory.AddFactsRequest{Namespace: ns, Facts: triples}); err != nil {
+				t.Fatal(err)
+			}
+			srv := llmtest.New(t, llmtest.WithRerankReply(tc.reply))
+			rr, err := rerank.New(rerank.Config{BaseURL: srv.URL(), Model: "rerank-test"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			reranked := newSearchEngineWith(t, g, memory.Config{Search: memory.SearchOptions{RerankTimeout: 100 * time.Millisecond}, Reranker: rr})
+			req := memory.SearchRequest{Namespace: ns, Query: query, Include: []kgmem.Kind{kgmem.KindFact}, Limit: 2}
+			want, err := plain.Search(t.Context(), req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := reranked.Search(t.Context(), req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(got.Facts) != 2 {
+				t.Fatalf("facts = %v, want 2 (the limit)", factTexts(got.Facts))
+			}
+			if tc.warning {
+				if len(got.Warnings) != 1 || !strings.Contains(got.Warnings[0], "rerank") {
+					t.Errorf("warnings = %q, want one about the reranker", got.Warnings)
+				}
+				if !slices.Equal(factTexts(got.Facts), factTexts(want.Facts)) {
+					t.Errorf("facts = %v, want the fused order %v", factTexts(got.Facts), factTexts(want.Facts))
+				}
+				return
+			}
+			if len(got.Warnings) > 0 {
+				t.Fatalf("warnings: %v", got.Warnings)
+			}
+			for i, f := range got.Facts {
+				if i > 0 && llmtest.RerankScore(query, f.Text) > llmtest.RerankScore(query, got.Facts[i-1].Text) {
+					t.Errorf("facts %v not in the reranker's order", factTexts(got.Facts))
+				}
+				src := f.Score.Sources[len(f.Score.Sources)-1]
+				if src.Retriever != memory.RetrieverRerank || src.Rank != i+1 || src.Score != llmtest.RerankScore(query, f.Text) {
+					t.Errorf("fact %q: last source %+v, want rerank rank %d", f.Text, src, i+1)
+				}
+			}
+		})
+	}
 }

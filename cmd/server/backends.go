@@ -17,6 +17,7 @@ import (
 	"github.com/kgmem/kgmem/instrument"
 	"github.com/kgmem/kgmem/memory"
 	"github.com/kgmem/kgmem/outbox"
+	"github.com/kgmem/kgmem/rerank"
 	"github.com/kgmem/kgmem/triples"
 	"github.com/kgmem/kgmem/vector/hnsw"
 	"github.com/kgmem/kgmem/vector/milvus"
@@ -107,18 +108,26 @@ func openBackendsWith(ctx context.Context, cfg *config, log *slog.Logger, withOu
 		}
 		box = b.outbox
 	}
+	var reranker kgmem.Reranker
+	if cfg.RerankBaseURL != "" {
+		if reranker, err = rerank.New(rerank.Config{BaseURL: cfg.RerankBaseURL, Model: cfg.RerankModel, APIKey: cfg.RerankAPIKey}); err != nil {
+			return nil, fmt.Errorf("configure reranker: %w", err)
+		}
+	}
 	// The engine's store calls count their failures on /metrics
 	// (kgmem_backend_errors_total by backend, operation and kind).
 	backendErrs := instrument.NewErrors(b.metrics)
 	graph, vectors := instrument.Graph(b.graph, cfg.Graph, backendErrs), instrument.Vectors(b.vectors, cfg.Vector, backendErrs)
 	b.engine, err = memory.New(memory.Config{
 		Outbox: box,
-		Graph: graph, Vectors: vectors, Embedder: embedder, Extractor: extractor, Logger: log,
+		Graph:  graph, Vectors: vectors, Embedder: embedder, Extractor: extractor, Logger: log,
 		Integrator: triples.NewIntegrator(graph, integratorOpts), Decay: models, Reinforcer: b.reinforcer,
 		Search: memory.SearchOptions{VectorWeight: cfg.VectorWeight, TextWeight: cfg.TextWeight, RRFK: cfg.RRFK,
 			ThreadWeight: offIfZero(cfg.ThreadWeight), SpeakerWeight: offIfZero(cfg.SpeakerWeight), GraphWeight: offIfZero(cfg.GraphWeight),
-			GraphDepth: cfg.GraphDepth, RetrieverTimeout: cfg.RetrieverTimeout, MMRLambda: cfg.MMRLambda},
-		Metrics: b.metrics,
+			GraphDepth: cfg.GraphDepth, RetrieverTimeout: cfg.RetrieverTimeout, MMRLambda: cfg.MMRLambda,
+			RerankTimeout: cfg.RerankTimeout, RerankCandidates: cfg.RerankCandidates},
+		Reranker: reranker,
+		Metrics:  b.metrics,
 	})
 	if err != nil {
 		return nil, err

@@ -61,6 +61,12 @@ type config struct {
 	GraphDepth       int
 	RetrieverTimeout time.Duration
 	MMRLambda        float64
+	// RerankBaseURL, when set, enables the reranker (an OpenAI-style /rerank endpoint).
+	RerankBaseURL    string
+	RerankModel      string
+	RerankAPIKey     string
+	RerankTimeout    time.Duration
+	RerankCandidates int
 
 	SweepInterval     time.Duration
 	ReinforceInterval time.Duration
@@ -123,6 +129,11 @@ func (c *config) bindFlags(fs *flag.FlagSet) {
 	fs.Float64Var(&c.SpeakerWeight, "speaker-weight", c.envFloat("KGMEM_SPEAKER_WEIGHT", d.SpeakerWeight), "weight in rank fusion of episodes said by someone the query names; 0: off ($KGMEM_SPEAKER_WEIGHT)")
 	fs.Float64Var(&c.GraphWeight, "graph-weight", c.envFloat("KGMEM_GRAPH_WEIGHT", d.GraphWeight), "weight in rank fusion of graph expansion from the query's entities; 0: off ($KGMEM_GRAPH_WEIGHT)")
 	integer(&c.GraphDepth, "graph-depth", "KGMEM_GRAPH_DEPTH", d.GraphDepth, "hops of graph expansion (1..4)")
+	str(&c.RerankBaseURL, "rerank-base-url", "KGMEM_RERANK_BASE_URL", "", "rerank endpoint base URL (POST {base}/rerank: Jina, Cohere-compatible, vLLM, TEI); empty: no reranker")
+	str(&c.RerankModel, "rerank-model", "KGMEM_RERANK_MODEL", "", "rerank model")
+	str(&c.RerankAPIKey, "rerank-api-key", "KGMEM_RERANK_API_KEY", "", "rerank API key")
+	dur(&c.RerankTimeout, "rerank-timeout", "KGMEM_RERANK_TIMEOUT", d.RerankTimeout, "reranker deadline; a late or failed reranker leaves the fused order, with a warning")
+	integer(&c.RerankCandidates, "rerank-candidates", "KGMEM_RERANK_CANDIDATES", d.RerankCandidates, "facts and episodes each sent to the reranker")
 	fs.Float64Var(&c.MMRLambda, "mmr-lambda", c.envFloat("KGMEM_MMR_LAMBDA", d.MMRLambda), "maximal marginal relevance: 1 keeps the fused order, lower trades relevance for diversity (0 < λ ≤ 1) ($KGMEM_MMR_LAMBDA)")
 	dur(&c.RetrieverTimeout, "retriever-timeout", "KGMEM_RETRIEVER_TIMEOUT", d.RetrieverTimeout, "deadline of each search retriever; a late one is dropped with a warning")
 	dur(&c.SweepInterval, "sweep-interval", "KGMEM_SWEEP_INTERVAL", time.Hour, "how often the forgetting sweep runs over every namespace (0: never)")
@@ -175,6 +186,9 @@ func (c *config) validate() error {
 	if c.ThreadWeight < 0 || c.SpeakerWeight < 0 || c.GraphWeight < 0 || c.GraphDepth < 1 || c.GraphDepth > 4 || c.RetrieverTimeout <= 0 || c.MMRLambda <= 0 || c.MMRLambda > 1 {
 		return fmt.Errorf("--thread-weight, --speaker-weight and --graph-weight must be >= 0, --graph-depth within 1..4, --retriever-timeout > 0, --mmr-lambda within (0, 1]")
 	}
+	if c.RerankBaseURL != "" && (c.RerankModel == "" || c.RerankTimeout <= 0 || c.RerankCandidates < 1) {
+		return fmt.Errorf("--rerank-base-url needs --rerank-model, --rerank-timeout > 0 and --rerank-candidates >= 1")
+	}
 	if c.SweepInterval < 0 || c.ReinforceInterval <= 0 {
 		return fmt.Errorf("--sweep-interval must be >= 0 and --reinforce-interval > 0")
 	}
@@ -196,6 +210,7 @@ func (c *config) logValue() []any {
 		"llm_base_url", c.LLMBaseURL, "llm_model", c.LLMModel, "llm_api_key", mask(c.LLMAPIKey), "llm_mode", c.LLMMode,
 		"vector_weight", c.VectorWeight, "text_weight", c.TextWeight, "rrf_k", c.RRFK,
 		"thread_weight", c.ThreadWeight, "speaker_weight", c.SpeakerWeight, "graph_weight", c.GraphWeight, "graph_depth", c.GraphDepth,
+		"rerank_base_url", c.RerankBaseURL, "rerank_model", c.RerankModel, "rerank_api_key", mask(c.RerankAPIKey),
 		"max_body_bytes", c.MaxBodyBytes, "request_timeout", c.RequestTimeout,
 	}
 }

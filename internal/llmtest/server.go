@@ -53,6 +53,8 @@ type Server struct {
 	stats     map[string]Stats
 	requests  []openai.ChatCompletionRequest
 	apiKey    string
+	// rerankReply is how POST /v1/rerank answers (see WithRerankReply).
+	rerankReply Reply
 }
 
 // Option configures a Server.
@@ -91,6 +93,7 @@ func New(t testing.TB, opts ...Option) *Server {
 	mux.HandleFunc("POST /v1/chat/completions", s.handleChat)
 	mux.HandleFunc("POST /v1/embeddings", s.handleEmbeddings)
 	mux.HandleFunc("GET /v1/models", s.handleModels)
+	mux.HandleFunc("POST /v1/rerank", s.handleRerank)
 	// Azure OpenAI routes: the deployment stands in for the model.
 	mux.HandleFunc("POST /openai/deployments/{deployment}/chat/completions", s.handleChat)
 	mux.HandleFunc("POST /openai/deployments/{deployment}/embeddings", s.handleEmbeddings)
@@ -114,7 +117,7 @@ func (s *Server) SetResponder(r Responder) {
 	s.responder = r
 }
 
-// Stats returns the counters of one endpoint (EndpointChat, EndpointEmbeddings, EndpointModels).
+// Stats returns the counters of one endpoint (EndpointChat, EndpointEmbeddings, EndpointModels, EndpointRerank).
 func (s *Server) Stats(endpoint string) Stats {
 	s.mu.Lock()
 	defer s.mu.Unlock()
