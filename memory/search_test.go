@@ -1,6 +1,7 @@
 package memory_test
 
 import (
+	"context"
 	"log/slog"
 	"path/filepath"
 	"slices"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/kgmem/kgmem"
 	"github.com/kgmem/kgmem/embed"
+	"github.com/kgmem/kgmem/episodes"
 	"github.com/kgmem/kgmem/graph/neo4j"
 	"github.com/kgmem/kgmem/graph/sqlite"
 	"github.com/kgmem/kgmem/internal/llmtest"
@@ -56,17 +58,26 @@ func newSearchEngine(t *testing.T, g kgmem.GraphStore, opts memory.SearchOptions
 func newSearchEngineWith(t *testing.T, g kgmem.GraphStore, cfg memory.Config) *memory.Engine {
 	t.Helper()
 	emb := embed.NewHashing(256)
-	v, err := hnsw.Open(t.Context(), filepath.Join(t.TempDir(), "vectors.db"), emb.Dimension(), hnsw.Options{})
-	if err != nil {
-		t.Fatal(err)
+	if cfg.Vectors == nil {
+		cfg.Vectors = openVectors(t, emb)
 	}
-	t.Cleanup(func() { _ = v.Close() })
-	cfg.Graph, cfg.Vectors, cfg.Embedder, cfg.Logger = g, v, emb, slog.New(slog.DiscardHandler)
+	cfg.Graph, cfg.Embedder, cfg.Logger = g, emb, slog.New(slog.DiscardHandler)
 	e, err := memory.New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return e
+}
+
+// openVectors opens an embedded vector index for emb in a temporary directory.
+func openVectors(t *testing.T, emb kgmem.Embedder) kgmem.VectorIndex {
+	t.Helper()
+	v, err := hnsw.Open(t.Context(), filepath.Join(t.TempDir(), "vectors.db"), emb.Dimension(), hnsw.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = v.Close() })
+	return v
 }
 
 // TestTwoHopGraphExpansion pins graph expansion: "who leads the team Alice
@@ -212,6 +223,87 @@ func TestReranker(t *testing.T) {
 				if src.Retriever != memory.RetrieverRerank || src.Rank != i+1 || src.Score != llmtest.RerankScore(query, f.Text) {
 					t.Errorf("fact %q: last source %+v, want rerank rank %d", f.Text, src, i+1)
 				}
+			}
+		})
+	}
+}
+
+// stalledGraph is a graph store whose chosen reads hang until their context
+// ends, like a backend that stopped answering.
+type stalledGraph struct {
+	kgmem.GraphStore
+	text, thread, hood bool
+}
+
+func (g stalledGraph) SearchText(ctx context.Context, ns kgmem.Namespace, q kgmem.TextQuery) ([]kgmem.Hit, error) {
+	if g.text {
+		<-ctx.Done()
+		return nil, ctx.Err()
+	}
+	return g.GraphStore.SearchText(ctx, ns, q)
+}
+
+func (g stalledGraph) ThreadNeighbors(ctx context.Context, ns kgmem.Namespace, q kgmem.ThreadNeighborsQuery) ([]kgmem.ThreadNeighbor, error) {
+	if g.thread {
+		<-ctx.Done()
+		return nil, ctx.Err()
+	}
+	return g.GraphStore.ThreadNeighbors(ctx, ns, q)
+}
+
+func (g stalledGraph) Neighborhood(ctx context.Context, ns kgmem.Namespace, q kgmem.NeighborhoodQuery) (kgmem.Subgraph, error) {
+	if g.hood {
+		<-ctx.Done()
+		return kgmem.Subgraph{}, ctx.Err()
+	}
+	return g.GraphStore.Neighborhood(ctx, ns, q)
+}
+
+// TestRetrieverDeadline checks that a retriever that hangs is dropped at its
+// own deadline with a warning naming it, and the others still answer.
+func TestRetrieverDeadline(t *testing.T) {
+	ns := kgmem.Namespace("memtest/deadline")
+	tests := []struct {
+		name  string
+		stall stalledGraph
+		want  string
+	}{
+		{"full-text", stalledGraph{text: true}, "full-text search unavailable"},
+		{"thread", stalledGraph{thread: true}, "thread retriever unavailable"},
+		{"graph", stalledGraph{hood: true}, "graph retriever unavailable"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			g := searchBackends(t)["sqlite"](t)
+			opts := memory.SearchOptions{RetrieverTimeout: 100 * time.Millisecond, Timeout: time.Minute}
+			v := openVectors(t, embed.NewHashing(256))
+			seed := newSearchEngineWith(t, g, memory.Config{Search: opts, Vectors: v})
+			ctx := t.Context()
+			if _, err := seed.Ingest(ctx, memory.IngestRequest{Namespace: ns, ThreadID: "t1", Messages: []episodes.Message{
+				{ID: "m1", Role: "user", Name: "Ann", Content: "Where did you go hiking?"},
+				{ID: "m2", Role: "user", Name: "Ben", Content: "Up the Matterhorn with Alice."},
+			}}); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := seed.AddFacts(ctx, memory.AddFactsRequest{Namespace: ns, Facts: []kgmem.Triple{{Subject: "Ben", Predicate: "climbed", Object: "Matterhorn", Text: "Ben climbed the Matterhorn."}}}); err != nil {
+				t.Fatal(err)
+			}
+			stall := tc.stall
+			stall.GraphStore = g
+			e := newSearchEngineWith(t, stall, memory.Config{Search: opts, Vectors: v})
+			start := time.Now()
+			res, err := e.Search(ctx, memory.SearchRequest{Namespace: ns, Query: "Where did Ben go hiking, the Matterhorn?"})
+			if err != nil {
+				t.Fatalf("Search failed instead of degrading: %v", err)
+			}
+			if took := time.Since(start); took > 30*time.Second {
+				t.Errorf("search took %v: it waited for the request deadline, not the retriever's", took)
+			}
+			if len(res.Warnings) != 1 || !strings.Contains(res.Warnings[0], tc.want) {
+				t.Errorf("warnings = %q, want one containing %q", res.Warnings, tc.want)
+			}
+			if len(res.Episodes) == 0 {
+				t.Errorf("no episodes: the other retrievers should still answer")
 			}
 		})
 	}
