@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"hash/fnv"
 	"io"
 	"sort"
 	"sync"
@@ -135,11 +134,13 @@ func New(cfg Config) (*Importer, error) {
 		cfg.Checkpoint, _ = LoadCheckpoint("") // never fails for an empty path
 	}
 	im := &Importer{cfg: cfg, factOps: map[string]int64{}}
+	// Bursts are one second of requests and ten seconds of tokens: paced,
+	// rather than a minute's allowance spent at once and then a 429 storm.
 	if cfg.RPM > 0 {
-		im.rpm = rate.NewLimiter(rate.Limit(float64(cfg.RPM)/60), cfg.RPM)
+		im.rpm = rate.NewLimiter(rate.Limit(float64(cfg.RPM)/60), max(1, cfg.RPM/60))
 	}
 	if cfg.TPM > 0 {
-		im.tpm = rate.NewLimiter(rate.Limit(float64(cfg.TPM)/60), cfg.TPM)
+		im.tpm = rate.NewLimiter(rate.Limit(float64(cfg.TPM)/60), max(1, cfg.TPM/6))
 	}
 	return im, nil
 }
@@ -176,15 +177,14 @@ func (im *Importer) Run(ctx context.Context, r chatlog.Reader) (Summary, error) 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 
-	queues := make([]chan *batch, cfg.Concurrency)
+	sched := newScheduler(ctx, 2*cfg.Concurrency)
 	var wg sync.WaitGroup
-	for i := range queues {
-		queues[i] = make(chan *batch, 2)
+	for range cfg.Concurrency {
 		wg.Add(1)
-		go func(q <-chan *batch) {
+		go func() {
 			defer wg.Done()
-			im.work(ctx, q)
-		}(queues[i])
+			im.work(ctx, sched)
+		}()
 	}
 	saveErr := make(chan error, 1)
 	stopSaver := make(chan struct{})
@@ -213,16 +213,7 @@ func (im *Importer) Run(ctx context.Context, r chatlog.Reader) (Summary, error) 
 	if cfg.DryRun {
 		dry = map[string]map[string]int{}
 	}
-	send := func(b *batch) bool {
-		h := fnv.New32a()
-		h.Write([]byte(b.key))
-		select {
-		case queues[h.Sum32()%uint32(len(queues))] <- b:
-			return true
-		case <-ctx.Done():
-			return false
-		}
-	}
+	send := sched.push
 	flushAll := func() bool {
 		keys := make([]string, 0, len(open))
 		for k := range open {
@@ -292,9 +283,7 @@ read:
 	if runErr == nil && ctx.Err() == nil {
 		flushAll()
 	}
-	for _, q := range queues {
-		close(q)
-	}
+	sched.close()
 	wg.Wait()
 	close(stopSaver)
 	<-saverDone
@@ -322,15 +311,20 @@ read:
 	return s, runErr
 }
 
-// work sends the batches of its threads in order. A batch the server rejects
-// as invalid is reported and passed over (it would never succeed); any other
-// failure stops that thread for this run, so the checkpoint never runs ahead
-// of what is stored and the next run retries from there.
-func (im *Importer) work(ctx context.Context, q <-chan *batch) {
-	broken := map[string]bool{}
-	for b := range q {
-		if broken[b.key] || ctx.Err() != nil {
+// work ingests batches as the scheduler hands them out (a thread's in
+// order, one at a time). A batch the server rejects as invalid is reported
+// and passed over (it would never succeed); any other failure stops that
+// thread for this run, so the checkpoint never runs ahead of what is stored
+// and the next run retries from there.
+func (im *Importer) work(ctx context.Context, sched *scheduler) {
+	for {
+		b, ok := sched.pop()
+		if !ok {
+			return
+		}
+		if sched.isBroken(b.key) || ctx.Err() != nil {
 			im.failed.Add(int64(len(b.recs)))
+			sched.done(b, false)
 			continue
 		}
 		err := im.ingest(ctx, b)
@@ -345,13 +339,13 @@ func (im *Importer) work(ctx context.Context, q <-chan *batch) {
 			im.cfg.Checkpoint.advance(b.key, b.endsAfter)
 		default:
 			im.failed.Add(int64(len(b.recs)))
-			broken[b.key] = true
 			if ctx.Err() == nil {
 				for _, rec := range b.recs {
 					im.reportError(rec.Pos, fmt.Errorf("batch failed, the thread stops here until the next run: %w", err))
 				}
 			}
 		}
+		sched.done(b, err != nil && !errors.Is(err, kgmem.ErrInvalid))
 	}
 }
 

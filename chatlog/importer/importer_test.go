@@ -1,0 +1,149 @@
+package importer_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/kgmem/kgmem/api"
+	"github.com/kgmem/kgmem/chatlog"
+	"github.com/kgmem/kgmem/chatlog/gen"
+	"github.com/kgmem/kgmem/chatlog/gen/gentest"
+	"github.com/kgmem/kgmem/chatlog/importer"
+)
+
+// input is a generated log with two bad lines spliced in (lines 3 and 8).
+func input(t *testing.T, messages int) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := gen.Write(&buf, gen.Config{Messages: messages, Namespaces: 3, MessagesPerThread: 20, Seed: 5}); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(buf.String(), "\n")
+	out := append([]string{}, lines[:2]...)
+	out = append(out, "{not json\n")
+	out = append(out, lines[2:6]...)
+	out = append(out, `{"namespace": "gen/ns0", "thread_id": "x", "content": ""}`+"\n")
+	out = append(out, lines[6:]...)
+	return []byte(strings.Join(out, ""))
+}
+
+func run(t *testing.T, cfg importer.Config, data []byte) importer.Summary {
+	t.Helper()
+	r, err := chatlog.Open(bytes.NewReader(data), chatlog.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	im, err := importer.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := im.Run(context.Background(), r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func TestImportResumesAndIsIdempotent(t *testing.T) {
+	eng, _ := gentest.Engine(t, t.TempDir(), nil)
+	data := input(t, 400)
+	ckPath := filepath.Join(t.TempDir(), "ck")
+	cases := []struct {
+		name       string
+		checkpoint string
+		want       importer.Stats
+	}{
+		{"first run stores everything", ckPath, importer.Stats{Read: 400, Bad: 2, Sent: 400, Created: 400}},
+		{"second run resumes past everything", ckPath, importer.Stats{Read: 400, Resumed: 400, Bad: 2}},
+		{"without checkpoint the server recognises every message", "", importer.Stats{Read: 400, Bad: 2, Sent: 400, Existing: 400}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			ck, err := importer.LoadCheckpoint(tc.checkpoint)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var errs bytes.Buffer
+			s := run(t, importer.Config{Sink: eng, Concurrency: 3, Batch: 7, Checkpoint: ck, Errors: &errs}, data)
+			got := s.Stats
+			got.Batches = 0
+			if got != tc.want {
+				t.Errorf("stats %+v, want %+v", got, tc.want)
+			}
+			var lines []int
+			sc := bufio.NewScanner(&errs)
+			for sc.Scan() {
+				var e struct {
+					Line  int    `json:"line"`
+					Error string `json:"error"`
+				}
+				if err := json.Unmarshal(sc.Bytes(), &e); err != nil || e.Error == "" {
+					t.Fatalf("errors line %q: %v", sc.Text(), err)
+				}
+				lines = append(lines, e.Line)
+			}
+			if len(lines) != 2 || lines[0] != 3 || lines[1] != 8 {
+				t.Errorf("errors file names lines %v, want [3 8]", lines)
+			}
+		})
+	}
+}
+
+func TestDryRunWritesNothing(t *testing.T) {
+	s := run(t, importer.Config{DryRun: true}, input(t, 100))
+	if s.Sent != 100 || s.Bad != 2 || len(s.Namespaces) != 3 || s.Namespaces["gen/ns0"]["thread-0"] != 20 {
+		t.Errorf("dry run summary %+v", s)
+	}
+}
+
+// TestHTTPSinkBacksOffOn429 answers the first two posts with 429 and a
+// Retry-After; the import retries and stores everything.
+func TestHTTPSinkBacksOffOn429(t *testing.T) {
+	eng, _ := gentest.Engine(t, t.TempDir(), nil)
+	h := api.New(eng, api.Options{}, slog.New(slog.DiscardHandler)).Handler()
+	var refused atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if refused.Add(1) <= 2 {
+			w.Header().Set("Retry-After", "1")
+			http.Error(w, `{"title": "Too Many Requests", "status": 429, "detail": "slow down"}`, http.StatusTooManyRequests)
+			return
+		}
+		h.ServeHTTP(w, r)
+	}))
+	defer srv.Close()
+	sink, err := importer.NewHTTPSink(srv.URL, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sink.MaxBackoff = 20 * time.Millisecond // caps the server's Retry-After to keep the test short
+	s := run(t, importer.Config{Sink: sink, Concurrency: 1, Batch: 50}, input(t, 100))
+	if s.Created != 100 || s.Failed != 0 || sink.Retries() != 2 {
+		t.Errorf("created %d, failed %d, retries %d; want 100, 0, 2", s.Created, s.Failed, sink.Retries())
+	}
+}
+
+// TestRequestsPerMinute paces extraction batches: at 120 requests per
+// minute (2/s, burst 2), 8 batches take at least 3 s.
+func TestRequestsPerMinute(t *testing.T) {
+	llm := gentest.LLM(t, 0)
+	eng, _ := gentest.Engine(t, t.TempDir(), llm)
+	start := time.Now()
+	s := run(t, importer.Config{Sink: eng, Concurrency: 4, Batch: 10, Extract: true, RPM: 120}, input(t, 80))
+	if took := time.Since(start); took < 2900*time.Millisecond || s.Batches != 8 {
+		t.Errorf("%d batches in %v; want 8 in at least 3s", s.Batches, took)
+	}
+	if s.Facts == 0 || s.LLMCalls < 8 {
+		t.Errorf("summary %+v: want facts and at least 8 LLM calls", s.Stats)
+	}
+}
+
