@@ -11,22 +11,34 @@ import (
 // change set that stored the episode), which matches the storage order the
 // embedded store uses.
 const (
-	// qThreadBefore lists the episodes just before $id in its thread, nearest first.
-	qThreadBefore = `MATCH (a:Episode {namespace: $ns, id: $id})
-		MATCH (n:Episode {namespace: $ns, thread_id: a.thread_id})
-		WHERE n.timestamp < a.timestamp OR (n.timestamp = a.timestamp AND (n.created_at < a.created_at
-			OR (n.created_at = a.created_at AND coalesce(n.seq, 0) < coalesce(a.seq, 0))))
-		RETURN properties(n) AS e ORDER BY n.timestamp DESC, n.created_at DESC, coalesce(n.seq, 0) DESC LIMIT $window`
-	// qThreadAfter lists the episodes just after $id in its thread, nearest first.
-	qThreadAfter = `MATCH (a:Episode {namespace: $ns, id: $id})
-		MATCH (n:Episode {namespace: $ns, thread_id: a.thread_id})
-		WHERE n.timestamp > a.timestamp OR (n.timestamp = a.timestamp AND (n.created_at > a.created_at
-			OR (n.created_at = a.created_at AND coalesce(n.seq, 0) > coalesce(a.seq, 0))))
-		RETURN properties(n) AS e ORDER BY n.timestamp, n.created_at, coalesce(n.seq, 0) LIMIT $window`
+	// qThreadBefore lists, for each of $ids, the episodes just before it in
+	// its thread, nearest first.
+	qThreadBefore = `UNWIND $ids AS id
+		MATCH (a:Episode {namespace: $ns, id: id})
+		CALL (a) {
+			MATCH (n:Episode {namespace: $ns, thread_id: a.thread_id})
+			WHERE n.timestamp < a.timestamp OR (n.timestamp = a.timestamp AND (n.created_at < a.created_at
+				OR (n.created_at = a.created_at AND coalesce(n.seq, 0) < coalesce(a.seq, 0))))
+			WITH n ORDER BY n.timestamp DESC, n.created_at DESC, coalesce(n.seq, 0) DESC LIMIT $window
+			RETURN collect(properties(n)) AS near
+		}
+		RETURN id, near`
+	// qThreadAfter lists, for each of $ids, the episodes just after it in
+	// its thread, nearest first.
+	qThreadAfter = `UNWIND $ids AS id
+		MATCH (a:Episode {namespace: $ns, id: id})
+		CALL (a) {
+			MATCH (n:Episode {namespace: $ns, thread_id: a.thread_id})
+			WHERE n.timestamp > a.timestamp OR (n.timestamp = a.timestamp AND (n.created_at > a.created_at
+				OR (n.created_at = a.created_at AND coalesce(n.seq, 0) > coalesce(a.seq, 0))))
+			WITH n ORDER BY n.timestamp, n.created_at, coalesce(n.seq, 0) LIMIT $window
+			RETURN collect(properties(n)) AS near
+		}
+		RETURN id, near`
 )
 
 // ThreadNeighbors returns the episodes up to q.Window places before and
-// after each episode of q.IDs in its thread.
+// after each episode of q.IDs in its thread: one query per side for all ids.
 func (s *Store) ThreadNeighbors(ctx context.Context, ns kgmem.Namespace, q kgmem.ThreadNeighborsQuery) ([]kgmem.ThreadNeighbor, error) {
 	if err := checkNamespace(ns); err != nil {
 		return nil, fmt.Errorf("neo4j: thread neighbors: %w", err)
@@ -38,17 +50,27 @@ func (s *Store) ThreadNeighbors(ctx context.Context, ns kgmem.Namespace, q kgmem
 	case window == 0:
 		window = 1
 	}
+	if len(q.IDs) == 0 {
+		return nil, nil
+	}
 	var out []kgmem.ThreadNeighbor
-	for _, id := range q.IDs {
-		for _, side := range []struct {
-			sign  int
-			query string
-		}{{-1, qThreadBefore}, {1, qThreadAfter}} {
-			eps, err := s.episodes(ctx, ns, side.query, map[string]any{"ns": s.key(ns), "id": id, "window": int64(window)})
-			if err != nil {
-				return nil, fmt.Errorf("neo4j: thread neighbors of %s in %s: %w", id, ns, err)
-			}
-			for i, ep := range eps {
+	for _, side := range []struct {
+		sign  int
+		query string
+	}{{-1, qThreadBefore}, {1, qThreadAfter}} {
+		recs, err := s.read(ctx, side.query, map[string]any{"ns": s.key(ns), "ids": q.IDs, "window": int64(window)})
+		if err != nil {
+			return nil, fmt.Errorf("neo4j: thread neighbors in %s: %w", ns, err)
+		}
+		for _, rec := range recs {
+			id, _ := rec.Values[0].(string)
+			near, _ := rec.Values[1].([]any)
+			for i, raw := range near {
+				m, _ := raw.(map[string]any)
+				ep, err := decodeEpisode(ns, m)
+				if err != nil {
+					return nil, fmt.Errorf("neo4j: thread neighbors of %s in %s: %w", id, ns, err)
+				}
 				out = append(out, kgmem.ThreadNeighbor{Of: id, Offset: side.sign * (i + 1), Episode: ep})
 			}
 		}
