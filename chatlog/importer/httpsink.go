@@ -33,6 +33,8 @@ type HTTPSink struct {
 	MaxAttempts int
 	// MinBackoff and MaxBackoff bound the waits between attempts (defaults 500 ms, 30 s).
 	MinBackoff, MaxBackoff time.Duration
+	// APIKey, when set, is sent as "Authorization: Bearer <key>".
+	APIKey string
 	retries                atomic.Int64
 }
 
@@ -117,6 +119,9 @@ func (s *HTTPSink) post(ctx context.Context, u string, raw []byte) (memory.Inges
 		return memory.IngestResult{}, -1, fmt.Errorf("POST %s: %w", u, err)
 	}
 	req.Header.Set("Content-Type", "application/json")
+	if s.APIKey != "" {
+		req.Header.Set("Authorization", "Bearer "+s.APIKey)
+	}
 	resp, err := s.http.Do(req)
 	if err != nil {
 		if ctx.Err() != nil {

@@ -312,10 +312,11 @@ read:
 }
 
 // work ingests batches as the scheduler hands them out (a thread's in
-// order, one at a time). A batch the server rejects as invalid is reported
-// and passed over (it would never succeed); any other failure stops that
-// thread for this run, so the checkpoint never runs ahead of what is stored
-// and the next run retries from there.
+// order, one at a time). A failed batch is reported and stops its thread for
+// this run, so the checkpoint never runs ahead of what is stored and the
+// next run retries from there. (Each record was validated on reading, so a
+// rejected batch means a server-side cause: a missing LLM, a lower limit, a
+// key without rights, an outage.)
 func (im *Importer) work(ctx context.Context, sched *scheduler) {
 	for {
 		b, ok := sched.pop()
@@ -328,24 +329,17 @@ func (im *Importer) work(ctx context.Context, sched *scheduler) {
 			continue
 		}
 		err := im.ingest(ctx, b)
-		switch {
-		case err == nil:
+		if err == nil {
 			im.cfg.Checkpoint.advance(b.key, b.endsAfter)
-		case errors.Is(err, kgmem.ErrInvalid):
-			im.failed.Add(int64(len(b.recs)))
-			for _, rec := range b.recs {
-				im.reportError(rec.Pos, fmt.Errorf("batch rejected: %w", err))
-			}
-			im.cfg.Checkpoint.advance(b.key, b.endsAfter)
-		default:
+		} else {
 			im.failed.Add(int64(len(b.recs)))
 			if ctx.Err() == nil {
 				for _, rec := range b.recs {
-					im.reportError(rec.Pos, fmt.Errorf("batch failed, the thread stops here until the next run: %w", err))
+					im.reportError(rec.Pos, fmt.Errorf("batch failed; the thread stops here until the next run: %w", err))
 				}
 			}
 		}
-		sched.done(b, err != nil && !errors.Is(err, kgmem.ErrInvalid))
+		sched.done(b, err != nil)
 	}
 }
 

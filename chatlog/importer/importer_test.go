@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -147,3 +148,47 @@ func TestRequestsPerMinute(t *testing.T) {
 	}
 }
 
+
+// TestFailedBatchStopsItsThread rejects every batch of one thread: that
+// thread stops (its later batches are not sent), its checkpoint stays at 0 so
+// the next run retries it, and the other threads are stored.
+func TestFailedBatchStopsItsThread(t *testing.T) {
+	eng, _ := gentest.Engine(t, t.TempDir(), nil)
+	h := api.New(eng, api.Options{}, slog.New(slog.DiscardHandler)).Handler()
+	var rejected atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		if bytes.Contains(body, []byte(`"thread_id":"thread-1"`)) {
+			rejected.Add(1)
+			w.Header().Set("Content-Type", "application/problem+json")
+			w.WriteHeader(http.StatusBadRequest)
+			_, _ = w.Write([]byte(`{"status": 400, "detail": "no", "field": "thread_id"}`))
+			return
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		h.ServeHTTP(w, r)
+	}))
+	defer srv.Close()
+	sink, err := importer.NewHTTPSink(srv.URL, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ck, err := importer.LoadCheckpoint(filepath.Join(t.TempDir(), "ck"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var errs bytes.Buffer
+	s := run(t, importer.Config{Sink: sink, Concurrency: 2, Batch: 7, Checkpoint: ck, Errors: &errs}, input(t, 100))
+	if s.Created != 80 || s.Failed != 20 || rejected.Load() != 1 {
+		t.Errorf("created %d, failed %d, rejected posts %d; want 80, 20, 1", s.Created, s.Failed, rejected.Load())
+	}
+	if got := ck.Done("gen/ns1", "thread-1"); got != 0 {
+		t.Errorf("checkpoint of the failed thread at %d, want 0", got)
+	}
+	if got := ck.Done("gen/ns2", "thread-2"); got != 20 {
+		t.Errorf("checkpoint of a good thread at %d, want 20", got)
+	}
+	if n := strings.Count(errs.String(), "batch failed"); n != 7 {
+		t.Errorf("%d messages reported as failed in the errors file, want the 7 of the rejected batch", n)
+	}
+}

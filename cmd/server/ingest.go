@@ -21,6 +21,7 @@ import (
 // ingestFlags are the flags of `server ingest` beyond the server's own.
 type ingestFlags struct {
 	url          string
+	apiKey       string
 	format       string
 	namespace    string
 	thread       string
@@ -46,6 +47,7 @@ func ingest(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	fs.SetOutput(stderr)
 	cfg.bindFlags(fs)
 	fs.StringVar(&f.url, "url", "", "post to the kgmem server at this URL (default: open the configured backends in-process)")
+	fs.StringVar(&f.apiKey, "api-key", os.Getenv("KGMEM_API_KEY"), "API key for --url, sent as a bearer token ($KGMEM_API_KEY)")
 	fs.StringVar(&f.format, "format", "auto", "input format: auto, jsonl, openai, chatgpt or locomo")
 	fs.StringVar(&f.namespace, "namespace", "", "namespace of records that name none (ChatGPT and OpenAI exports; the prefix for LoCoMo)")
 	fs.StringVar(&f.thread, "thread", "default", "thread of JSONL records without thread_id")
@@ -96,9 +98,12 @@ func ingest(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	switch {
 	case f.dryRun:
 	case f.url != "":
-		if sink, err = importer.NewHTTPSink(f.url, nil); err != nil {
+		hs, err := importer.NewHTTPSink(f.url, nil)
+		if err != nil {
 			return fmt.Errorf("--url: %w", err)
 		}
+		hs.APIKey = f.apiKey
+		sink = hs
 	default:
 		b, err := openBackends(ctx, &cfg, log)
 		if err != nil {
