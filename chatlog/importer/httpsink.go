@@ -34,8 +34,8 @@ type HTTPSink struct {
 	// MinBackoff and MaxBackoff bound the waits between attempts (defaults 500 ms, 30 s).
 	MinBackoff, MaxBackoff time.Duration
 	// APIKey, when set, is sent as "Authorization: Bearer <key>".
-	APIKey string
-	retries                atomic.Int64
+	APIKey  string
+	retries atomic.Int64
 }
 
 // NewHTTPSink returns a sink posting to the server at baseURL.

@@ -120,8 +120,8 @@ type Importer struct {
 	factOps map[string]int64
 	warning string
 
-	read, resumed, bad, sent, created, existing, failed, batches  atomic.Int64
-	facts, llmCalls, promptTokens, completionTokens, warnings atomic.Int64
+	read, resumed, bad, sent, created, existing, failed, batches atomic.Int64
+	facts, llmCalls, promptTokens, completionTokens, warnings    atomic.Int64
 }
 
 // New returns an importer.

@@ -148,7 +148,6 @@ func TestRequestsPerMinute(t *testing.T) {
 	}
 }
 
-
 // TestFailedBatchStopsItsThread rejects every batch of one thread: that
 // thread stops (its later batches are not sent), its checkpoint stays at 0 so
 // the next run retries it, and the other threads are stored.

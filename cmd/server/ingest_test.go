@@ -207,4 +207,3 @@ func checkpointTotal(path string) int {
 	}
 	return n
 }
-

@@ -1,0 +1,74 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestIngestCommand(t *testing.T) {
+	dir := t.TempDir()
+	input := filepath.Join(dir, "log.jsonl")
+	lines := `{"namespace": "u/1", "thread_id": "a", "content": "hello"}
+oops
+{"namespace": "u/1", "thread_id": "b", "content": "bye"}
+`
+	if err := os.WriteFile(input, []byte(lines), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dataDir := filepath.Join(dir, "data")
+	cases := []struct {
+		name    string
+		args    []string
+		wantErr string
+	}{
+		{"unknown format", []string{"--format", "yaml", input}, "--format"},
+		{"batch over the server limit", []string{"--batch", "5000", input}, "--batch"},
+		{"one checkpoint for two inputs", []string{"--checkpoint", "x", input, input}, "one input"},
+		{"bad namespace", []string{"--namespace", "a//b", input}, "--namespace"},
+		{"extraction without LLM", []string{"--data-dir", dataDir, "--extract", input}, "--extract needs an LLM"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			var out, errOut bytes.Buffer
+			err := run(context.Background(), append([]string{"ingest"}, tc.args...), &out, &errOut)
+			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+				t.Errorf("error %v, want one mentioning %q", err, tc.wantErr)
+			}
+		})
+	}
+
+	t.Run("dry run", func(t *testing.T) {
+		var out, errOut bytes.Buffer
+		if err := run(context.Background(), []string{"ingest", "--dry-run", "--data-dir", dataDir + "-dry", input}, &out, &errOut); err != nil {
+			t.Fatal(err)
+		}
+		var s struct {
+			Format     string                    `json:"format"`
+			DryRun     bool                      `json:"dry_run"`
+			Sent       int                       `json:"sent"`
+			Bad        int                       `json:"bad"`
+			Namespaces map[string]map[string]int `json:"namespaces"`
+		}
+		if err := json.Unmarshal(out.Bytes(), &s); err != nil {
+			t.Fatalf("%s: %v", out.String(), err)
+		}
+		if s.Format != "jsonl" || !s.DryRun || s.Sent != 2 || s.Bad != 1 || s.Namespaces["u/1"]["a"] != 1 || s.Namespaces["u/1"]["b"] != 1 {
+			t.Errorf("dry-run summary %s", out.String())
+		}
+		if _, err := os.Stat(dataDir + "-dry"); !os.IsNotExist(err) {
+			t.Errorf("a dry run created the data directory (%v)", err)
+		}
+		if _, err := os.Stat(input + ".kgmem-checkpoint"); !os.IsNotExist(err) {
+			t.Errorf("a dry run wrote a checkpoint (%v)", err)
+		}
+		errs, err := os.ReadFile(input + ".kgmem-errors.jsonl")
+		if err != nil || !strings.Contains(string(errs), `"line":2`) {
+			t.Errorf("errors file %q (%v), want line 2 reported", errs, err)
+		}
+	})
+}
