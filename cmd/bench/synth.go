@@ -59,6 +59,7 @@ type synthFlags struct {
 	progress     bool
 	cpuProfile   string
 	buildProfile string
+	warmProfile  string
 }
 
 func parseSynthFlags(args []string, stderr io.Writer) (synthFlags, error) {
@@ -99,6 +100,7 @@ func parseSynthFlags(args []string, stderr io.Writer) (synthFlags, error) {
 	fs.BoolVar(&f.progress, "progress", false, "draw a progress bar while building")
 	fs.StringVar(&f.cpuProfile, "cpuprofile", "", "write a CPU profile of the measured searches to this file")
 	fs.StringVar(&f.buildProfile, "build-cpuprofile", "", "write a CPU profile of the build to this file")
+	fs.StringVar(&f.warmProfile, "warm-cpuprofile", "", "write a CPU profile of the warm-up (loading every namespace) to this file")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return f, err
@@ -343,7 +345,12 @@ func measureSynth(ctx context.Context, f synthFlags, gen *synth.Generator, sink 
 		rep.QueryStyles[q.Style]++
 	}
 	fmt.Fprintf(stderr, "warming up %d namespaces…\n", f.cfg.Namespaces)
+	stopWarm, err := startProfile(f.warmProfile)
+	if err != nil {
+		return err
+	}
 	warm, err := synth.WarmUp(ctx, engine, sink.Vectors, gen.Plan(), runtime.GOMAXPROCS(0))
+	stopWarm()
 	if err != nil {
 		return err
 	}
