@@ -108,7 +108,7 @@ func entityProps(key, field string, e kgmem.Entity) (map[string]any, error) {
 		"aliases": listValue(e.Aliases), "name_keys": nameKeys(key, e.Names()), "lower_names": lower,
 		"type": e.Type, "summary": e.Summary, "attributes": attrs,
 		"created_at": timeValue(e.CreatedAt), "updated_at": timeValue(e.UpdatedAt),
-		"ft_scope": scopeToken(key), "ft_text": strings.Join(e.Names(), "\n"),
+		"ft_scope": scopeToken(key), "ft_text": strings.Join(e.Names(), "\n"), "ft_en": foldText(strings.Join(e.Names(), "\n")),
 	}
 	decayProps(p, e.Decay)
 	return p, nil
@@ -124,7 +124,7 @@ func episodeProps(key, field string, e kgmem.Episode) (map[string]any, error) {
 		"id": e.ID, "namespace": key, "thread_id": e.ThreadID, "message_id": e.MessageID,
 		"role": e.Role, "name": e.Name, "content": e.Content, "metadata": meta,
 		"timestamp": timeValue(e.Timestamp), "created_at": timeValue(e.CreatedAt),
-		"ft_scope": scopeToken(key), "ft_text": e.Name + "\n" + e.Content,
+		"ft_scope": scopeToken(key), "ft_text": e.Name + "\n" + e.Content, "ft_en": foldText(e.Name + "\n" + e.Content),
 	}
 	decayProps(p, e.Decay)
 	return p, nil
@@ -157,7 +157,7 @@ func factTextProps(key string, f kgmem.Fact) map[string]any {
 	return map[string]any{
 		"id": f.ID, "namespace": key, "subject_id": f.SubjectID, "object_id": f.ObjectID,
 		"predicate": f.Predicate, "rel_type": RelType(f.Predicate), "expired": !f.ExpiredAt.IsZero(),
-		"ft_scope": scope, "ft_text": f.Text,
+		"ft_scope": scope, "ft_text": f.Text, "ft_en": foldText(f.Text),
 	}
 }
 

@@ -18,7 +18,8 @@ func TestQueryTerms(t *testing.T) {
 		{"text:violin AND NOT x", []string{"text", "violin", "and", "not", "x"}},
 		{"bob* ~2 ^3 +a -b", []string{"bob", "2", "3", "a", "b"}},
 		{`') MATCH (n) DETACH DELETE n //`, []string{"match", "n", "detach", "delete"}},
-		{"ünïcödé 東京", []string{"ünïcödé", "東京"}},
+		{"ünïcödé 東京", []string{"ünïcödé", "unicode", "東京"}}, // as written and folded
+		{"Zürich zurich", []string{"zürich", "zurich"}},
 		{"🎉🔥 !!! ??? ... \x00", nil},
 		{"", nil},
 	}
@@ -54,6 +55,14 @@ func TestEscapeLucene(t *testing.T) {
 	}
 }
 
+func TestFoldText(t *testing.T) {
+	for in, want := range map[string]string{"Zürich": "zurich", "Crème Brûlée": "creme brulee", "東京": "東京", "ÀÉÎ": "aei", "plain": "plain"} {
+		if got := foldText(in); got != want {
+			t.Errorf("foldText(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
 func TestFulltextQuery(t *testing.T) {
 	tests := []struct {
 		name  string
@@ -62,9 +71,9 @@ func TestFulltextQuery(t *testing.T) {
 		want  string
 	}{
 		{"NoTerms", "nsabc", nil, ""},
-		{"OneTerm", "nsabc", []string{"bob"}, `+ft_scope:nsabc +ft_text:("bob")`},
-		{"Several", "cur1", []string{"bob", "東京"}, `+ft_scope:cur1 +ft_text:("bob" "東京")`},
-		{"EscapedDefensively", "ns1", []string{`a"b`}, `+ft_scope:ns1 +ft_text:("a\"b")`},
+		{"OneTerm", "nsabc", []string{"bob"}, `+ft_scope:nsabc +ft_en:("bob")`},
+		{"Several", "cur1", []string{"bob", "東京"}, `+ft_scope:cur1 +ft_en:("bob" "東京")`},
+		{"EscapedDefensively", "ns1", []string{`a"b`}, `+ft_scope:ns1 +ft_en:("a\"b")`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

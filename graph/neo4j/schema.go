@@ -13,17 +13,29 @@ import (
 // when the layout changes.
 const schemaVersion = 1
 
-// fulltextAnalyzer is the Lucene analyzer of every full-text index: Unicode
-// word boundaries, lower case and ASCII folding ("Zürich" finds "Zurich"),
-// no stop words and no stemming.
-const fulltextAnalyzer = "standard-folding"
+// fulltextAnalyzer is the Lucene analyzer of every full-text index:
+// Lucene's EnglishAnalyzer (Unicode word boundaries, possessives dropped,
+// lower case, English stop words, Porter stemming), so "leads" finds "lead"
+// and "leading" as the embedded store's FTS5 porter tokenizer does.
+// Diacritics are folded in Go before indexing and searching (foldText),
+// since this analyzer does not fold them.
+const fulltextAnalyzer = "english"
 
-// Full-text index names, passed to db.index.fulltext.queryNodes.
+// Full-text index names, passed to db.index.fulltext.queryNodes. They index
+// the ft_scope and ft_en properties. Databases written before them also
+// have standard-folding indexes over ft_scope and ft_text (named without
+// the _en suffix), which servers of that version search; drop
+// kgmem_entity_text, kgmem_episode_text and kgmem_fact_text once none runs.
 const (
-	ftEntity  = "kgmem_entity_text"
-	ftEpisode = "kgmem_episode_text"
-	ftFact    = "kgmem_fact_text"
+	ftEntity  = "kgmem_entity_text_en"
+	ftEpisode = "kgmem_episode_text_en"
+	ftFact    = "kgmem_fact_text_en"
 )
+
+// qBackfillFullText gives nodes stored before the ft_en property their
+// search text (ft_text, not folded: queries also search unfolded words).
+const qBackfillFullText = `MATCH (n) WHERE (n:Entity OR n:Episode OR n:FactText) AND n.ft_en IS NULL AND n.ft_text IS NOT NULL
+	CALL (n) { SET n.ft_en = n.ft_text } IN TRANSACTIONS OF 5000 ROWS`
 
 // schemaStatements create every constraint and index; each is idempotent.
 // The (namespace, id) uniqueness constraints also serve every lookup by id.
@@ -44,9 +56,9 @@ var schemaStatements = []string{
 	"CREATE INDEX kgmem_fact_subject IF NOT EXISTS FOR (n:FactText) ON (n.namespace, n.subject_id)",
 	"CREATE INDEX kgmem_fact_object IF NOT EXISTS FOR (n:FactText) ON (n.namespace, n.object_id)",
 	"CREATE INDEX kgmem_fact_predicate IF NOT EXISTS FOR (n:FactText) ON (n.namespace, n.predicate)",
-	"CREATE FULLTEXT INDEX " + ftEntity + " IF NOT EXISTS FOR (n:Entity) ON EACH [n.ft_scope, n.ft_text] OPTIONS {indexConfig: {`fulltext.analyzer`: '" + fulltextAnalyzer + "'}}",
-	"CREATE FULLTEXT INDEX " + ftEpisode + " IF NOT EXISTS FOR (n:Episode) ON EACH [n.ft_scope, n.ft_text] OPTIONS {indexConfig: {`fulltext.analyzer`: '" + fulltextAnalyzer + "'}}",
-	"CREATE FULLTEXT INDEX " + ftFact + " IF NOT EXISTS FOR (n:FactText) ON EACH [n.ft_scope, n.ft_text] OPTIONS {indexConfig: {`fulltext.analyzer`: '" + fulltextAnalyzer + "'}}",
+	"CREATE FULLTEXT INDEX " + ftEntity + " IF NOT EXISTS FOR (n:Entity) ON EACH [n.ft_scope, n.ft_en] OPTIONS {indexConfig: {`fulltext.analyzer`: '" + fulltextAnalyzer + "'}}",
+	"CREATE FULLTEXT INDEX " + ftEpisode + " IF NOT EXISTS FOR (n:Episode) ON EACH [n.ft_scope, n.ft_en] OPTIONS {indexConfig: {`fulltext.analyzer`: '" + fulltextAnalyzer + "'}}",
+	"CREATE FULLTEXT INDEX " + ftFact + " IF NOT EXISTS FOR (n:FactText) ON EACH [n.ft_scope, n.ft_en] OPTIONS {indexConfig: {`fulltext.analyzer`: '" + fulltextAnalyzer + "'}}",
 }
 
 // migrate brings the database to schemaVersion: it refuses a database written
@@ -71,6 +83,9 @@ func (s *Store) migrate(ctx context.Context) error {
 			return fmt.Errorf("schema: %s: %w", stmt, err)
 		}
 	}
+	if err := s.backfillFullText(ctx); err != nil {
+		return err
+	}
 	if err := s.autoCommit(ctx, "CALL db.awaitIndexes(300)", nil); err != nil {
 		return fmt.Errorf("schema: waiting for indexes: %w", err)
 	}
@@ -84,4 +99,24 @@ func (s *Store) migrate(ctx context.Context) error {
 		return fmt.Errorf("schema: version: %w", err)
 	}
 	return nil
+}
+
+// backfillFullText runs qBackfillFullText once per database: a flag on the
+// schema node records that it ran. (Concurrent first opens may both run it;
+// it is idempotent.)
+func (s *Store) backfillFullText(ctx context.Context) error {
+	recs, err := s.read(ctx, "OPTIONAL MATCH (v:KgmemSchema {name: 'kgmem'}) RETURN coalesce(v.ft_en_backfilled, false)", nil)
+	if err != nil {
+		return fmt.Errorf("schema: full-text backfill flag: %w", err)
+	}
+	if done, _ := recs[0].Values[0].(bool); done {
+		return nil
+	}
+	if err := s.autoCommit(ctx, qBackfillFullText, nil); err != nil {
+		return fmt.Errorf("schema: full-text backfill: %w", err)
+	}
+	return s.write(ctx, func(tx neo4j.ManagedTransaction) error {
+		_, err := run(ctx, tx, "MERGE (v:KgmemSchema {name: 'kgmem'}) SET v.ft_en_backfilled = true", nil)
+		return err
+	})
 }
