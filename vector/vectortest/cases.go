@@ -415,7 +415,7 @@ func testListIDs(t *testing.T, open Opener) {
 			want[r.ID] = r.Kind
 		}
 	}
-	for _, size := range []int{0, 7, 50, kgmem.MaxVectorPage} {
+	for _, size := range []int{0, 64, kgmem.MaxVectorPage} {
 		var got []kgmem.VectorKey
 		after := ""
 		for pages := 0; ; pages++ {
