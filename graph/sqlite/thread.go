@@ -10,8 +10,8 @@ import (
 
 // ThreadNeighbors returns the episodes up to q.Window places before and
 // after each episode of q.IDs in its thread, ordered by timestamp and then by
-// rid (the order episodes were stored in). Each side is one indexed range
-// scan of episodes_thread.
+// rid (the order episodes were stored in): one lookup of the anchors, then
+// one indexed range scan of episodes_thread per side.
 func (s *Store) ThreadNeighbors(ctx context.Context, ns kgmem.Namespace, q kgmem.ThreadNeighborsQuery) ([]kgmem.ThreadNeighbor, error) {
 	if err := checkNamespace(ns); err != nil {
 		return nil, err
@@ -29,24 +29,43 @@ func (s *Store) ThreadNeighbors(ctx context.Context, ns kgmem.Namespace, q kgmem
 		offset int
 		id     string
 	}
-	var found []near
-	for _, id := range q.IDs {
-		var a anchor
-		err := s.r.QueryRowContext(ctx, `SELECT id, thread_id, coalesce(timestamp, 0), rid FROM episodes WHERE namespace = ? AND id = ?`, ns, id).
-			Scan(&a.id, &a.thread, &a.ts, &a.rid)
-		if errNoRows(err) {
+	if len(q.IDs) == 0 {
+		return nil, nil
+	}
+	var anchors []anchor
+	for start := 0; start < len(q.IDs); start += idChunk {
+		chunk := q.IDs[start:min(start+idChunk, len(q.IDs))]
+		args := []any{ns}
+		for _, id := range chunk {
+			args = append(args, id)
+		}
+		got, err := collect(ctx, s.r, func(rows *sql.Rows) (anchor, error) {
+			var a anchor
+			return a, rows.Scan(&a.id, &a.thread, &a.ts, &a.rid)
+		}, `SELECT id, thread_id, coalesce(timestamp, 0), rid FROM episodes WHERE namespace = ? AND id IN (`+placeholders(len(chunk))+`)`, args...)
+		if err != nil {
+			return nil, fmt.Errorf("sqlite: thread neighbors: %w", err)
+		}
+		anchors = append(anchors, got...)
+	}
+	byID := make(map[string]anchor, len(anchors))
+	for _, a := range anchors {
+		byID[a.id] = a
+	}
+	sides := []struct {
+		sign int
+		cond string
+	}{
+		{-1, `(coalesce(timestamp, 0), rid) < (?, ?) ORDER BY coalesce(timestamp, 0) DESC, rid DESC`},
+		{1, `(coalesce(timestamp, 0), rid) > (?, ?) ORDER BY coalesce(timestamp, 0), rid`},
+	}
+	perID := make([][2][]string, len(q.IDs))
+	for i, id := range q.IDs {
+		a, ok := byID[id]
+		if !ok {
 			continue
 		}
-		if err != nil {
-			return nil, fmt.Errorf("sqlite: thread neighbors of %s: %w", id, wrapErr(err))
-		}
-		for _, side := range []struct {
-			sign int
-			cond string
-		}{
-			{-1, `(coalesce(timestamp, 0), rid) < (?, ?) ORDER BY coalesce(timestamp, 0) DESC, rid DESC`},
-			{1, `(coalesce(timestamp, 0), rid) > (?, ?) ORDER BY coalesce(timestamp, 0), rid`},
-		} {
+		for j, side := range sides {
 			ids, err := collect(ctx, s.r, func(rows *sql.Rows) (string, error) {
 				var id string
 				return id, rows.Scan(&id)
@@ -54,8 +73,14 @@ func (s *Store) ThreadNeighbors(ctx context.Context, ns kgmem.Namespace, q kgmem
 			if err != nil {
 				return nil, fmt.Errorf("sqlite: thread neighbors of %s: %w", id, err)
 			}
-			for i, nid := range ids {
-				found = append(found, near{of: id, offset: side.sign * (i + 1), id: nid})
+			perID[i][j] = ids
+		}
+	}
+	var found []near
+	for i, id := range q.IDs {
+		for j, side := range sides {
+			for k, nid := range perID[i][j] {
+				found = append(found, near{of: id, offset: side.sign * (k + 1), id: nid})
 			}
 		}
 	}
@@ -70,13 +95,13 @@ func (s *Store) ThreadNeighbors(ctx context.Context, ns kgmem.Namespace, q kgmem
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: thread neighbors: %w", err)
 	}
-	byID := make(map[string]kgmem.Episode, len(eps))
+	loaded := make(map[string]kgmem.Episode, len(eps))
 	for _, ep := range eps {
-		byID[ep.ID] = ep
+		loaded[ep.ID] = ep
 	}
 	out := make([]kgmem.ThreadNeighbor, 0, len(found))
 	for _, f := range found {
-		if ep, ok := byID[f.id]; ok {
+		if ep, ok := loaded[f.id]; ok {
 			out = append(out, kgmem.ThreadNeighbor{Of: f.of, Offset: f.offset, Episode: ep})
 		}
 	}
