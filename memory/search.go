@@ -157,7 +157,10 @@ type SearchResult struct {
 // FactResult is a ranked fact.
 type FactResult struct {
 	FactView
-	Score Score `json:"score"`
+	// Provenance holds the most recent episodes the fact was drawn from (at
+	// most 3; the fact's episodes field lists every id).
+	Provenance []kgmem.Episode `json:"provenance,omitempty"`
+	Score      Score           `json:"score"`
 }
 
 // EpisodeResult is a ranked episode.
@@ -284,6 +287,9 @@ func (e *Engine) Search(ctx context.Context, req SearchRequest) (SearchResult, e
 		return SearchResult{}, err
 	}
 	e.rerank(ctx, req, &res)
+	if err := e.attachProvenance(ctx, req.Namespace, res.Facts); err != nil {
+		return SearchResult{}, err
+	}
 	if err := e.attachGraph(ctx, req, &res); err != nil {
 		return SearchResult{}, err
 	}

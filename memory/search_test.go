@@ -308,3 +308,40 @@ func TestRetrieverDeadline(t *testing.T) {
 		})
 	}
 }
+
+// TestSearchProvenance checks that a returned fact carries the episodes it
+// was drawn from, and the context block its date.
+func TestSearchProvenance(t *testing.T) {
+	ctx := t.Context()
+	ns := kgmem.Namespace("memtest/provenance")
+	e := newSearchEngine(t, searchBackends(t)["sqlite"](t), memory.SearchOptions{})
+	when := time.Date(2024, 3, 1, 9, 30, 0, 0, time.UTC)
+	in, err := e.Ingest(ctx, memory.IngestRequest{Namespace: ns, ThreadID: "t1", Messages: []episodes.Message{
+		{ID: "m1", Role: "user", Name: "Bob", Content: "Since March I lead the ML team.", Timestamp: when},
+		{ID: "m2", Role: "user", Name: "Ann", Content: "Congratulations!", Timestamp: when},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := in.Episodes[0].ID
+	if _, err := e.AddFacts(ctx, memory.AddFactsRequest{Namespace: ns, Facts: []kgmem.Triple{
+		{Subject: "Bob", Predicate: "leads", Object: "ML team", Text: "Bob leads the ML team.", ValidAt: when, EpisodeIDs: []string{src}},
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	res, err := e.Search(ctx, memory.SearchRequest{Namespace: ns, Query: "Who leads the ML team?"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Facts) != 1 {
+		t.Fatalf("facts = %v, want Bob's", factTexts(res.Facts))
+	}
+	prov := res.Facts[0].Provenance
+	if len(prov) != 1 || prov[0].ID != src || prov[0].Content != "Since March I lead the ML team." {
+		t.Errorf("provenance = %+v, want the episode %s", prov, src)
+	}
+	if !strings.Contains(res.Context, "- Bob leads the ML team. (since 2024-03-01)") ||
+		!strings.Contains(res.Context, "[2024-03-01 09:30] Bob: Since March I lead the ML team.") {
+		t.Errorf("context = %q, want the fact and its message with dates", res.Context)
+	}
+}
