@@ -110,7 +110,13 @@ func openBackendsWith(ctx context.Context, cfg *config, log *slog.Logger, withOu
 	}
 	var reranker kgmem.Reranker
 	if cfg.RerankBaseURL != "" {
-		if reranker, err = rerank.New(rerank.Config{BaseURL: cfg.RerankBaseURL, Model: cfg.RerankModel, APIKey: cfg.RerankAPIKey}); err != nil {
+		rc := rerank.Config{BaseURL: cfg.RerankBaseURL, Model: cfg.RerankModel, APIKey: cfg.RerankAPIKey}
+		if cfg.RerankAPI == "chat" {
+			reranker, err = rerank.NewChat(rc)
+		} else {
+			reranker, err = rerank.New(rc)
+		}
+		if err != nil {
 			return nil, fmt.Errorf("configure reranker: %w", err)
 		}
 	}

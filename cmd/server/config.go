@@ -63,6 +63,7 @@ type config struct {
 	MMRLambda        float64
 	// RerankBaseURL, when set, enables the reranker (an OpenAI-style /rerank endpoint).
 	RerankBaseURL    string
+	RerankAPI        string
 	RerankModel      string
 	RerankAPIKey     string
 	RerankTimeout    time.Duration
@@ -130,6 +131,7 @@ func (c *config) bindFlags(fs *flag.FlagSet) {
 	fs.Float64Var(&c.GraphWeight, "graph-weight", c.envFloat("KGMEM_GRAPH_WEIGHT", d.GraphWeight), "weight in rank fusion of graph expansion from the query's entities; 0: off ($KGMEM_GRAPH_WEIGHT)")
 	integer(&c.GraphDepth, "graph-depth", "KGMEM_GRAPH_DEPTH", d.GraphDepth, "hops of graph expansion (1..4)")
 	str(&c.RerankBaseURL, "rerank-base-url", "KGMEM_RERANK_BASE_URL", "", "rerank endpoint base URL (POST {base}/rerank: Jina, Cohere-compatible, vLLM, TEI); empty: no reranker")
+	str(&c.RerankAPI, "rerank-api", "KGMEM_RERANK_API", "rerank", "reranker API: rerank (POST {base}/rerank) or chat (an OpenAI-compatible chat model grades the passages)")
 	str(&c.RerankModel, "rerank-model", "KGMEM_RERANK_MODEL", "", "rerank model")
 	str(&c.RerankAPIKey, "rerank-api-key", "KGMEM_RERANK_API_KEY", "", "rerank API key")
 	dur(&c.RerankTimeout, "rerank-timeout", "KGMEM_RERANK_TIMEOUT", d.RerankTimeout, "reranker deadline; a late or failed reranker leaves the fused order, with a warning")
@@ -161,6 +163,7 @@ func (c *config) validate() error {
 		{"milvus-consistency", c.MilvusConsistency, []string{"Session", "Strong", "Bounded"}},
 		{"log-level", c.LogLevel, []string{"debug", "info", "warn", "error"}},
 		{"log-format", c.LogFormat, []string{"text", "json"}},
+		{"rerank-api", c.RerankAPI, []string{"rerank", "chat"}},
 	}
 	for _, ch := range checks {
 		if !slices.Contains(ch.allowed, ch.value) {
@@ -210,7 +213,7 @@ func (c *config) logValue() []any {
 		"llm_base_url", c.LLMBaseURL, "llm_model", c.LLMModel, "llm_api_key", mask(c.LLMAPIKey), "llm_mode", c.LLMMode,
 		"vector_weight", c.VectorWeight, "text_weight", c.TextWeight, "rrf_k", c.RRFK,
 		"thread_weight", c.ThreadWeight, "speaker_weight", c.SpeakerWeight, "graph_weight", c.GraphWeight, "graph_depth", c.GraphDepth,
-		"rerank_base_url", c.RerankBaseURL, "rerank_model", c.RerankModel, "rerank_api_key", mask(c.RerankAPIKey),
+		"rerank_base_url", c.RerankBaseURL, "rerank_api", c.RerankAPI, "rerank_model", c.RerankModel, "rerank_api_key", mask(c.RerankAPIKey),
 		"max_body_bytes", c.MaxBodyBytes, "request_timeout", c.RequestTimeout,
 	}
 }

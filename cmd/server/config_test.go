@@ -137,3 +137,26 @@ func TestSynonymsReachTheNormalizer(t *testing.T) {
 		t.Errorf("normalised %q %v, want manages", got, err)
 	}
 }
+
+func TestConfigReranker(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		ok   bool
+	}{
+		{"off by default", nil, true},
+		{"rerank endpoint", []string{"--rerank-base-url", "http://127.0.0.1:1/v1", "--rerank-model", "m"}, true},
+		{"chat", []string{"--rerank-base-url", "http://127.0.0.1:1/v1", "--rerank-model", "m", "--rerank-api", "chat"}, true},
+		{"no model", []string{"--rerank-base-url", "http://127.0.0.1:1/v1"}, false},
+		{"unknown api", []string{"--rerank-base-url", "http://x/v1", "--rerank-model", "m", "--rerank-api", "soap"}, false},
+		{"bad mmr", []string{"--mmr-lambda", "1.5"}, false},
+		{"bad graph depth", []string{"--graph-depth", "9"}, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if _, err := parse(t, tc.args...); (err == nil) != tc.ok {
+				t.Errorf("parse(%q) error = %v, want ok %v", tc.args, err, tc.ok)
+			}
+		})
+	}
+}
