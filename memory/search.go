@@ -478,15 +478,7 @@ func (e *Engine) hydrate(ctx context.Context, req SearchRequest, cands map[kgmem
 	res.Facts, err = pick(cands[kgmem.KindFact], depth,
 		func(ids []string) ([]kgmem.Fact, error) { return e.graph.Facts(ctx, ns, ids) },
 		func(f kgmem.Fact) string { return f.ID },
-		func(f kgmem.Fact) bool {
-			if !visible(f.Decay) {
-				return false
-			}
-			if !req.AsOf.IsZero() {
-				return req.IncludeHistory || f.ValidAtInstant(req.AsOf)
-			}
-			return req.IncludeHistory || f.ExpiredAt.IsZero()
-		},
+		func(f kgmem.Fact) bool { return visible(f.Decay) && inView(req, f) },
 		func(f kgmem.Fact) ranker { return weigh(f.Decay, f.Importance) },
 		func(f kgmem.Fact, s Score) FactResult { return FactResult{FactView: NewFactView(f), Score: s} },
 		func(r FactResult) float64 { return r.Score.Final },
