@@ -168,6 +168,20 @@ type RecallStats struct {
 	LargeShard    int     `json:"large_shard"`
 	LargeSearches int     `json:"large_searches"`
 	LargeMean     float64 `json:"large_mean"`
+	// Worst is the search with the lowest recall (the first, on ties).
+	Worst *RecallCase `json:"worst,omitempty"`
+}
+
+// RecallCase is one vector search of the recall check.
+type RecallCase struct {
+	Query  Query      `json:"query"`
+	Kind   kgmem.Kind `json:"kind"`
+	Recall float64    `json:"recall"`
+	// Shard is how many vectors of Kind the namespace holds.
+	Shard int `json:"shard"`
+	// Exact and Approx are the two top-k lists (ids and cosine scores).
+	Exact  []Scored    `json:"exact"`
+	Approx []kgmem.Hit `json:"approx"`
 }
 
 // MeasureRecall compares, for every query and every kind, the vector
@@ -222,6 +236,9 @@ func MeasureRecall(ctx context.Context, g *Generator, ix kgmem.VectorIndex, emb 
 				}
 				st.Searches++
 				sum += r
+				if st.Worst == nil || r < st.Worst.Recall {
+					st.Worst = &RecallCase{Query: q, Kind: kind, Recall: r, Shard: len(ids[kind]), Exact: exact, Approx: ann}
+				}
 				st.Min = min(st.Min, r)
 				kindSum[kind] += r
 				kindN[kind]++

@@ -10,8 +10,8 @@ import (
 
 // Scored is one record of an exact search and its cosine similarity.
 type Scored struct {
-	ID    string
-	Score float64
+	ID    string  `json:"id"`
+	Score float64 `json:"score"`
 }
 
 // ExactTopK is the brute-force search the vector step is checked against:

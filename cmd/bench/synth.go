@@ -52,6 +52,7 @@ type synthFlags struct {
 	textWeight    float64
 
 	batch        int
+	search       bool
 	rebuild      bool
 	buildOnly    bool
 	keep         bool
@@ -93,6 +94,7 @@ func parseSynthFlags(args []string, stderr io.Writer) (synthFlags, error) {
 	fs.Float64Var(&f.vectorWeight, "vector-weight", 0.25, "weight of vector recall in rank fusion (the server's default with the hash embedder)")
 	fs.Float64Var(&f.textWeight, "text-weight", 1, "weight of BM25 in rank fusion")
 	fs.IntVar(&f.batch, "batch", 5000, "records per change set and per vector upsert while building")
+	fs.BoolVar(&f.search, "search", true, "warm up and run the search passes; --search=false runs only the recall check")
 	fs.BoolVar(&f.rebuild, "rebuild", false, "delete the embedded stores in --data-dir and build again")
 	fs.BoolVar(&f.buildOnly, "build-only", false, "build (or reuse) the memory and stop")
 	fs.BoolVar(&f.keep, "keep", false, "with neo4j or milvus, keep the generated namespaces after the run (default: purge them)")
@@ -344,6 +346,29 @@ func measureSynth(ctx context.Context, f synthFlags, gen *synth.Generator, sink 
 	for _, q := range queries {
 		rep.QueryStyles[q.Style]++
 	}
+	if f.search {
+		if err := searchSynth(ctx, f, gen, sink, engine, queries, rep, stderr); err != nil {
+			return err
+		}
+	}
+	if ix, ok := sink.Vectors.(*hnsw.Index); ok {
+		rep.LoadedNS, rep.LoadedVecs = ix.Loaded()
+	}
+	if f.recallQueries > 0 {
+		sample := queries[:min(f.recallQueries, len(queries))]
+		rep.RecallSample = len(sample)
+		fmt.Fprintf(stderr, "checking the vector step of %d queries against exact search…\n", len(sample))
+		st, err := synth.MeasureRecall(ctx, gen, sink.Vectors, sink.Embedder, sample, f.k, hnsw.DefaultExactBelow)
+		if err != nil {
+			return err
+		}
+		rep.Recall = &st
+	}
+	return nil
+}
+
+// searchSynth warms every namespace up and runs the measured query passes.
+func searchSynth(ctx context.Context, f synthFlags, gen *synth.Generator, sink synth.Sink, engine *memory.Engine, queries []synth.Query, rep *synthReport, stderr io.Writer) error {
 	fmt.Fprintf(stderr, "warming up %d namespaces…\n", f.cfg.Namespaces)
 	stopWarm, err := startProfile(f.warmProfile)
 	if err != nil {
@@ -368,19 +393,6 @@ func measureSynth(ctx context.Context, f synthFlags, gen *synth.Generator, sink 
 		rep.Search = append(rep.Search, synth.MeasureSearch(ctx, engine, queries, c, f.limit))
 	}
 	stop()
-	if ix, ok := sink.Vectors.(*hnsw.Index); ok {
-		rep.LoadedNS, rep.LoadedVecs = ix.Loaded()
-	}
-	if f.recallQueries > 0 {
-		sample := queries[:min(f.recallQueries, len(queries))]
-		rep.RecallSample = len(sample)
-		fmt.Fprintf(stderr, "checking the vector step of %d queries against exact search…\n", len(sample))
-		st, err := synth.MeasureRecall(ctx, gen, sink.Vectors, sink.Embedder, sample, f.k, hnsw.DefaultExactBelow)
-		if err != nil {
-			return err
-		}
-		rep.Recall = &st
-	}
 	return nil
 }
 
@@ -429,6 +441,9 @@ func writeSynthReport(w io.Writer, r synthReport) error {
 	if r.Recall != nil {
 		fmt.Fprintf(&b, "vector recall@%d vs exact: mean %.3f (min %.2f) over %d searches of %d queries; on shards ≥ %d vectors %.3f over %d\n",
 			r.Recall.K, r.Recall.Mean, r.Recall.Min, r.Recall.Searches, r.Recall.Queries, r.Recall.LargeShard, r.Recall.LargeMean, r.Recall.LargeSearches)
+		if w := r.Recall.Worst; w != nil && w.Recall < 1 {
+			fmt.Fprintf(&b, "worst: recall %.2f for %q in %s (%s, %d vectors)\n", w.Recall, w.Query.Text, w.Query.Namespace, w.Kind, w.Shard)
+		}
 	}
 	if r.LoadedNS > 0 {
 		fmt.Fprintf(&b, "loaded: %d namespaces, %d vectors\n", r.LoadedNS, r.LoadedVecs)
