@@ -23,7 +23,8 @@ import (
 //
 //	KGMEM_INGEST_BENCH=1 go test -run TestIngestThroughputFigures -v -timeout 30m ./chatlog/importer/
 //
-// KGMEM_INGEST_BENCH_MESSAGES overrides the 100,000.
+// KGMEM_INGEST_BENCH_MESSAGES overrides the 100,000; one case runs with
+// -run 'TestIngestThroughputFigures/0_ms' (the cases are subtests).
 func TestIngestThroughputFigures(t *testing.T) {
 	if os.Getenv("KGMEM_INGEST_BENCH") == "" {
 		t.Skip("set KGMEM_INGEST_BENCH=1 to measure ingestion throughput (minutes)")
@@ -51,24 +52,26 @@ func TestIngestThroughputFigures(t *testing.T) {
 		{"scripted LLM, 500 ms, concurrency 16", small, gentest.LLM(t, 500*time.Millisecond), 16, 50},
 	}
 	for _, tc := range cases {
-		eng, _ := gentest.Engine(t, t.TempDir(), tc.llm)
-		r, err := chatlog.Open(bytes.NewReader(tc.data), chatlog.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		im, err := importer.New(importer.Config{Sink: eng, Concurrency: tc.concurrency, Batch: tc.batch, Extract: tc.llm != nil})
-		if err != nil {
-			t.Fatal(err)
-		}
-		s, err := im.Run(context.Background(), r)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if s.Created != s.Read || s.Failed != 0 || s.Bad != 0 {
-			t.Fatalf("%s: %+v", tc.name, s.Stats)
-		}
-		t.Logf("%-40s %7d msgs in %6.1f s = %7.0f msg/s; %6d facts, %5d LLM calls, %d batches with warnings",
-			tc.name, s.Sent, s.ElapsedSeconds, s.MessagesPerSec, s.Facts, s.LLMCalls, s.Warnings)
+		t.Run(tc.name, func(t *testing.T) {
+			eng, _ := gentest.Engine(t, t.TempDir(), tc.llm)
+			r, err := chatlog.Open(bytes.NewReader(tc.data), chatlog.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			im, err := importer.New(importer.Config{Sink: eng, Concurrency: tc.concurrency, Batch: tc.batch, Extract: tc.llm != nil})
+			if err != nil {
+				t.Fatal(err)
+			}
+			s, err := im.Run(context.Background(), r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if s.Created != s.Read || s.Failed != 0 || s.Bad != 0 {
+				t.Fatalf("%s: %+v", tc.name, s.Stats)
+			}
+			t.Logf("%-40s %7d msgs in %6.1f s = %7.0f msg/s; %6d facts, %5d LLM calls, %d batches with warnings",
+				tc.name, s.Sent, s.ElapsedSeconds, s.MessagesPerSec, s.Facts, s.LLMCalls, s.Warnings)
+		})
 	}
 }
 
