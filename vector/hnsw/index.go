@@ -243,7 +243,9 @@ func (x *Index) fill(ctx context.Context, ns kgmem.Namespace, sp *space) (bool, 
 	}
 	shards := map[kgmem.Kind]*shard{}
 	err := x.store.load(ctx, ns, func(r kgmem.VectorRecord) {
-		shardOf(shards, r.Kind, x.opts).put(r.ID, normalized(r.Vector))
+		// The store decoded r.Vector into a fresh slice: normalise it in
+		// place rather than allocate a second copy per vector.
+		shardOf(shards, r.Kind, x.opts).put(r.ID, normalizeInPlace(r.Vector))
 	})
 	if err != nil {
 		return false, err

@@ -19,7 +19,16 @@ func dot(a, b []float32) float32 {
 // normalized returns a unit-length copy of v; a zero vector stays zero, so
 // every similarity against it is 0 rather than NaN.
 func normalized(v []float32) []float32 {
-	out := make([]float32, len(v))
+	return normalize(make([]float32, len(v)), v)
+}
+
+// normalizeInPlace scales v to unit length (a zero vector stays zero) and
+// returns it: for vectors the index owns, such as ones just decoded.
+func normalizeInPlace(v []float32) []float32 { return normalize(v, v) }
+
+// normalize writes v scaled to unit length into out (which may be v) and
+// returns out.
+func normalize(out, v []float32) []float32 {
 	var sum float64
 	for _, x := range v {
 		sum += float64(x) * float64(x)
