@@ -345,3 +345,70 @@ func TestSearchProvenance(t *testing.T) {
 		t.Errorf("context = %q, want the fact and its message with dates", res.Context)
 	}
 }
+
+// TestThreadNeighbours pins the thread retriever: the reply to the message
+// that matches the question holds the answer but none of its words, and is
+// found as that message's neighbour; without the retriever it is not.
+func TestThreadNeighbours(t *testing.T) {
+	for name, open := range searchBackends(t) {
+		t.Run(name, func(t *testing.T) {
+			ctx := t.Context()
+			ns := kgmem.Namespace("memtest/thread")
+			g := open(t)
+			v := openVectors(t, embed.NewHashing(256))
+			// The vector weight of the server with the lexical hash embedder.
+			opts := memory.SearchOptions{VectorWeight: 0.01}
+			e := newSearchEngineWith(t, g, memory.Config{Vectors: v, Search: opts})
+			day := time.Date(2023, 5, 8, 13, 56, 0, 0, time.UTC)
+			msgs := []episodes.Message{
+				{ID: "1", Name: "Ann", Content: "Hi Ben, long time no see!"},
+				{ID: "2", Name: "Ben", Content: "Hey Ann! Busy weeks."},
+				{ID: "3", Name: "Ann", Content: "What did you research last month?"},
+				{ID: "4", Name: "Ben", Content: "Adoption agencies, it has been a dream of mine."},
+				{ID: "5", Name: "Ann", Content: "That is wonderful."},
+				{ID: "6", Name: "Ann", Content: "I painted a lake at sunrise."},
+				{ID: "7", Name: "Ben", Content: "Lovely colours in that painting."},
+			}
+			for i := range msgs {
+				msgs[i].Role, msgs[i].Timestamp = "user", day
+			}
+			if _, err := e.Ingest(ctx, memory.IngestRequest{Namespace: ns, ThreadID: "session_1", Messages: msgs}); err != nil {
+				t.Fatal(err)
+			}
+			req := memory.SearchRequest{Namespace: ns, Query: "What was researched last month?", Include: []kgmem.Kind{kgmem.KindEpisode}, Limit: 3}
+			res, err := e.Search(ctx, req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			i := slices.IndexFunc(res.Episodes, func(ep memory.EpisodeResult) bool { return ep.MessageID == "4" })
+			if i < 0 || i > 1 {
+				t.Fatalf("episodes = %v, want the reply (message 4) among the first two", episodeIDs(res.Episodes))
+			}
+			if !slices.ContainsFunc(res.Episodes[i].Score.Sources, func(s memory.SourceScore) bool { return s.Retriever == memory.RetrieverThread }) {
+				t.Errorf("sources of the reply = %+v, want thread", res.Episodes[i].Score.Sources)
+			}
+			opts.ThreadWeight = -1
+			without, err := newSearchEngineWith(t, g, memory.Config{Vectors: v, Search: opts}).Search(ctx, req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// Without it, the reply can only fill up the list from vector
+			// recall (the tiny thread has seven messages), far below the hit.
+			if j := slices.IndexFunc(without.Episodes, func(ep memory.EpisodeResult) bool { return ep.MessageID == "4" }); j >= 0 {
+				got := without.Episodes[j].Score
+				if len(got.Sources) != 1 || got.Sources[0].Retriever != memory.RetrieverVector || got.Relevance*10 > res.Episodes[i].Score.Relevance {
+					t.Errorf("without the thread retriever the reply scores %+v, want vector fill only, a tenth of %v", got, res.Episodes[i].Score.Relevance)
+				}
+			}
+		})
+	}
+}
+
+// episodeIDs lists the message ids of ranked episodes.
+func episodeIDs(eps []memory.EpisodeResult) []string {
+	out := make([]string, len(eps))
+	for i, ep := range eps {
+		out[i] = ep.MessageID
+	}
+	return out
+}
