@@ -180,7 +180,8 @@ type EntityResult struct {
 type Score struct {
 	// Final orders the results: Relevance × DecayWeight.
 	Final float64 `json:"final"`
-	// Relevance is the fused reciprocal-rank score before any weighting.
+	// Relevance is the fused reciprocal-rank score before any weighting, or
+	// the reranker's score when a reranker ordered the results.
 	Relevance float64 `json:"relevance"`
 	// Retention is the forgetting-curve retention R in [0, 1] at the query instant.
 	Retention float64 `json:"retention"`
