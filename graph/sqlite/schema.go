@@ -8,7 +8,7 @@ import (
 
 // schemaVersion is the layout this package writes, kept in PRAGMA user_version.
 // Bump it and append a step to migrations when the layout changes.
-const schemaVersion = 2
+const schemaVersion = 3
 
 // ftsTokenizer is the tokenizer of every full-text table: Unicode word
 // boundaries, diacritics folded ("Zürich" finds "Zurich"), case folded, and
@@ -133,6 +133,12 @@ func migrations() [][]string {
 		// Version 2: a thread in order (timestamp, then storage order), for
 		// ThreadNeighbors.
 		`CREATE INDEX IF NOT EXISTS episodes_thread ON episodes (namespace, thread_id, coalesce(timestamp, 0), rid)`,
+	}, {
+		// Version 3: the same order on the plain column, which SQLite can
+		// seek into (a range on the expression index was a scan of the
+		// thread). Episodes without a timestamp have no thread neighbours.
+		`DROP INDEX IF EXISTS episodes_thread`,
+		`CREATE INDEX IF NOT EXISTS episodes_thread_ts ON episodes (namespace, thread_id, timestamp, rid)`,
 	}}
 }
 

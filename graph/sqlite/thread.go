@@ -11,7 +11,8 @@ import (
 // ThreadNeighbors returns the episodes up to q.Window places before and
 // after each episode of q.IDs in its thread, ordered by timestamp and then by
 // rid (the order episodes were stored in): one lookup of the anchors, then
-// one indexed range scan of episodes_thread per side.
+// one seek into episodes_thread_ts per side. Episodes without a timestamp
+// have no neighbours (as on Neo4j, where null never compares).
 func (s *Store) ThreadNeighbors(ctx context.Context, ns kgmem.Namespace, q kgmem.ThreadNeighborsQuery) ([]kgmem.ThreadNeighbor, error) {
 	if err := checkNamespace(ns); err != nil {
 		return nil, err
@@ -42,7 +43,7 @@ func (s *Store) ThreadNeighbors(ctx context.Context, ns kgmem.Namespace, q kgmem
 		got, err := collect(ctx, s.r, func(rows *sql.Rows) (anchor, error) {
 			var a anchor
 			return a, rows.Scan(&a.id, &a.thread, &a.ts, &a.rid)
-		}, `SELECT id, thread_id, coalesce(timestamp, 0), rid FROM episodes WHERE namespace = ? AND id IN (`+placeholders(len(chunk))+`)`, args...)
+		}, `SELECT id, thread_id, timestamp, rid FROM episodes WHERE namespace = ? AND timestamp IS NOT NULL AND id IN (`+placeholders(len(chunk))+`)`, args...)
 		if err != nil {
 			return nil, fmt.Errorf("sqlite: thread neighbors: %w", err)
 		}
@@ -56,8 +57,8 @@ func (s *Store) ThreadNeighbors(ctx context.Context, ns kgmem.Namespace, q kgmem
 		sign int
 		cond string
 	}{
-		{-1, `(coalesce(timestamp, 0), rid) < (?, ?) ORDER BY coalesce(timestamp, 0) DESC, rid DESC`},
-		{1, `(coalesce(timestamp, 0), rid) > (?, ?) ORDER BY coalesce(timestamp, 0), rid`},
+		{-1, `(timestamp, rid) < (?, ?) ORDER BY timestamp DESC, rid DESC`},
+		{1, `(timestamp, rid) > (?, ?) ORDER BY timestamp, rid`},
 	}
 	perID := make([][2][]string, len(q.IDs))
 	for i, id := range q.IDs {
