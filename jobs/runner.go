@@ -39,6 +39,9 @@ type Config struct {
 	Logger *slog.Logger
 	// Metrics receives the queue depth gauge kgmem_jobs_queue_depth (nil: not exported).
 	Metrics prometheus.Registerer
+	// RetryMin and RetryMax bound the backoff of jobs that met an unavailable
+	// backend (defaults 1 s and 1 min); they stay queued meanwhile.
+	RetryMin, RetryMax time.Duration
 }
 
 // Runner accepts jobs and runs them in the background.
@@ -56,6 +59,37 @@ type Runner struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
+}
+
+// retryLater puts a group that met an unavailable backend back in the
+// queue after a backoff (doubling per attempt, at most RetryMax): an outage
+// delays jobs, it does not fail them.
+func (r *Runner) retryLater(group []*Job, cause error) {
+	attempt := group[0].attempts + 1
+	delay := min(r.cfg.RetryMin<<min(attempt-1, 16), r.cfg.RetryMax)
+	r.log.Warn("background ingest hit an unavailable backend; retrying", "jobs", len(group), "namespace", group[0].Namespace,
+		"attempt", attempt, "retry_in", delay, "error", cause)
+	ids := make([]string, len(group))
+	for i, j := range group {
+		j.attempts = attempt
+		ids[i] = j.ID
+	}
+	if err := r.store.markQueued(context.WithoutCancel(r.ctx), ids); err != nil {
+		r.log.Error("background job bookkeeping failed", "error", err)
+	}
+	// Back at the front of the thread's queue, so the thread keeps its order.
+	key := coalesceKey(group[0])
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	q := r.threads[key]
+	if q == nil || r.closed {
+		return // closing: the jobs are queued in the store and run at the next start
+	}
+	q.pending = append(append([]*Job(nil), group...), q.pending...)
+	if q.timer != nil {
+		q.timer.Stop()
+	}
+	q.timer = time.AfterFunc(delay, func() { r.dispatch(key) })
 }
 
 // threadQueue is the pending work of one coalescing key (namespace, thread,
@@ -80,6 +114,12 @@ func Open(ctx context.Context, cfg Config) (*Runner, error) {
 	}
 	if cfg.Clock == nil {
 		cfg.Clock = kgmem.SystemClock{}
+	}
+	if cfg.RetryMin <= 0 {
+		cfg.RetryMin = time.Second
+	}
+	if cfg.RetryMax < cfg.RetryMin {
+		cfg.RetryMax = max(time.Minute, cfg.RetryMin)
 	}
 	log := cfg.Logger
 	if log == nil {
@@ -250,7 +290,7 @@ func (r *Runner) worker() {
 				q.running = false
 				if len(q.pending) == 0 {
 					delete(r.threads, key)
-				} else if !r.closed {
+				} else if !r.closed && q.timer == nil {
 					// More arrived while this group ran: they have waited long enough.
 					q.timer = time.AfterFunc(0, func() { r.dispatch(key) })
 				}
@@ -279,6 +319,10 @@ func (r *Runner) run(group []*Job) {
 	}
 	res, err := r.cfg.Engine.Ingest(ctx, req)
 	if ctx.Err() != nil {
+		return
+	}
+	if errors.Is(err, kgmem.ErrUnavailable) {
+		r.retryLater(group, err)
 		return
 	}
 	finished := r.cfg.Clock.Now().UTC()

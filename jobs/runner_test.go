@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -150,5 +151,55 @@ func TestSubmitRejectsAndScopes(t *testing.T) {
 	done := waitDone(t, r, "a", []string{j.ID})
 	if done[0].Status != jobs.StatusSucceeded || done[0].Progress != (jobs.Progress{Messages: 1, Stored: 1}) {
 		t.Errorf("job %+v", done[0])
+	}
+}
+
+// flaky fails its first calls as an unavailable backend, then ingests.
+type flaky struct {
+	*memory.Engine
+	failures atomic.Int64
+	calls    atomic.Int64
+}
+
+func (f *flaky) Ingest(ctx context.Context, req memory.IngestRequest) (memory.IngestResult, error) {
+	f.calls.Add(1)
+	if f.failures.Add(-1) >= 0 {
+		return memory.IngestResult{}, fmt.Errorf("graph store: %w", kgmem.ErrUnavailable)
+	}
+	return f.Engine.Ingest(ctx, req)
+}
+
+// TestUnavailableBackendDelaysJobs: jobs that meet an outage stay queued and
+// succeed once it is over.
+func TestUnavailableBackendDelaysJobs(t *testing.T) {
+	eng, g := gentest.Engine(t, t.TempDir(), nil)
+	f := &flaky{Engine: eng}
+	f.failures.Store(2)
+	r, err := jobs.Open(context.Background(), jobs.Config{Engine: f, DataDir: t.TempDir(), Workers: 2,
+		RetryMin: 10 * time.Millisecond, RetryMax: 20 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	const ns = kgmem.Namespace("flaky")
+	var ids []string
+	for i := range 3 {
+		j, err := r.Submit(context.Background(), memory.IngestRequest{Namespace: ns, ThreadID: "t", Messages: []episodes.Message{message(i)}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, j.ID)
+	}
+	for i, j := range waitDone(t, r, ns, ids) {
+		if j.Status != jobs.StatusSucceeded {
+			t.Errorf("job %d: %s %s", i, j.Status, j.Error)
+		}
+	}
+	eps, err := g.ListEpisodes(context.Background(), ns, kgmem.Page{Limit: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(eps) != 3 || f.calls.Load() < 3 {
+		t.Errorf("%d episodes after %d engine calls, want 3 after at least 3", len(eps), f.calls.Load())
 	}
 }

@@ -44,8 +44,9 @@ type Job struct {
 	StartedAt     *time.Time `json:"started_at,omitempty"`
 	FinishedAt    *time.Time `json:"finished_at,omitempty"`
 
-	request memory.IngestRequest
-	seq     int64
+	request  memory.IngestRequest
+	seq      int64
+	attempts int // engine calls that met an unavailable backend
 }
 
 // Progress counts a job's messages.
@@ -125,6 +126,15 @@ func (s *store) markRunning(ctx context.Context, ids []string, at time.Time) err
 	for _, id := range ids {
 		if _, err := s.db.ExecContext(ctx, `UPDATE jobs SET status=?, started_at=? WHERE id=?`, string(StatusRunning), at.Format(time.RFC3339Nano), id); err != nil {
 			return fmt.Errorf("mark job %s running: %w", id, err)
+		}
+	}
+	return nil
+}
+
+func (s *store) markQueued(ctx context.Context, ids []string) error {
+	for _, id := range ids {
+		if _, err := s.db.ExecContext(ctx, `UPDATE jobs SET status=?, started_at=NULL WHERE id=?`, string(StatusQueued), id); err != nil {
+			return fmt.Errorf("requeue job %s: %w", id, err)
 		}
 	}
 	return nil
