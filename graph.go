@@ -91,12 +91,23 @@ type EntityFilter struct {
 type FactFilter struct {
 	// EntityID keeps facts whose subject or object is this entity.
 	EntityID string
+	// OtherID, with EntityID, keeps only the facts between the two entities,
+	// in either direction. It is invalid without EntityID.
+	OtherID string
 	// Predicate keeps facts with this predicate.
 	Predicate string
 	// IncludeExpired also returns invalidated (historical) facts.
 	IncludeExpired bool
 	// After and Limit page through the result in id order (Limit 0: 100).
 	Page
+}
+
+// Validate rejects a filter no store can answer: OtherID without EntityID.
+func (f FactFilter) Validate() error {
+	if f.OtherID != "" && f.EntityID == "" {
+		return Invalidf("other_id", "needs entity_id")
+	}
+	return nil
 }
 
 // TextQuery is a full-text search.

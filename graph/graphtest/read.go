@@ -1,6 +1,7 @@
 package graphtest
 
 import (
+	"errors"
 	"fmt"
 	"testing"
 
@@ -110,6 +111,11 @@ func testListFacts(t *testing.T, open Opener) {
 		{"Predicate", kgmem.FactFilter{Predicate: "likes"}, []string{ca.ID, self.ID}},
 		{"PredicateWithHistory", kgmem.FactFilter{Predicate: "likes", IncludeExpired: true}, []string{ca.ID, old.ID, self.ID}},
 		{"EntityAndPredicate", kgmem.FactFilter{EntityID: b.ID, Predicate: "knows"}, []string{ab.ID, bc.ID}},
+		{"Between", kgmem.FactFilter{EntityID: a.ID, OtherID: c.ID}, []string{ca.ID}},
+		{"BetweenEitherDirection", kgmem.FactFilter{EntityID: c.ID, OtherID: a.ID, IncludeExpired: true}, []string{ca.ID, old.ID}},
+		{"BetweenAndPredicate", kgmem.FactFilter{EntityID: a.ID, OtherID: b.ID, Predicate: "worked_at"}, []string{ended.ID}},
+		{"BetweenSelf", kgmem.FactFilter{EntityID: c.ID, OtherID: c.ID}, []string{self.ID}},
+		{"BetweenNone", kgmem.FactFilter{EntityID: b.ID, OtherID: "ent_lf_missing"}, nil},
 		{"UnknownEntity", kgmem.FactFilter{EntityID: "ent_lf_missing"}, nil},
 		{"UnknownPredicate", kgmem.FactFilter{Predicate: "hates"}, nil},
 	}
@@ -118,6 +124,12 @@ func testListFacts(t *testing.T, open Opener) {
 			sameIDs(t, "ListFacts", h.listFacts(ns, tc.filter), tc.want)
 		})
 	}
+	t.Run("OtherWithoutEntity", func(t *testing.T) {
+		_, err := h.s.ListFacts(h.ctx, ns, kgmem.FactFilter{OtherID: a.ID})
+		if !errors.Is(err, kgmem.ErrInvalid) {
+			t.Fatalf("ListFacts with OtherID only: err = %v, want ErrInvalid", err)
+		}
+	})
 	t.Run("NamesFilled", func(t *testing.T) {
 		fs, err := h.s.ListFacts(h.ctx, ns, kgmem.FactFilter{EntityID: a.ID, Predicate: "knows"})
 		if err != nil {

@@ -211,6 +211,9 @@ func (s *Store) ListFacts(ctx context.Context, ns kgmem.Namespace, filter kgmem.
 		return nil, fmt.Errorf("neo4j: list facts: %w", err)
 	}
 	limit, err := checkLimit("limit", filter.Limit, defaultPageLimit)
+	if err == nil {
+		err = filter.Validate()
+	}
 	if err != nil {
 		return nil, fmt.Errorf("neo4j: list facts: %w", err)
 	}
@@ -226,6 +229,10 @@ func (s *Store) ListFacts(ctx context.Context, ns kgmem.Namespace, filter kgmem.
 				MATCH (t:FactText {namespace: $ns, object_id: $entity}) RETURN t
 			}
 			WITH t`
+	}
+	if filter.OtherID != "" {
+		params["other"] = filter.OtherID
+		conds = append(conds, "(t.subject_id = $entity AND t.object_id = $other OR t.subject_id = $other AND t.object_id = $entity)")
 	}
 	if filter.Predicate != "" {
 		params["predicate"] = filter.Predicate

@@ -287,6 +287,9 @@ func (s *Store) ListFacts(ctx context.Context, ns kgmem.Namespace, f kgmem.FactF
 		return nil, err
 	}
 	limit, err := pageLimit("limit", f.Page)
+	if err == nil {
+		err = f.Validate()
+	}
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: list facts: %w", err)
 	}
@@ -306,6 +309,10 @@ func (s *Store) ListFacts(ctx context.Context, ns kgmem.Namespace, f kgmem.FactF
 		conds = append(conds, `f.rid IN (SELECT rid FROM facts WHERE namespace = ? AND subject_id = ?
 			UNION ALL SELECT rid FROM facts WHERE namespace = ? AND object_id = ?)`)
 		args = append(args, ns, f.EntityID, ns, f.EntityID)
+	}
+	if f.OtherID != "" {
+		conds = append(conds, `(f.subject_id = ? AND f.object_id = ? OR f.subject_id = ? AND f.object_id = ?)`)
+		args = append(args, f.EntityID, f.OtherID, f.OtherID, f.EntityID)
 	}
 	fs, err := s.facts(ctx, s.r, ns, f.EntityID != "", strings.Join(conds, " AND ")+` ORDER BY f.id LIMIT ?`, append(args, limit)...)
 	if err != nil {
