@@ -3,6 +3,7 @@ package triples
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"time"
 
@@ -66,28 +67,61 @@ func (w *work) decideAll(ctx context.Context) error {
 				Reason: fmt.Sprintf("triples[%d]: subject %q and object %q are the same entity", c.index, c.subject.name, c.object.name)})
 			continue
 		}
-		for _, id := range []string{sID, oID} {
-			if err := w.loadFacts(ctx, id); err != nil {
-				return err
-			}
+		if err := w.loadRelated(ctx, sID, c.predicate, oID); err != nil {
+			return err
 		}
 		w.decide(c, sID, oID)
 	}
 	return nil
 }
 
-// loadFacts reads the current facts touching an entity into the working set.
-func (w *work) loadFacts(ctx context.Context, entityID string) error {
-	if w.loadedFacts[entityID] || !w.storedEntity(entityID) {
-		w.loadedFacts[entityID] = true
+// loadRelated reads into the working set every stored current fact decide can
+// weigh for the triple (sID, predicate, oID): the facts between the two
+// entities (restatements, opposites), the facts of either with the same
+// predicate (functional predicates, refinements, the LLM judge's related
+// facts) and the object's facts in the predicate's exclusive role group. It
+// reads those slices, not every fact of both entities, so a hub entity with
+// thousands of facts costs an index lookup per message, not a full load.
+func (w *work) loadRelated(ctx context.Context, sID, predicate, oID string) error {
+	var filters []kgmem.FactFilter
+	sStored, oStored := w.storedEntity(sID), w.storedEntity(oID)
+	if sStored && oStored {
+		filters = append(filters, kgmem.FactFilter{EntityID: sID, OtherID: oID})
+	}
+	if sStored {
+		filters = append(filters, kgmem.FactFilter{EntityID: sID, Predicate: predicate})
+	}
+	if oStored {
+		filters = append(filters, kgmem.FactFilter{EntityID: oID, Predicate: predicate})
+		if group := objectExclusive[predicate]; group != "" {
+			for _, p := range slices.Sorted(maps.Keys(objectExclusive)) {
+				if p != predicate && objectExclusive[p] == group {
+					filters = append(filters, kgmem.FactFilter{EntityID: oID, Predicate: p})
+				}
+			}
+		}
+	}
+	for _, f := range filters {
+		if err := w.loadFacts(ctx, f); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// loadFacts reads the current facts matching f into the working set, once
+// per filter, with the entities at their other ends.
+func (w *work) loadFacts(ctx context.Context, f kgmem.FactFilter) error {
+	key := f.EntityID + "\x00" + f.OtherID + "\x00" + f.Predicate
+	if w.loadedFacts[key] {
 		return nil
 	}
-	w.loadedFacts[entityID] = true
-	f := kgmem.FactFilter{EntityID: entityID, Page: kgmem.Page{Limit: storePageSize}}
+	w.loadedFacts[key] = true
+	f.Page = kgmem.Page{Limit: storePageSize}
 	for {
 		page, err := w.in.store.ListFacts(ctx, w.ns, f)
 		if err != nil {
-			return fmt.Errorf("list facts of %s: %w", entityID, err)
+			return fmt.Errorf("list facts of %s: %w", f.EntityID, err)
 		}
 		var missing []string
 		for _, fact := range page {
@@ -106,7 +140,7 @@ func (w *work) loadFacts(ctx context.Context, entityID string) error {
 		if len(missing) > 0 {
 			ents, err := w.in.store.Entities(ctx, w.ns, missing)
 			if err != nil {
-				return fmt.Errorf("read entities of facts of %s: %w", entityID, err)
+				return fmt.Errorf("read entities of facts of %s: %w", f.EntityID, err)
 			}
 			for i := range ents {
 				e := ents[i]

@@ -189,7 +189,7 @@ type work struct {
 	// facts
 	facts       map[string]*kgmem.Fact
 	factsOf     map[string][]string // entity id → ids of facts touching it
-	loadedFacts map[string]bool     // entity ids whose stored facts are loaded
+	loadedFacts map[string]bool     // fact filters (loadFacts keys) already read from the store
 	changedFact map[string]bool
 	addedNow    map[string]bool // facts added by this batch
 	factOrder   []string
