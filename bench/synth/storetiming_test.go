@@ -46,11 +46,11 @@ func TestStoreCallTimings(t *testing.T) {
 	defer vx.Close()
 	emb := embed.NewHashing(0)
 	sink := synth.Sink{Graph: gs, Vectors: vx, Embedder: emb}
-	t.Cleanup(func() {
+	defer func() { // before the stores close (defers run last in, first out)
 		if _, err := synth.Purge(context.Background(), g, sink); err != nil {
 			t.Errorf("purge: %v", err)
 		}
-	})
+	}()
 	if _, err := synth.Purge(ctx, g, sink); err != nil {
 		t.Fatal(err)
 	}
