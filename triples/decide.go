@@ -83,41 +83,53 @@ func (w *work) decideAll(ctx context.Context) error {
 // reads those slices, not every fact of both entities, so a hub entity with
 // thousands of facts costs an index lookup per message, not a full load.
 func (w *work) loadRelated(ctx context.Context, sID, predicate, oID string) error {
-	var filters []kgmem.FactFilter
+	type load struct {
+		filter kgmem.FactFilter
+		all    bool // every match, or the first maxRelatedFacts
+	}
+	var loads []load
 	sStored, oStored := w.storedEntity(sID), w.storedEntity(oID)
 	if sStored && oStored {
-		filters = append(filters, kgmem.FactFilter{EntityID: sID, OtherID: oID})
+		loads = append(loads, load{kgmem.FactFilter{EntityID: sID, OtherID: oID}, true})
 	}
 	if sStored {
-		filters = append(filters, kgmem.FactFilter{EntityID: sID, Predicate: predicate})
+		loads = append(loads, load{kgmem.FactFilter{EntityID: sID, Predicate: predicate}, true})
 	}
 	if oStored {
-		filters = append(filters, kgmem.FactFilter{EntityID: oID, Predicate: predicate})
-		if group := objectExclusive[predicate]; group != "" {
+		// The object's facts with this predicate only matter as the judge's
+		// related facts, unless the predicate's role has one holder: "Lisbon"
+		// may have thousands of residents, and a newcomer needs eight of them.
+		group := objectExclusive[predicate]
+		loads = append(loads, load{kgmem.FactFilter{EntityID: oID, Predicate: predicate}, group != ""})
+		if group != "" {
 			for _, p := range slices.Sorted(maps.Keys(objectExclusive)) {
 				if p != predicate && objectExclusive[p] == group {
-					filters = append(filters, kgmem.FactFilter{EntityID: oID, Predicate: p})
+					loads = append(loads, load{kgmem.FactFilter{EntityID: oID, Predicate: p}, true})
 				}
 			}
 		}
 	}
-	for _, f := range filters {
-		if err := w.loadFacts(ctx, f); err != nil {
+	for _, l := range loads {
+		if err := w.loadFacts(ctx, l.filter, l.all); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// loadFacts reads the current facts matching f into the working set, once
-// per filter, with the entities at their other ends.
-func (w *work) loadFacts(ctx context.Context, f kgmem.FactFilter) error {
+// loadFacts reads the current facts matching f into the working set (all of
+// them, or the first maxRelatedFacts), once per filter, with the entities at
+// their other ends.
+func (w *work) loadFacts(ctx context.Context, f kgmem.FactFilter, all bool) error {
 	key := f.EntityID + "\x00" + f.OtherID + "\x00" + f.Predicate
 	if w.loadedFacts[key] {
 		return nil
 	}
 	w.loadedFacts[key] = true
 	f.Page = kgmem.Page{Limit: storePageSize}
+	if !all {
+		f.Limit = maxRelatedFacts
+	}
 	for {
 		page, err := w.in.store.ListFacts(ctx, w.ns, f)
 		if err != nil {
@@ -147,7 +159,7 @@ func (w *work) loadFacts(ctx context.Context, f kgmem.FactFilter) error {
 				w.addEntity(&e, false)
 			}
 		}
-		if len(page) < f.Limit {
+		if len(page) < f.Limit || !all {
 			return nil
 		}
 		f.After = page[len(page)-1].ID

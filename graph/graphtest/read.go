@@ -185,6 +185,9 @@ func testPaging(t *testing.T, open Opener) {
 		{"ListFactsByEntity", factIDs, func(p kgmem.Page) []string {
 			return h.listFacts(ns, kgmem.FactFilter{EntityID: "ent_pg_000", Page: p})
 		}},
+		{"ListFactsByEntityAndPredicate", factIDs, func(p kgmem.Page) []string {
+			return h.listFacts(ns, kgmem.FactFilter{EntityID: "ent_pg_000", Predicate: "member_of", Page: p})
+		}},
 		{"ListEpisodes", epIDs, listEpisodes},
 	}
 	for _, l := range lists {

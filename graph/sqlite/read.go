@@ -305,14 +305,35 @@ func (s *Store) ListFacts(ctx context.Context, ns kgmem.Namespace, f kgmem.FactF
 	if f.Predicate != "" {
 		conds, args = append(conds, `f.predicate = ?`), append(args, f.Predicate)
 	}
-	if f.EntityID != "" {
+	// An entity's facts come from index seeks on each side. Narrowed by the
+	// other end or the predicate (facts_pair, facts_*_predicate), each side
+	// is read in id order up to the page limit, so a page of a hub entity's
+	// slice costs the page, not the hub's degree.
+	side := func(cond string, sideArgs ...any) string {
+		q := `SELECT rid FROM (SELECT rid FROM facts WHERE namespace = ? AND ` + cond + ` AND id > ?`
+		if !f.IncludeExpired {
+			q += ` AND expired_at IS NULL`
+		}
+		args = append(append(append(args, ns), sideArgs...), f.After, limit)
+		return q + ` ORDER BY id LIMIT ?)`
+	}
+	switch {
+	case f.OtherID != "" && f.Predicate != "":
+		a := side(`subject_id = ? AND object_id = ? AND predicate = ?`, f.EntityID, f.OtherID, f.Predicate)
+		b := side(`subject_id = ? AND object_id = ? AND predicate = ?`, f.OtherID, f.EntityID, f.Predicate)
+		conds = append(conds, `f.rid IN (`+a+` UNION ALL `+b+`)`)
+	case f.OtherID != "":
+		a := side(`subject_id = ? AND object_id = ?`, f.EntityID, f.OtherID)
+		b := side(`subject_id = ? AND object_id = ?`, f.OtherID, f.EntityID)
+		conds = append(conds, `f.rid IN (`+a+` UNION ALL `+b+`)`)
+	case f.EntityID != "" && f.Predicate != "":
+		a := side(`subject_id = ? AND predicate = ?`, f.EntityID, f.Predicate)
+		b := side(`object_id = ? AND predicate = ?`, f.EntityID, f.Predicate)
+		conds = append(conds, `f.rid IN (`+a+` UNION ALL `+b+`)`)
+	case f.EntityID != "":
 		conds = append(conds, `f.rid IN (SELECT rid FROM facts WHERE namespace = ? AND subject_id = ?
 			UNION ALL SELECT rid FROM facts WHERE namespace = ? AND object_id = ?)`)
 		args = append(args, ns, f.EntityID, ns, f.EntityID)
-	}
-	if f.OtherID != "" {
-		conds = append(conds, `(f.subject_id = ? AND f.object_id = ? OR f.subject_id = ? AND f.object_id = ?)`)
-		args = append(args, f.EntityID, f.OtherID, f.OtherID, f.EntityID)
 	}
 	fs, err := s.facts(ctx, s.r, ns, f.EntityID != "", strings.Join(conds, " AND ")+` ORDER BY f.id LIMIT ?`, append(args, limit)...)
 	if err != nil {

@@ -8,7 +8,7 @@ import (
 
 // schemaVersion is the layout this package writes, kept in PRAGMA user_version.
 // Bump it and append a step to migrations when the layout changes.
-const schemaVersion = 3
+const schemaVersion = 4
 
 // ftsTokenizer is the tokenizer of every full-text table: Unicode word
 // boundaries, diacritics folded ("Zürich" finds "Zurich"), case folded, and
@@ -139,6 +139,14 @@ func migrations() [][]string {
 		// thread). Episodes without a timestamp have no thread neighbours.
 		`DROP INDEX IF EXISTS episodes_thread`,
 		`CREATE INDEX IF NOT EXISTS episodes_thread_ts ON episodes (namespace, thread_id, timestamp, rid)`,
+	}, {
+		// Version 4: the slices of a hub entity's facts that integration
+		// reads per triple (ListFacts by entity and predicate, or between two
+		// entities) as index range scans in id order, which stop at the page
+		// limit rather than reading all of a hub's facts.
+		`CREATE INDEX IF NOT EXISTS facts_subject_predicate ON facts (namespace, subject_id, predicate, id)`,
+		`CREATE INDEX IF NOT EXISTS facts_object_predicate ON facts (namespace, object_id, predicate, id)`,
+		`CREATE INDEX IF NOT EXISTS facts_pair ON facts (namespace, subject_id, object_id, id)`,
 	}}
 }
 
