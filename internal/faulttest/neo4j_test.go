@@ -73,9 +73,15 @@ func TestNeo4jOutageMidIngest(t *testing.T) {
 	var done, unavailable, other int
 	var problems []string
 	writer := make(chan struct{})
+	cut := make(chan struct{}) // closed once the proxy is cut
 	go func() {
 		defer close(writer)
 		for b := range batches {
+			if b == batches/3 {
+				// Hold the rest until the cut, so on a fast machine the
+				// writer cannot finish before the outage starts.
+				<-cut
+			}
 			msgs := make([]map[string]any, perBatch)
 			for i := range msgs {
 				msgs[i] = map[string]any{"id": fmt.Sprintf("b%d-m%d", b, i), "name": "Ann", "content": fmt.Sprintf("Batch %d message %d about the lighthouse", b, i), "timestamp": "2024-02-01T10:00:00Z"}
@@ -123,10 +129,26 @@ func TestNeo4jOutageMidIngest(t *testing.T) {
 	}
 	// Cut once a third of the batches are in; restore after at least 2 s,
 	// once a request has given up with a 503 (the driver's retries ran out).
-	waitFor(t, 60*time.Second, "a third of the batches", func() bool { d, _ := counts(); return d >= batches/3 })
+	writerDone := func() bool {
+		select {
+		case <-writer:
+			return true
+		default:
+			return false
+		}
+	}
+	waitFor(t, 60*time.Second, "a third of the batches", func() bool { d, _ := counts(); return d >= batches/3 || writerDone() })
 	proxy.Cut()
 	cutAt := time.Now()
-	waitFor(t, 30*time.Second, "a request to give up with 503", func() bool { _, u := counts(); return u > 0 && time.Since(cutAt) > 2*time.Second })
+	close(cut)
+	waitFor(t, 60*time.Second, "a request to give up with 503", func() bool {
+		_, u := counts()
+		return u > 0 && time.Since(cutAt) > 2*time.Second || writerDone()
+	})
+	if _, u := counts(); u == 0 {
+		mu.Lock()
+		t.Fatalf("the writer stopped during the outage without a 503: %q", problems)
+	}
 	outage := time.Since(cutAt)
 	if err := proxy.Restore(); err != nil {
 		t.Fatal(err)
