@@ -85,35 +85,50 @@ func (e *Engine) graphHits(ctx context.Context, req SearchRequest, cands map[kgm
 	}
 	// A fact's path score is 1 per predicate matching a query word along its
 	// best path from a seed: facts are visited nearest first, and a fact's
-	// parents are the facts that reach its nearer end one hop closer.
-	facts := slices.Clone(sub.Facts)
-	hopOf := func(f kgmem.Fact) int {
-		return 1 + min(distance(sub.Distance, f.SubjectID), distance(sub.Distance, f.ObjectID))
+	// parents are the facts that reach its nearer end one hop closer. The best
+	// score among the facts of each hop touching each entity is kept as the
+	// walk goes, so the scoring is linear in the facts reached.
+	type hopFact struct {
+		f    kgmem.Fact
+		hop  int
+		near string
 	}
-	slices.SortStableFunc(facts, func(a, b kgmem.Fact) int { return cmp.Compare(hopOf(a), hopOf(b)) })
-	path := make(map[string]float64, len(facts))
-	hits := make([]kgmem.Hit, 0, len(facts))
-	for _, f := range facts {
-		hop := hopOf(f)
+	facts := make([]hopFact, len(sub.Facts))
+	for i, f := range sub.Facts {
+		ds, do := distance(sub.Distance, f.SubjectID), distance(sub.Distance, f.ObjectID)
 		near := f.SubjectID
-		if distance(sub.Distance, f.ObjectID) < distance(sub.Distance, near) {
+		if do < ds {
 			near = f.ObjectID
 		}
-		best := 0.0
-		for _, p := range facts {
-			if hopOf(p) != hop-1 || (p.SubjectID != near && p.ObjectID != near) {
-				continue
-			}
-			best = max(best, path[p.ID])
+		facts[i] = hopFact{f: f, hop: 1 + min(ds, do), near: near}
+	}
+	slices.SortStableFunc(facts, func(a, b hopFact) int { return cmp.Compare(a.hop, b.hop) })
+	type hopEntity struct {
+		hop    int
+		entity string
+	}
+	bestAt := make(map[hopEntity]float64, 2*len(facts))
+	matches := map[string]bool{} // predicate → predicateMatches, computed once
+	hits := make([]kgmem.Hit, 0, len(facts))
+	for _, hf := range facts {
+		f := hf.f
+		best := bestAt[hopEntity{hf.hop - 1, hf.near}]
+		m, ok := matches[f.Predicate]
+		if !ok {
+			m = predicateMatches(f.Predicate, stems)
+			matches[f.Predicate] = m
 		}
-		if predicateMatches(f.Predicate, stems) {
+		if m {
 			best++
 		}
-		path[f.ID] = best
+		for _, end := range []string{f.SubjectID, f.ObjectID} {
+			k := hopEntity{hf.hop, end}
+			bestAt[k] = max(bestAt[k], best)
+		}
 		if !inView(req, f) {
 			continue // a path through history, not an answer
 		}
-		hits = append(hits, kgmem.Hit{Kind: kgmem.KindFact, ID: f.ID, Score: confidenceOr1(f.Confidence) * (1 + best) / float64(hop)})
+		hits = append(hits, kgmem.Hit{Kind: kgmem.KindFact, ID: f.ID, Score: confidenceOr1(f.Confidence) * (1 + best) / float64(hf.hop)})
 	}
 	slices.SortStableFunc(hits, func(a, b kgmem.Hit) int { return cmp.Or(cmp.Compare(b.Score, a.Score), cmp.Compare(a.ID, b.ID)) })
 	return hits, sub, nil
