@@ -60,6 +60,12 @@ func testNeighborhood(t *testing.T, open Opener) {
 		{"IsolatedSeed", kgmem.NeighborhoodQuery{Seeds: []string{x.ID}, Depth: 2, FanOut: 10}, nil, map[string]int{x.ID: 0}},
 		{"DefaultsDepth1", kgmem.NeighborhoodQuery{Seeds: []string{a.ID}},
 			[]string{ab.ID}, map[string]int{a.ID: 0, b.ID: 1}},
+		// Every entity of a level gets its own fan-out (ties by fact id).
+		{"FanOutPerSeed", kgmem.NeighborhoodQuery{Seeds: []string{hub.ID, a.ID}, Depth: 1, FanOut: 2},
+			[]string{"fact_nb_hub00", "fact_nb_hub01", ab.ID},
+			map[string]int{hub.ID: 0, a.ID: 0, "ent_nb_leaf00": 1, "ent_nb_leaf01": 1, b.ID: 1}},
+		{"FanOutPerFrontierEntity", kgmem.NeighborhoodQuery{Seeds: []string{a.ID, d.ID}, Depth: 2, FanOut: 1},
+			[]string{ab.ID, cd.ID, cb.ID}, map[string]int{a.ID: 0, d.ID: 0, b.ID: 1, c.ID: 1}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

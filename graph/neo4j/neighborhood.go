@@ -1,10 +1,8 @@
 package neo4j
 
 import (
-	"cmp"
 	"context"
 	"fmt"
-	"slices"
 
 	"github.com/kgmem/kgmem"
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
@@ -31,7 +29,7 @@ const qExpand = `UNWIND $frontier AS fid
 		RETURN r
 	}
 	WITH fid, r, startNode(r) AS s, endNode(r) AS o
-	RETURN fid, properties(r) AS fact, s.name AS subject, o.name AS object
+	RETURN properties(r) AS fact, s.name AS subject, o.name AS object
 	ORDER BY fid, r.importance DESC, r.id`
 
 // Neighborhood walks breadth-first from the seeds of ns, ignoring fact
@@ -59,71 +57,28 @@ func (s *Store) Neighborhood(ctx context.Context, ns kgmem.Namespace, q kgmem.Ne
 	return g, nil
 }
 
-// walk is the breadth-first traversal inside one transaction.
+// walk is the breadth-first traversal inside one transaction: one query
+// per level (kgmem.WalkNeighborhood keeps the books).
 func walk(ctx context.Context, tx neo4j.ManagedTransaction, ns kgmem.Namespace, key string, q kgmem.NeighborhoodQuery, depth, fanOut int) (kgmem.Subgraph, error) {
-	g := kgmem.Subgraph{Distance: map[string]int{}}
-	seeds := slices.Compact(slices.Sorted(slices.Values(q.Seeds)))
-	if len(seeds) == 0 {
-		return g, nil
-	}
-	recs, err := run(ctx, tx, `UNWIND $ids AS id MATCH (e:Entity {namespace: $ns, id: id}) RETURN e.id ORDER BY e.id`,
-		map[string]any{"ns": key, "ids": seeds})
-	if err != nil {
-		return g, fmt.Errorf("seeds: %w", err)
-	}
-	var frontier []string
-	for _, rec := range recs {
-		id, _ := rec.Values[0].(string)
-		g.Distance[id] = 0
-		frontier = append(frontier, id)
-	}
-	factSeen := map[string]bool{}
-	for d := 0; d < depth && len(frontier) > 0; d++ {
-		recs, err := run(ctx, tx, qExpand, map[string]any{
-			"ns": key, "frontier": frontier, "fanout": int64(fanOut), "all": q.IncludeExpired,
-		})
-		if err != nil {
-			return g, fmt.Errorf("expand level %d: %w", d, err)
-		}
-		var next []string
-		for _, rec := range recs {
-			from, _ := rec.Values[0].(string)
-			fs, err := decodeFacts(ns, []*neo4j.Record{{Values: rec.Values[1:], Keys: rec.Keys[1:]}})
+	return kgmem.WalkNeighborhood(ctx, q.Seeds, depth, kgmem.NeighborhoodSteps{
+		Entities: func(ctx context.Context, ids []string) ([]kgmem.Entity, error) {
+			recs, err := run(ctx, tx, `UNWIND $ids AS id MATCH (e:Entity {namespace: $ns, id: id}) RETURN properties(e) AS e ORDER BY e.id`,
+				map[string]any{"ns": key, "ids": ids})
 			if err != nil {
-				return g, err
+				return nil, err
 			}
-			f := fs[0]
-			if !factSeen[f.ID] {
-				factSeen[f.ID] = true
-				g.Facts = append(g.Facts, f)
+			return decodeEntities(ns, recs)
+		},
+		Expand: func(ctx context.Context, frontier []string) ([]kgmem.Fact, error) {
+			recs, err := run(ctx, tx, qExpand, map[string]any{
+				"ns": key, "frontier": frontier, "fanout": int64(fanOut), "all": q.IncludeExpired,
+			})
+			if err != nil {
+				return nil, err
 			}
-			other := f.ObjectID
-			if other == from {
-				other = f.SubjectID
-			}
-			if _, ok := g.Distance[other]; !ok {
-				g.Distance[other] = d + 1
-				next = append(next, other)
-			}
-		}
-		slices.Sort(next)
-		frontier = next
-	}
-	ids := make([]string, 0, len(g.Distance))
-	for id := range g.Distance {
-		ids = append(ids, id)
-	}
-	slices.Sort(ids)
-	recs, err = run(ctx, tx, `UNWIND $ids AS id MATCH (e:Entity {namespace: $ns, id: id}) RETURN properties(e) AS e ORDER BY e.id`,
-		map[string]any{"ns": key, "ids": ids})
-	if err != nil {
-		return g, fmt.Errorf("entities: %w", err)
-	}
-	if g.Entities, err = decodeEntities(ns, recs); err != nil {
-		return g, err
-	}
-	slices.SortFunc(g.Facts, func(a, b kgmem.Fact) int { return cmp.Compare(a.ID, b.ID) })
-	return g, nil
+			return decodeFacts(ns, recs)
+		},
+	})
 }
 
 // checkNeighborhoodQuery validates q against the configured caps and returns

@@ -1,11 +1,10 @@
 package sqlite
 
 import (
-	"cmp"
 	"context"
 	"database/sql"
+	"encoding/json"
 	"fmt"
-	"slices"
 
 	"github.com/kgmem/kgmem"
 )
@@ -20,7 +19,8 @@ const (
 // direction: each entity reached at distance d < q.Depth contributes at most
 // q.FanOut facts (most important first, then by id), whose other ends are
 // reached at d+1 unless already nearer. One read transaction gives a
-// consistent snapshot; each step is an index range scan per entity.
+// consistent snapshot; each level is one query, an index range scan per
+// frontier entity (kgmem.WalkNeighborhood keeps the books).
 func (s *Store) Neighborhood(ctx context.Context, ns kgmem.Namespace, q kgmem.NeighborhoodQuery) (kgmem.Subgraph, error) {
 	if err := checkNamespace(ns); err != nil {
 		return kgmem.Subgraph{}, err
@@ -35,59 +35,30 @@ func (s *Store) Neighborhood(ctx context.Context, ns kgmem.Namespace, q kgmem.Ne
 	}
 	defer func() { _ = tx.Rollback() }()
 
-	g := kgmem.Subgraph{Distance: map[string]int{}}
-	seeds, err := s.entitiesTx(ctx, tx, ns, slices.Compact(slices.Sorted(slices.Values(q.Seeds))))
+	exp := expiredCond(q.IncludeExpired)
+	expand := `f.rid IN (SELECT r.rid FROM json_each(?) AS fr JOIN facts AS r ON r.rid IN (
+			SELECT rid FROM (
+				SELECT rid, importance, id FROM (SELECT rid, importance, id FROM facts WHERE namespace = ? AND subject_id = fr.value` + exp + `
+					ORDER BY importance DESC, id LIMIT ?)
+				UNION
+				SELECT rid, importance, id FROM (SELECT rid, importance, id FROM facts WHERE namespace = ? AND object_id = fr.value` + exp + `
+					ORDER BY importance DESC, id LIMIT ?)
+				ORDER BY importance DESC, id LIMIT ?)))`
+	g, err := kgmem.WalkNeighborhood(ctx, q.Seeds, depth, kgmem.NeighborhoodSteps{
+		Entities: func(ctx context.Context, ids []string) ([]kgmem.Entity, error) {
+			return s.entitiesTx(ctx, tx, ns, ids)
+		},
+		Expand: func(ctx context.Context, frontier []string) ([]kgmem.Fact, error) {
+			list, err := json.Marshal(frontier)
+			if err != nil {
+				return nil, fmt.Errorf("frontier: %w", err)
+			}
+			return s.facts(ctx, tx, ns, true, expand, string(list), ns, fanOut, ns, fanOut, fanOut)
+		},
+	})
 	if err != nil {
 		return kgmem.Subgraph{}, fmt.Errorf("sqlite: neighborhood: %w", err)
 	}
-	var frontier []string
-	for _, e := range seeds {
-		g.Distance[e.ID] = 0
-		frontier = append(frontier, e.ID)
-	}
-	factSeen := map[string]bool{}
-	for d := 0; d < depth && len(frontier) > 0; d++ {
-		var next []string
-		for _, id := range frontier {
-			fs, err := s.facts(ctx, tx, ns, true, `f.rid IN (
-					SELECT rid FROM (SELECT rid, importance, id FROM facts WHERE namespace = ? AND subject_id = ?`+expiredCond(q.IncludeExpired)+`
-						ORDER BY importance DESC, id LIMIT ?)
-					UNION
-					SELECT rid FROM (SELECT rid, importance, id FROM facts WHERE namespace = ? AND object_id = ?`+expiredCond(q.IncludeExpired)+`
-						ORDER BY importance DESC, id LIMIT ?))
-				ORDER BY f.importance DESC, f.id LIMIT ?`,
-				ns, id, fanOut, ns, id, fanOut, fanOut)
-			if err != nil {
-				return kgmem.Subgraph{}, fmt.Errorf("sqlite: neighborhood of %s: %w", id, err)
-			}
-			for _, f := range fs {
-				if !factSeen[f.ID] {
-					factSeen[f.ID] = true
-					g.Facts = append(g.Facts, f)
-				}
-				other := f.ObjectID
-				if other == id {
-					other = f.SubjectID
-				}
-				if _, ok := g.Distance[other]; !ok {
-					g.Distance[other] = d + 1
-					next = append(next, other)
-				}
-			}
-		}
-		slices.Sort(next)
-		frontier = next
-	}
-
-	ids := make([]string, 0, len(g.Distance))
-	for id := range g.Distance {
-		ids = append(ids, id)
-	}
-	slices.Sort(ids)
-	if g.Entities, err = s.entitiesTx(ctx, tx, ns, ids); err != nil {
-		return kgmem.Subgraph{}, fmt.Errorf("sqlite: neighborhood: %w", err)
-	}
-	slices.SortFunc(g.Facts, func(a, b kgmem.Fact) int { return cmp.Compare(a.ID, b.ID) })
 	return g, nil
 }
 

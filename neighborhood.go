@@ -1,0 +1,82 @@
+package kgmem
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"slices"
+)
+
+// NeighborhoodSteps are the two reads a graph store provides to
+// WalkNeighborhood, both within one consistent snapshot of a namespace.
+type NeighborhoodSteps struct {
+	// Entities returns the entities with the given ids, in the order of ids,
+	// leaving out unknown ids.
+	Entities func(ctx context.Context, ids []string) ([]Entity, error)
+	// Expand returns, for every entity of frontier (sorted, distinct), at most
+	// the fan-out's worth of its facts in either direction, most important
+	// first, then by id. A fact reached from two entities may come twice.
+	Expand func(ctx context.Context, frontier []string) ([]Fact, error)
+}
+
+// WalkNeighborhood is the breadth-first walk behind GraphStore.Neighborhood,
+// shared by the stores: from the seeds of q that exist, each level's whole
+// frontier is expanded in one step, the facts are kept once, and each fact's
+// ends not seen before are reached one hop further (so an entity's distance
+// is its hop count from the nearest seed), up to depth levels. Facts and
+// entities come back sorted by id.
+func WalkNeighborhood(ctx context.Context, seeds []string, depth int, steps NeighborhoodSteps) (Subgraph, error) {
+	g := Subgraph{Distance: map[string]int{}}
+	seeds = slices.Compact(slices.Sorted(slices.Values(seeds)))
+	if len(seeds) == 0 {
+		return g, nil
+	}
+	found, err := steps.Entities(ctx, seeds)
+	if err != nil {
+		return g, fmt.Errorf("seeds: %w", err)
+	}
+	frontier := make([]string, 0, len(found))
+	for _, e := range found {
+		g.Distance[e.ID] = 0
+		frontier = append(frontier, e.ID)
+	}
+	slices.Sort(frontier)
+	factSeen := map[string]bool{}
+	for d := 0; d < depth && len(frontier) > 0; d++ {
+		facts, err := steps.Expand(ctx, frontier)
+		if err != nil {
+			return g, fmt.Errorf("expand level %d: %w", d, err)
+		}
+		var next []string
+		for _, f := range facts {
+			if factSeen[f.ID] {
+				continue
+			}
+			factSeen[f.ID] = true
+			g.Facts = append(g.Facts, f)
+			// One end is on the frontier (already placed); the other, if
+			// new, is one hop further.
+			for _, end := range []string{f.SubjectID, f.ObjectID} {
+				if _, ok := g.Distance[end]; !ok {
+					g.Distance[end] = d + 1
+					next = append(next, end)
+				}
+			}
+		}
+		slices.Sort(next)
+		frontier = next
+	}
+	ids := make([]string, 0, len(g.Distance))
+	for id := range g.Distance {
+		ids = append(ids, id)
+	}
+	if len(ids) == 0 {
+		return g, nil
+	}
+	slices.Sort(ids)
+	if g.Entities, err = steps.Entities(ctx, ids); err != nil {
+		return g, fmt.Errorf("entities: %w", err)
+	}
+	slices.SortFunc(g.Facts, func(a, b Fact) int { return cmp.Compare(a.ID, b.ID) })
+	return g, nil
+}
