@@ -476,6 +476,13 @@ func (e *Engine) hydrate(ctx context.Context, req SearchRequest, cands map[kgmem
 		depth = max(depth, e.search.RerankCandidates)
 	}
 	visible := func(state kgmem.DecayState) bool { return req.IncludeForgotten || !state.Forgotten() }
+	// The bounds pick stops loading by: decay weights are linear in
+	// retention, and the speaker retriever adds to an episode's relevance.
+	maxWeight := max(model.Weight(0), model.Weight(1))
+	speakerBonus := 0.0
+	if e.search.SpeakerWeight > 0 {
+		speakerBonus = e.search.SpeakerWeight / (e.search.RRFK + 1)
+	}
 	res.Facts, err = pick(cands[kgmem.KindFact], depth,
 		func(ids []string) ([]kgmem.Fact, error) { return e.graph.Facts(ctx, ns, ids) },
 		func(f kgmem.Fact) string { return f.ID },
@@ -483,7 +490,7 @@ func (e *Engine) hydrate(ctx context.Context, req SearchRequest, cands map[kgmem
 		func(f kgmem.Fact) ranker { return weigh(f.Decay, f.Importance) },
 		func(f kgmem.Fact, s Score) FactResult { return FactResult{FactView: NewFactView(f), Score: s} },
 		func(r FactResult) float64 { return r.Score.Final },
-		e.search.MMRLambda, func(r FactResult) string { return r.Text })
+		e.search.MMRLambda, func(r FactResult) string { return r.Text }, 0, maxWeight)
 	if err != nil {
 		return fmt.Errorf("load facts: %w", err)
 	}
@@ -506,7 +513,7 @@ func (e *Engine) hydrate(ctx context.Context, req SearchRequest, cands map[kgmem
 		},
 		func(ep kgmem.Episode, s Score) EpisodeResult { return EpisodeResult{Episode: ep, Score: s} },
 		func(r EpisodeResult) float64 { return r.Score.Final },
-		e.search.MMRLambda, func(r EpisodeResult) string { return r.Content })
+		e.search.MMRLambda, func(r EpisodeResult) string { return r.Content }, speakerBonus, maxWeight)
 	if err != nil {
 		return fmt.Errorf("load episodes: %w", err)
 	}
@@ -517,7 +524,7 @@ func (e *Engine) hydrate(ctx context.Context, req SearchRequest, cands map[kgmem
 		func(ent kgmem.Entity) ranker { return weigh(ent.Decay, 0) },
 		func(ent kgmem.Entity, s Score) EntityResult { return EntityResult{Entity: ent, Score: s} },
 		func(r EntityResult) float64 { return r.Score.Final },
-		e.search.MMRLambda, func(r EntityResult) string { return r.Name })
+		e.search.MMRLambda, func(r EntityResult) string { return r.Name }, 0, maxWeight)
 	if err != nil {
 		return fmt.Errorf("load entities: %w", err)
 	}
@@ -527,26 +534,47 @@ func (e *Engine) hydrate(ctx context.Context, req SearchRequest, cands map[kgmem
 // ranker completes a Score from the fused relevance (decay weighting).
 type ranker func(*Score)
 
-// pick loads the records of cands in one call, keeps those that pass keep,
-// completes each score with rank, and returns the best limit by final score.
+// firstLoad is how many candidates pick loads first, per result wanted; it
+// loads more (doubling) only while an unloaded candidate could still place.
+const firstLoad = 2
+
+// pick completes the scores of cands (ordered by relevance, best first) with
+// rank, keeps those that pass keep, and returns the best limit by final
+// score. It loads the records in growing batches and stops once the best
+// final score any unloaded candidate could reach (its relevance plus bonus,
+// times the largest decay weight maxWeight) cannot beat the limit-th loaded
+// one, so a search loads about the records it returns, not every candidate.
+// With maximal marginal relevance (lambda < 1) every candidate is loaded.
 func pick[T, R any](cands []*fused, limit int, load func([]string) ([]T, error), id func(T) string,
 	keep func(T) bool, rank func(T) ranker, wrap func(T, Score) R, final func(R) float64,
-	lambda float64, text func(R) string) ([]R, error) {
+	lambda float64, text func(R) string, bonus, maxWeight float64) ([]R, error) {
 	out := []R{}
-	if len(cands) == 0 {
-		return out, nil
+	batch := len(cands)
+	if lambda >= 1 {
+		batch = max(1, firstLoad*limit)
 	}
-	records, err := load(lo.Map(cands, func(f *fused, _ int) string { return f.id }))
-	if err != nil {
-		return nil, err
-	}
-	byID := lo.KeyBy(records, id)
-	for _, c := range cands {
-		if rec, ok := byID[c.id]; ok && keep(rec) {
-			score := c.score
-			rank(rec)(&score)
-			out = append(out, wrap(rec, score))
+	for start := 0; start < len(cands); {
+		if lambda >= 1 && len(out) >= limit {
+			slices.SortStableFunc(out, func(a, b R) int { return cmp.Compare(final(b), final(a)) })
+			if (cands[start].score.Relevance+bonus)*maxWeight <= final(out[limit-1]) {
+				break // no unloaded candidate can place
+			}
 		}
+		chunk := cands[start:min(start+batch, len(cands))]
+		records, err := load(lo.Map(chunk, func(f *fused, _ int) string { return f.id }))
+		if err != nil {
+			return nil, err
+		}
+		byID := lo.KeyBy(records, id)
+		for _, c := range chunk {
+			if rec, ok := byID[c.id]; ok && keep(rec) {
+				score := c.score
+				rank(rec)(&score)
+				out = append(out, wrap(rec, score))
+			}
+		}
+		start += len(chunk)
+		batch *= 2
 	}
 	slices.SortStableFunc(out, func(a, b R) int { return cmp.Compare(final(b), final(a)) })
 	return diversify(out, limit, lambda, text, final), nil
