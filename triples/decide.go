@@ -117,9 +117,9 @@ func (w *work) loadRelated(ctx context.Context, sID, predicate, oID string) erro
 	return nil
 }
 
-// loadFacts reads the current facts matching f into the working set (all of
-// them, or the first maxRelatedFacts), once per filter, with the entities at
-// their other ends.
+// loadFacts reads the current facts matching f into the working set, once
+// per filter: all of them with the entities at their other ends, or (all
+// false) the first maxRelatedFacts alone.
 func (w *work) loadFacts(ctx context.Context, f kgmem.FactFilter, all bool) error {
 	key := f.EntityID + "\x00" + f.OtherID + "\x00" + f.Predicate
 	if w.loadedFacts[key] {
@@ -149,7 +149,9 @@ func (w *work) loadFacts(ctx context.Context, f kgmem.FactFilter, all bool) erro
 				}
 			}
 		}
-		if len(missing) > 0 {
+		// A partial load feeds the judge only, which reads the facts' own
+		// names: the entities at their other ends are not needed.
+		if len(missing) > 0 && all {
 			ents, err := w.in.store.Entities(ctx, w.ns, missing)
 			if err != nil {
 				return fmt.Errorf("read entities of facts of %s: %w", f.EntityID, err)
