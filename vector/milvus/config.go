@@ -17,6 +17,7 @@ const (
 	DefaultEf             = 128
 	DefaultBatchSize      = 1000
 	DefaultDialTimeout    = 10 * time.Second
+	DefaultExactBelow     = 2048
 )
 
 // Field sizes of the collection schema.
@@ -30,6 +31,8 @@ const (
 	maxDim = 32768
 	// maxTopK is Milvus's largest search limit.
 	maxTopK = 16384
+	// maxQueryWindow is Milvus's largest query limit.
+	maxQueryWindow = 16384
 )
 
 // Consistency is the read consistency of the collection (Milvus consistency level).
@@ -80,6 +83,14 @@ type Config struct {
 	BatchSize int
 	// DialTimeout bounds connecting in Open (default 10s).
 	DialTimeout time.Duration
+	// ExactBelow is the largest number of records a search's filter
+	// (namespace and kinds) may match to be answered exactly: their vectors
+	// are read and ranked by cosine in the client instead of by Milvus's
+	// approximate search (default 2048, at most 16384; negative turns it
+	// off). Milvus 2.3 searches rows of growing segments through a temporary
+	// IVF index (nlist 128, nprobe 16, server configuration) that loses a
+	// third of a selective filter's true neighbours; see docs/milvus.md.
+	ExactBelow int
 }
 
 var collectionNameRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]{0,254}$`)
@@ -107,6 +118,9 @@ func (cfg Config) withDefaults() (Config, error) {
 	if cfg.DialTimeout == 0 {
 		cfg.DialTimeout = DefaultDialTimeout
 	}
+	if cfg.ExactBelow == 0 {
+		cfg.ExactBelow = DefaultExactBelow
+	}
 	switch {
 	case cfg.Address == "":
 		return cfg, kgmem.Invalidf("address", "is required (host:port of the Milvus gRPC endpoint)")
@@ -122,6 +136,8 @@ func (cfg Config) withDefaults() (Config, error) {
 		return cfg, kgmem.Invalidf("ef", "is %d, must be in 1..32768", cfg.Ef)
 	case cfg.BatchSize < 1:
 		return cfg, kgmem.Invalidf("batch_size", "is %d, must be positive", cfg.BatchSize)
+	case cfg.ExactBelow > maxQueryWindow:
+		return cfg, kgmem.Invalidf("exact_below", "is %d, must be at most %d", cfg.ExactBelow, maxQueryWindow)
 	case cfg.DialTimeout < 0:
 		return cfg, kgmem.Invalidf("dial_timeout", "is %s, must be positive", cfg.DialTimeout)
 	}

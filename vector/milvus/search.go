@@ -19,6 +19,13 @@ func (ix *Index) Search(ctx context.Context, q kgmem.VectorQuery) ([]kgmem.Hit, 
 	if err := kgmem.CheckVectorQuery(q, ix.cfg.Dim, maxTopK); err != nil {
 		return nil, fmt.Errorf("milvus search: %w", err)
 	}
+	expr := namespaceExpr(q.Namespace, dedupKinds(q.Kinds))
+	if ix.cfg.ExactBelow > 0 {
+		hits, ok, err := ix.exactSearch(ctx, expr, q)
+		if err != nil || ok {
+			return hits, err
+		}
+	}
 	sp := ix.search
 	if q.K > ix.cfg.Ef {
 		// HNSW needs ef >= k to return k results.
@@ -28,7 +35,7 @@ func (ix *Index) Search(ctx context.Context, q kgmem.VectorQuery) ([]kgmem.Hit, 
 		}
 		sp = p
 	}
-	res, err := ix.cl.Search(ctx, ix.cfg.Collection, nil, namespaceExpr(q.Namespace, dedupKinds(q.Kinds)),
+	res, err := ix.cl.Search(ctx, ix.cfg.Collection, nil, expr,
 		[]string{fieldKind}, []entity.Vector{entity.FloatVector(q.Vector)}, fieldVector,
 		entity.COSINE, q.K, sp, client.WithSearchQueryConsistencyLevel(ix.readLevel()))
 	if err != nil {
@@ -92,7 +99,16 @@ func (ix *Index) Count(ctx context.Context, ns kgmem.Namespace, k kgmem.Kind) (i
 		}
 		kinds = []kgmem.Kind{k}
 	}
-	rs, err := ix.cl.Query(ctx, ix.cfg.Collection, nil, namespaceExpr(ns, kinds), []string{countField},
+	n, err := ix.count(ctx, namespaceExpr(ns, kinds))
+	if err != nil {
+		return 0, err
+	}
+	return n, nil
+}
+
+// count returns how many records match expr, read at the index's read level.
+func (ix *Index) count(ctx context.Context, expr string) (int, error) {
+	rs, err := ix.cl.Query(ctx, ix.cfg.Collection, nil, expr, []string{countField},
 		client.WithSearchQueryConsistencyLevel(ix.readLevel()))
 	if err != nil {
 		return 0, wrap("count", err)

@@ -44,6 +44,7 @@ func Run(t *testing.T, open func(t *testing.T, dim int) kgmem.VectorIndex) {
 		{"ListIDs", testListIDs},
 		{"Ping", testPing},
 		{"Recall", testRecall},
+		{"RecallAfterPurgeRewrite", testRecallAfterPurgeRewrite},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) { tt.fn(t, open) })
