@@ -17,7 +17,8 @@ import (
 // process exits non-zero.
 var errInconsistent = errors.New("graph and vectors are inconsistent")
 
-// maintenanceFlags parses the server flags plus --namespace for reindex and check.
+// maintenanceFlags parses the server flags plus --namespace for the
+// maintenance commands (sweep, reindex, check); no namespace means all.
 func maintenanceFlags(name string, args []string, stderr io.Writer) (*config, []kgmem.Namespace, error) {
 	var cfg config
 	var namespace string
@@ -143,6 +144,7 @@ func check(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
+// printJSON writes a maintenance command's summary, indented, to w.
 func printJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")

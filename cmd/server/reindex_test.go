@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/kgmem/kgmem"
+	"github.com/kgmem/kgmem/decay"
 	"github.com/kgmem/kgmem/episodes"
 	"github.com/kgmem/kgmem/memory"
 	"github.com/kgmem/kgmem/vector/hnsw"
@@ -105,5 +106,76 @@ func TestCheckAndReindexCommands(t *testing.T) {
 	}
 	if _, err := runCmd("check", "--namespace", "a//b"); err == nil {
 		t.Error("check with a malformed --namespace succeeded")
+	}
+}
+
+// TestSweepCommand runs `server sweep` on an embedded data directory: over one
+// namespace and over all it prints the per-namespace counts as JSON (a fresh
+// memory has nothing faded to forget), and bad input is refused.
+func TestSweepCommand(t *testing.T) {
+	for _, name := range []string{"KGMEM_GRAPH", "KGMEM_VECTOR", "KGMEM_EMBEDDER", "KGMEM_DATA_DIR", "KGMEM_LLM_BASE_URL"} {
+		t.Setenv(name, "")
+	}
+	ctx := context.Background()
+	dir := t.TempDir()
+	cfg, err := parse(t, "--data-dir", dir, "--log-level", "error")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := openBackends(ctx, cfg, cfg.logger())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ns := range []kgmem.Namespace{"cli/a", "cli/b"} {
+		if _, err := b.engine.Ingest(ctx, memory.IngestRequest{Namespace: ns, ThreadID: "t", Messages: []episodes.Message{{
+			ID: "m1", Role: "user", Content: "The rocket launched at dawn.", Timestamp: time.Now().UTC()}}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b.close(cfg.logger())
+
+	runSweep := func(args ...string) (map[kgmem.Namespace]decay.SweepStats, error) {
+		var out bytes.Buffer
+		if err := run(ctx, append(append([]string{"sweep"}, args...), "--data-dir", dir, "--log-level", "error"), &out, io.Discard); err != nil {
+			return nil, err
+		}
+		var stats map[kgmem.Namespace]decay.SweepStats
+		if err := json.Unmarshal(out.Bytes(), &stats); err != nil {
+			t.Fatalf("sweep output %q: %v", out.String(), err)
+		}
+		return stats, nil
+	}
+	tests := []struct {
+		name string
+		args []string
+		want []kgmem.Namespace
+	}{
+		{"one namespace", []string{"--namespace", "cli/a"}, []kgmem.Namespace{"cli/a"}},
+		{"every namespace", nil, []kgmem.Namespace{"cli/a", "cli/b"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			stats, err := runSweep(tc.args...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(stats) != len(tc.want) {
+				t.Fatalf("sweep reported %d namespaces, want %v: %+v", len(stats), tc.want, stats)
+			}
+			for _, ns := range tc.want {
+				st, ok := stats[ns]
+				if !ok {
+					t.Fatalf("sweep did not report %s: %+v", ns, stats)
+				}
+				if st.Episodes.Scanned != 1 || st.Total().Forgotten != 0 {
+					t.Errorf("%s: %+v, want 1 episode scanned and nothing forgotten", ns, st)
+				}
+			}
+		})
+	}
+	for _, args := range [][]string{{"--namespace", "a//b"}, {"extra-argument"}} {
+		if _, err := runSweep(args...); err == nil {
+			t.Errorf("sweep %q succeeded", args)
+		}
 	}
 }

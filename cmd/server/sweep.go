@@ -2,9 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
-	"flag"
-	"fmt"
 	"io"
 
 	"github.com/kgmem/kgmem"
@@ -14,41 +11,24 @@ import (
 // sweep runs the forgetting sweep once, over one namespace or all, and prints
 // what it marked forgotten as JSON. Nothing is deleted.
 func sweep(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	var cfg config
-	var namespace string
-	fs := flag.NewFlagSet("sweep", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	cfg.bindFlags(fs)
-	fs.StringVar(&namespace, "namespace", "", "sweep only this namespace (default: all)")
-	if err := fs.Parse(args); err != nil {
-		return err
-	}
-	if err := cfg.validate(); err != nil {
+	cfg, only, err := maintenanceFlags("sweep", args, stderr)
+	if err != nil {
 		return err
 	}
 	log := cfg.logger()
-	b, err := openBackends(ctx, &cfg, log)
+	b, err := openBackends(ctx, cfg, log)
 	if err != nil {
 		return err
 	}
 	defer b.close(log)
 
 	stats := map[kgmem.Namespace]decay.SweepStats{}
-	if namespace != "" {
-		ns, err := kgmem.ParseNamespace(namespace)
-		if err != nil {
-			return err
-		}
-		if stats[ns], err = b.engine.Sweep(ctx, ns); err != nil {
+	if only != nil {
+		if stats[only[0]], err = b.engine.Sweep(ctx, only[0]); err != nil {
 			return err
 		}
 	} else if stats, err = b.engine.SweepAll(ctx); err != nil {
 		return err
 	}
-	enc := json.NewEncoder(stdout)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(stats); err != nil {
-		return fmt.Errorf("print sweep stats: %w", err)
-	}
-	return nil
+	return printJSON(stdout, stats)
 }
