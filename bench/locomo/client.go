@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/kgmem/kgmem"
+	"github.com/kgmem/kgmem/internal/apiclient"
 )
 
 // Client is a minimal client of the kgmem REST API: the four calls the
@@ -26,14 +27,12 @@ type Client struct {
 // A nil hc uses a client with a 2-minute timeout and enough idle connections
 // for concurrent benchmark workers.
 func NewClient(baseURL string, hc *http.Client) (*Client, error) {
-	u, err := url.Parse(strings.TrimRight(baseURL, "/"))
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, kgmem.Invalidf("url", "%q is not an http(s) base URL such as http://127.0.0.1:8080", baseURL)
+	u, err := apiclient.ParseBaseURL(baseURL)
+	if err != nil {
+		return nil, err
 	}
 	if hc == nil {
-		tr := http.DefaultTransport.(*http.Transport).Clone()
-		tr.MaxIdleConnsPerHost = 64
-		hc = &http.Client{Timeout: 2 * time.Minute, Transport: tr}
+		hc = apiclient.NewHTTPClient(2 * time.Minute)
 	}
 	return &Client{base: u, http: hc}, nil
 }

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/kgmem/kgmem"
+	"github.com/kgmem/kgmem/internal/apiclient"
 	"github.com/kgmem/kgmem/memory"
 )
 
@@ -40,14 +41,12 @@ type HTTPSink struct {
 
 // NewHTTPSink returns a sink posting to the server at baseURL.
 func NewHTTPSink(baseURL string, hc *http.Client) (*HTTPSink, error) {
-	u, err := url.Parse(strings.TrimRight(baseURL, "/"))
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, kgmem.Invalidf("url", "%q is not an http(s) base URL such as http://127.0.0.1:8080", baseURL)
+	u, err := apiclient.ParseBaseURL(baseURL)
+	if err != nil {
+		return nil, err
 	}
 	if hc == nil {
-		tr := http.DefaultTransport.(*http.Transport).Clone()
-		tr.MaxIdleConnsPerHost = 64
-		hc = &http.Client{Timeout: 5 * time.Minute, Transport: tr}
+		hc = apiclient.NewHTTPClient(5 * time.Minute)
 	}
 	return &HTTPSink{base: u, http: hc, MaxAttempts: 8, MinBackoff: 500 * time.Millisecond, MaxBackoff: 30 * time.Second}, nil
 }
