@@ -113,16 +113,25 @@ func parseLocomoFlags(args []string, stderr io.Writer) (locomoFlags, error) {
 	fs.Float64Var(&f.decayFloor, "decay-floor", 0, "set the decay floor (least search weight, 0..1) in the bench namespaces; 0 keeps the server default")
 	fs.BoolVar(&f.perRetriever, "per-retriever", false, "also score each retriever alone (vector, bm25), from a second pass at limit 100")
 	fs.BoolVar(&f.progress, "progress", false, "draw progress bars on stderr")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return f, err
-		}
-		return f, fmt.Errorf("%w: %v", kgmem.ErrInvalid, err)
-	}
-	if fs.NArg() > 0 {
-		return f, fmt.Errorf("%w: unexpected arguments %q", kgmem.ErrInvalid, fs.Args())
+	if err := parseFlags(fs, args); err != nil {
+		return f, err
 	}
 	return f, nil
+}
+
+// parseFlags parses args into fs: -h passes flag.ErrHelp through, a bad flag
+// or a stray argument is an ErrInvalid.
+func parseFlags(fs *flag.FlagSet, args []string) error {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return fmt.Errorf("%w: %v", kgmem.ErrInvalid, err)
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("%w: unexpected arguments %q", kgmem.ErrInvalid, fs.Args())
+	}
+	return nil
 }
 
 // parseKs parses "5,10".

@@ -103,14 +103,8 @@ func parseSynthFlags(args []string, stderr io.Writer) (synthFlags, error) {
 	fs.StringVar(&f.cpuProfile, "cpuprofile", "", "write a CPU profile of the measured searches to this file")
 	fs.StringVar(&f.buildProfile, "build-cpuprofile", "", "write a CPU profile of the build to this file")
 	fs.StringVar(&f.warmProfile, "warm-cpuprofile", "", "write a CPU profile of the warm-up (loading every namespace) to this file")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return f, err
-		}
-		return f, fmt.Errorf("%w: %v", kgmem.ErrInvalid, err)
-	}
-	if fs.NArg() > 0 {
-		return f, fmt.Errorf("%w: unexpected arguments %q", kgmem.ErrInvalid, fs.Args())
+	if err := parseFlags(fs, args); err != nil {
+		return f, err
 	}
 	switch {
 	case f.graph != "sqlite" && f.graph != "neo4j":
