@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/kgmem/kgmem"
+	"github.com/kgmem/kgmem/episodes"
 	"github.com/kgmem/kgmem/internal/apiclient"
 )
 
@@ -40,15 +41,8 @@ func NewClient(baseURL string, hc *http.Client) (*Client, error) {
 // BaseURL is the server's base URL.
 func (c *Client) BaseURL() string { return c.base.String() }
 
-// Message is one message of POST /v1/memories.
-type Message struct {
-	ID        string         `json:"id"`
-	Role      string         `json:"role"`
-	Name      string         `json:"name,omitempty"`
-	Content   string         `json:"content"`
-	Timestamp time.Time      `json:"timestamp"`
-	Metadata  map[string]any `json:"metadata,omitempty"`
-}
+// Message is one message of POST /v1/memories, as the server reads it.
+type Message = episodes.Message
 
 // AddMemoriesRequest is the body of POST /v1/memories.
 type AddMemoriesRequest struct {

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/kgmem/kgmem"
+	"github.com/kgmem/kgmem/episodes"
 	"github.com/kgmem/kgmem/internal/apiclient"
 	"github.com/kgmem/kgmem/memory"
 )
@@ -54,31 +55,19 @@ func NewHTTPSink(baseURL string, hc *http.Client) (*HTTPSink, error) {
 // Retries counts the attempts repeated after a 429 or 503.
 func (s *HTTPSink) Retries() int64 { return s.retries.Load() }
 
-type wireMessage struct {
-	ID        string         `json:"id,omitempty"`
-	Role      string         `json:"role,omitempty"`
-	Name      string         `json:"name,omitempty"`
-	Content   string         `json:"content"`
-	Timestamp string         `json:"timestamp,omitempty"`
-	Metadata  map[string]any `json:"metadata,omitempty"`
-}
-
 type wireRequest struct {
-	Namespace string        `json:"namespace"`
-	ThreadID  string        `json:"thread_id"`
-	Messages  []wireMessage `json:"messages"`
-	Extract   bool          `json:"extract"`
+	Namespace string             `json:"namespace"`
+	ThreadID  string             `json:"thread_id"`
+	Messages  []episodes.Message `json:"messages"`
+	Extract   bool               `json:"extract"`
 }
 
 // Ingest implements Sink.
 func (s *HTTPSink) Ingest(ctx context.Context, req memory.IngestRequest) (memory.IngestResult, error) {
 	body := wireRequest{Namespace: string(req.Namespace), ThreadID: req.ThreadID, Extract: req.Extract}
 	for _, m := range req.Messages {
-		w := wireMessage{ID: m.ID, Role: m.Role, Name: m.Name, Content: m.Content, Metadata: m.Metadata}
-		if !m.Timestamp.IsZero() {
-			w.Timestamp = m.Timestamp.UTC().Format(time.RFC3339Nano)
-		}
-		body.Messages = append(body.Messages, w)
+		m.Timestamp = m.Timestamp.UTC() // a zero timestamp stays zero and is left out
+		body.Messages = append(body.Messages, m)
 	}
 	raw, err := json.Marshal(body)
 	if err != nil {
