@@ -26,9 +26,6 @@ const (
 	nsPath
 	// nsBody: the "namespace" member of the JSON body.
 	nsBody
-	// nsHandler: only the handler knows (a job id names its namespace); it
-	// must call authorizeNamespace before answering.
-	nsHandler
 )
 
 // access is a route's authorisation policy.
@@ -161,11 +158,6 @@ func (s *Server) authorize(next echo.HandlerFunc) echo.HandlerFunc {
 			ns, err = namespacePathParam(c)
 		case nsBody:
 			ns, err = bodyNamespace(c)
-		case nsHandler:
-			if !p.Right.Includes(pol.right) {
-				return forbidden(p, "", pol.right)
-			}
-			return next(c)
 		}
 		if err != nil {
 			return err
@@ -181,17 +173,6 @@ func (s *Server) authorize(next echo.HandlerFunc) echo.HandlerFunc {
 		}
 		return next(c)
 	}
-}
-
-// authorizeNamespace is for handlers whose namespace is known only after a
-// lookup (nsHandler routes): it fails with 403 unless the request's principal
-// may exercise right in ns. It must run before anything of ns is returned.
-func (s *Server) authorizeNamespace(c echo.Context, ns kgmem.Namespace, right auth.Right) error {
-	p, ok := principal(c)
-	if !ok || p.Allows(ns, right) {
-		return nil
-	}
-	return forbidden(p, ns, right)
 }
 
 // bodyNamespace reads the body's "namespace" member with the same decoder the

@@ -5,7 +5,6 @@ import (
 	"net/url"
 
 	"github.com/kgmem/kgmem"
-	"github.com/kgmem/kgmem/auth"
 	"github.com/kgmem/kgmem/memory"
 	"github.com/labstack/echo/v4"
 )
@@ -29,14 +28,12 @@ func jobURL(ns kgmem.Namespace, id string) string {
 	return "/v1/jobs/" + id + "?namespace=" + url.QueryEscape(string(ns))
 }
 
-// getJob reports a background job of the namespace given in ?namespace=; a
-// job of any other namespace is a 404, as if it did not exist.
+// getJob reports a background job of the namespace given in ?namespace=
+// (authorised by the middleware, like every query-namespace route); a job of
+// any other namespace is a 404, as if it did not exist.
 func (s *Server) getJob(c echo.Context) error {
-	ns, err := kgmem.ParseNamespace(c.QueryParam("namespace"))
+	ns, err := namespaceParam(c)
 	if err != nil {
-		return err
-	}
-	if err := s.authorizeNamespace(c, ns, auth.Read); err != nil {
 		return err
 	}
 	if s.opts.Jobs == nil {
