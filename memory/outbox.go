@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -207,20 +206,6 @@ func upsertOps(ns kgmem.Namespace, records []kgmem.VectorRecord, dels []kgmem.Ve
 		ops = append(ops, kgmem.VectorOp{Namespace: ns, Kind: k.Kind, ID: k.ID, Op: kgmem.VectorDelete})
 	}
 	return ops
-}
-
-// splitZero moves the records whose vector is all zeros (nothing to store)
-// out of records, as keys to delete.
-func splitZero(records []kgmem.VectorRecord) ([]kgmem.VectorRecord, []kgmem.VectorKey) {
-	var dels []kgmem.VectorKey
-	kept := slices.DeleteFunc(slices.Clone(records), func(r kgmem.VectorRecord) bool {
-		if kgmem.IsZeroVector(r.Vector) {
-			dels = append(dels, kgmem.VectorKey{Kind: r.Kind, ID: r.ID})
-			return true
-		}
-		return false
-	})
-	return kept, dels
 }
 
 // writeVectors upserts records and deletes dels of ns.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/kgmem/kgmem"
 )
@@ -17,11 +16,10 @@ import (
 // graph, rather than undoing anything (guardedWrite). The caller holds the
 // namespace lock.
 func (e *Engine) write(ctx context.Context, cs kgmem.ChangeSet) error {
-	records, err := e.embedChanges(ctx, cs)
+	records, zero, err := e.embedDocs(ctx, cs.Namespace, changeDocs(cs))
 	if err != nil {
 		return err
 	}
-	records, zero := splitZero(records)
 	return e.guardedWrite(ctx, upsertOps(cs.Namespace, records, zero),
 		func() error {
 			if err := e.graph.Apply(ctx, cs); err != nil {
@@ -32,37 +30,20 @@ func (e *Engine) write(ctx context.Context, cs kgmem.ChangeSet) error {
 		func(ctx context.Context) error { return e.writeVectors(ctx, cs.Namespace, records, zero) })
 }
 
-// embedChanges embeds every episode, fact and entity that cs writes.
-func (e *Engine) embedChanges(ctx context.Context, cs kgmem.ChangeSet) ([]kgmem.VectorRecord, error) {
-	var texts []string
-	var records []kgmem.VectorRecord
-	add := func(kind kgmem.Kind, id, text string, created time.Time) {
-		texts = append(texts, text)
-		records = append(records, kgmem.VectorRecord{ID: id, Namespace: cs.Namespace, Kind: kind, CreatedAt: created})
-	}
+// changeDocs lists what cs writes that gets a vector: its episodes, facts and
+// entities, with the texts embedded for them.
+func changeDocs(cs kgmem.ChangeSet) []doc {
+	docs := make([]doc, 0, len(cs.Episodes)+len(cs.Facts)+len(cs.Entities))
 	for _, ep := range cs.Episodes {
-		add(kgmem.KindEpisode, ep.ID, EpisodeText(ep), ep.CreatedAt)
+		docs = append(docs, episodeDoc(ep))
 	}
 	for _, f := range cs.Facts {
-		add(kgmem.KindFact, f.ID, f.Text, f.CreatedAt)
+		docs = append(docs, factDoc(f))
 	}
 	for _, ent := range cs.Entities {
-		add(kgmem.KindEntity, ent.ID, EntityText(ent), ent.CreatedAt)
+		docs = append(docs, entityDoc(ent))
 	}
-	if len(texts) == 0 {
-		return nil, nil
-	}
-	vecs, err := e.embedder.Embed(ctx, texts)
-	if err != nil {
-		return nil, fmt.Errorf("embed %d texts with %s: %w", len(texts), e.embedder.Name(), err)
-	}
-	if len(vecs) != len(records) {
-		return nil, fmt.Errorf("embedder %s returned %d vectors for %d texts: %w", e.embedder.Name(), len(vecs), len(texts), kgmem.ErrUnavailable)
-	}
-	for i := range records {
-		records[i].Vector = vecs[i]
-	}
-	return records, nil
+	return docs
 }
 
 // EpisodeText is what gets embedded for an episode: the speaker's name and the
