@@ -6,12 +6,11 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"net/url"
 	"strings"
 	"time"
 
 	"github.com/kgmem/kgmem"
-	_ "modernc.org/sqlite" // database/sql driver "sqlite"
+	"github.com/kgmem/kgmem/internal/sqlitefile"
 )
 
 // Key is a stored API key: everything but the secret.
@@ -39,14 +38,6 @@ type Store struct {
 
 // OpenStore opens (creating if needed) the key store at path.
 func OpenStore(ctx context.Context, path string) (*Store, error) {
-	q := url.Values{}
-	for _, p := range []string{"journal_mode(WAL)", "busy_timeout(10000)", "synchronous(FULL)"} {
-		q.Add("_pragma", p)
-	}
-	db, err := sql.Open("sqlite", path+"?"+q.Encode())
-	if err != nil {
-		return nil, fmt.Errorf("open key store %s: %w", path, err)
-	}
 	const schema = `CREATE TABLE IF NOT EXISTS api_keys (
 		id TEXT PRIMARY KEY,
 		name TEXT NOT NULL,
@@ -56,9 +47,9 @@ func OpenStore(ctx context.Context, path string) (*Store, error) {
 		created_at TEXT NOT NULL,
 		revoked_at TEXT
 	)`
-	if _, err := db.ExecContext(ctx, schema); err != nil {
-		_ = db.Close()
-		return nil, fmt.Errorf("create key store schema in %s: %w", path, err)
+	db, err := sqlitefile.Open(ctx, path, schema)
+	if err != nil {
+		return nil, fmt.Errorf("open key store: %w", err)
 	}
 	return &Store{db: db}, nil
 }

@@ -6,12 +6,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/url"
 	"time"
 
 	"github.com/kgmem/kgmem"
+	"github.com/kgmem/kgmem/internal/sqlitefile"
 	"github.com/kgmem/kgmem/memory"
-	_ "modernc.org/sqlite" // the database/sql driver "sqlite"
 )
 
 // Status is a job's state.
@@ -77,19 +76,11 @@ CREATE TABLE IF NOT EXISTS jobs (
 CREATE INDEX IF NOT EXISTS jobs_pending ON jobs(status, seq);`
 
 func openStore(ctx context.Context, path string) (*store, error) {
-	q := url.Values{}
-	for _, p := range []string{"journal_mode(WAL)", "synchronous(FULL)", "busy_timeout(10000)"} {
-		q.Add("_pragma", p)
-	}
-	db, err := sql.Open("sqlite", path+"?"+q.Encode())
+	db, err := sqlitefile.Open(ctx, path, schema)
 	if err != nil {
-		return nil, fmt.Errorf("open job store %s: %w", path, err)
+		return nil, fmt.Errorf("open job store: %w", err)
 	}
 	db.SetMaxOpenConns(1) // one writer; reads are short
-	if _, err := db.ExecContext(ctx, schema); err != nil {
-		db.Close()
-		return nil, fmt.Errorf("create job store schema in %s: %w", path, err)
-	}
 	return &store{db: db}, nil
 }
 
