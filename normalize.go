@@ -15,6 +15,10 @@ import (
 func NormalizeName(s string) string {
 	// Lower-casing can undo NFKC composition ("T" + U+0308 composes to "T̈"
 	// only as "ẗ"), so normalise again after it: the key must be a fixed point.
+	// Invalid bytes become U+FFFD first: lower-casing would replace them
+	// anyway, and a replacement char beside a combining mark composes
+	// differently from the raw byte, so the key would not be a fixed point.
+	s = strings.ToValidUTF8(s, "\uFFFD")
 	s = norm.NFKC.String(strings.ToLower(norm.NFKC.String(s)))
 	s = strings.Join(strings.Fields(s), " ")
 	for {
