@@ -136,6 +136,10 @@ type NeighborhoodQuery struct {
 	FanOut int
 	// IncludeExpired also traverses invalidated facts.
 	IncludeExpired bool
+	// FactsOnly leaves Subgraph.Entities empty (Distance is still complete):
+	// for callers that score paths and load only the few entities they show,
+	// instead of every entity a two-hop walk reaches.
+	FactsOnly bool
 }
 
 // ThreadNeighborsQuery asks for the episodes around some episodes in their threads.

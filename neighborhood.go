@@ -23,11 +23,12 @@ type NeighborhoodSteps struct {
 // shared by the stores: from the seeds of q that exist, each level's whole
 // frontier is expanded in one step, the facts are kept once, and each fact's
 // ends not seen before are reached one hop further (so an entity's distance
-// is its hop count from the nearest seed), up to depth levels. Facts and
-// entities come back sorted by id.
-func WalkNeighborhood(ctx context.Context, seeds []string, depth int, steps NeighborhoodSteps) (Subgraph, error) {
+// is its hop count from the nearest seed), up to depth levels (the store's
+// checked depth, not q.Depth). Facts and entities come back sorted by id;
+// with q.FactsOnly no entity is loaded beyond the seeds' existence check.
+func WalkNeighborhood(ctx context.Context, q NeighborhoodQuery, depth int, steps NeighborhoodSteps) (Subgraph, error) {
 	g := Subgraph{Distance: map[string]int{}}
-	seeds = slices.Compact(slices.Sorted(slices.Values(seeds)))
+	seeds := slices.Compact(slices.Sorted(slices.Values(q.Seeds)))
 	if len(seeds) == 0 {
 		return g, nil
 	}
@@ -66,17 +67,17 @@ func WalkNeighborhood(ctx context.Context, seeds []string, depth int, steps Neig
 		slices.Sort(next)
 		frontier = next
 	}
+	slices.SortFunc(g.Facts, func(a, b Fact) int { return cmp.Compare(a.ID, b.ID) })
+	if q.FactsOnly || len(g.Distance) == 0 {
+		return g, nil
+	}
 	ids := make([]string, 0, len(g.Distance))
 	for id := range g.Distance {
 		ids = append(ids, id)
-	}
-	if len(ids) == 0 {
-		return g, nil
 	}
 	slices.Sort(ids)
 	if g.Entities, err = steps.Entities(ctx, ids); err != nil {
 		return g, fmt.Errorf("entities: %w", err)
 	}
-	slices.SortFunc(g.Facts, func(a, b Fact) int { return cmp.Compare(a.ID, b.ID) })
 	return g, nil
 }

@@ -68,7 +68,7 @@ func TestWalkNeighborhood(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			steps, frontiers := fakeSteps(ents, facts, nil)
-			g, err := WalkNeighborhood(t.Context(), tc.seeds, tc.depth, steps)
+			g, err := WalkNeighborhood(t.Context(), NeighborhoodQuery{Seeds: tc.seeds}, tc.depth, steps)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -98,7 +98,7 @@ func TestWalkNeighborhood(t *testing.T) {
 
 func TestWalkNeighborhoodExpandError(t *testing.T) {
 	steps, _ := fakeSteps([]string{"a"}, nil, ErrUnavailable)
-	if _, err := WalkNeighborhood(t.Context(), []string{"a"}, 2, steps); !errors.Is(err, ErrUnavailable) {
+	if _, err := WalkNeighborhood(t.Context(), NeighborhoodQuery{Seeds: []string{"a"}}, 2, steps); !errors.Is(err, ErrUnavailable) {
 		t.Fatalf("err = %v, want one wrapping ErrUnavailable", err)
 	}
 }

@@ -60,10 +60,10 @@ func (e *Engine) linkEntities(ctx context.Context, ns kgmem.Namespace, query str
 // path that are query words ("who leads the team Alice used to manage?"
 // follows manages, then leads). Only facts in the request's temporal view
 // (current by default) are ranked; history still carries paths.
-func (e *Engine) graphHits(ctx context.Context, req SearchRequest, cands map[kgmem.Kind][]*fused) ([]kgmem.Hit, kgmem.Subgraph, error) {
+func (e *Engine) graphHits(ctx context.Context, req SearchRequest, cands map[kgmem.Kind][]*fused) ([]kgmem.Hit, error) {
 	seeds, err := e.linkEntities(ctx, req.Namespace, req.Query)
 	if err != nil {
-		return nil, kgmem.Subgraph{}, err
+		return nil, err
 	}
 	for _, c := range cands[kgmem.KindEntity][:min(seedEntityHits, len(cands[kgmem.KindEntity]))] {
 		if !slices.Contains(seeds, c.id) {
@@ -71,13 +71,13 @@ func (e *Engine) graphHits(ctx context.Context, req SearchRequest, cands map[kgm
 		}
 	}
 	if len(seeds) == 0 {
-		return nil, kgmem.Subgraph{}, nil
+		return nil, nil
 	}
 	sub, err := e.graph.Neighborhood(ctx, req.Namespace, kgmem.NeighborhoodQuery{
-		Seeds: seeds, Depth: e.search.GraphDepth, FanOut: e.search.GraphFanOut, IncludeExpired: true,
+		Seeds: seeds, Depth: e.search.GraphDepth, FanOut: e.search.GraphFanOut, IncludeExpired: true, FactsOnly: true,
 	})
 	if err != nil {
-		return nil, kgmem.Subgraph{}, fmt.Errorf("graph expansion: %w", err)
+		return nil, fmt.Errorf("graph expansion: %w", err)
 	}
 	stems := map[string]bool{}
 	for _, w := range keywords(req.Query) {
@@ -131,7 +131,7 @@ func (e *Engine) graphHits(ctx context.Context, req SearchRequest, cands map[kgm
 		hits = append(hits, kgmem.Hit{Kind: kgmem.KindFact, ID: f.ID, Score: confidenceOr1(f.Confidence) * (1 + best) / float64(hf.hop)})
 	}
 	slices.SortStableFunc(hits, func(a, b kgmem.Hit) int { return cmp.Or(cmp.Compare(b.Score, a.Score), cmp.Compare(a.ID, b.ID)) })
-	return hits, sub, nil
+	return hits, nil
 }
 
 // distance is the hop count of an entity in a traversal, large when unknown.

@@ -149,9 +149,6 @@ type SearchResult struct {
 	Context string `json:"context"`
 	// Warnings report degraded retrieval (a retriever failed; the others answered).
 	Warnings []string `json:"warnings,omitempty"`
-
-	// expansion is what graph expansion walked (entities for the result graph).
-	expansion kgmem.Subgraph
 }
 
 // FactResult is a ranked fact.
@@ -262,27 +259,43 @@ func (e *Engine) Search(ctx context.Context, req SearchRequest) (SearchResult, e
 		return SearchResult{}, err
 	}
 	cands := e.fuse(lists)
+	// The thread and graph retrievers start from the fused candidates (the
+	// best episodes; the best entities) and add hits of other kinds (episodes;
+	// facts), so neither changes what the other starts from: they run at once.
+	type second struct {
+		name string
+		run  func(context.Context) ([]kgmem.Hit, error)
+		hits []kgmem.Hit
+		err  error
+	}
+	var seconds []*second
 	if slices.Contains(req.Include, kgmem.KindEpisode) && e.search.ThreadWeight > 0 {
 		anchors := cands[kgmem.KindEpisode][:min(req.Limit, len(cands[kgmem.KindEpisode]))]
-		hits, err := withDeadline(ctx, e.search.RetrieverTimeout, func(ctx context.Context) ([]kgmem.Hit, error) {
+		seconds = append(seconds, &second{name: RetrieverThread, run: func(ctx context.Context) ([]kgmem.Hit, error) {
 			return e.threadHits(ctx, req.Namespace, anchors)
-		})
-		if err != nil {
-			res.Warnings = append(res.Warnings, e.degraded(ctx, req.Namespace, RetrieverThread, err))
-		}
-		lists[RetrieverThread] = hits
-		cands = e.fuse(lists)
+		}})
 	}
 	if slices.Contains(req.Include, kgmem.KindFact) && e.search.GraphWeight > 0 {
-		hits, sub, err := withDeadline2(ctx, e.search.RetrieverTimeout, func(ctx context.Context) ([]kgmem.Hit, kgmem.Subgraph, error) {
+		seconds = append(seconds, &second{name: RetrieverGraph, run: func(ctx context.Context) ([]kgmem.Hit, error) {
 			return e.graphHits(ctx, req, cands)
+		}})
+	}
+	var g errgroup.Group
+	for _, s := range seconds {
+		g.Go(func() error {
+			s.hits, s.err = withDeadline(ctx, e.search.RetrieverTimeout, s.run)
+			return nil
 		})
-		if err != nil {
-			res.Warnings = append(res.Warnings, e.degraded(ctx, req.Namespace, RetrieverGraph, err))
+	}
+	_ = g.Wait() // each retriever reports through its own err
+	for _, s := range seconds {
+		if s.err != nil {
+			res.Warnings = append(res.Warnings, e.degraded(ctx, req.Namespace, s.name, s.err))
 		}
-		lists[RetrieverGraph] = hits
+		lists[s.name] = s.hits
+	}
+	if len(seconds) > 0 {
 		cands = e.fuse(lists)
-		res.expansion = sub
 	}
 	if err := e.hydrate(ctx, req, cands, &res); err != nil {
 		return SearchResult{}, err
@@ -314,13 +327,6 @@ func (e *Engine) degraded(ctx context.Context, ns kgmem.Namespace, retriever str
 
 // withDeadline runs f under the per-retriever deadline.
 func withDeadline[T any](ctx context.Context, d time.Duration, f func(context.Context) (T, error)) (T, error) {
-	ctx, cancel := context.WithTimeout(ctx, d)
-	defer cancel()
-	return f(ctx)
-}
-
-// withDeadline2 is withDeadline for a function of two results.
-func withDeadline2[T, U any](ctx context.Context, d time.Duration, f func(context.Context) (T, U, error)) (T, U, error) {
 	ctx, cancel := context.WithTimeout(ctx, d)
 	defer cancel()
 	return f(ctx)

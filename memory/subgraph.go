@@ -42,11 +42,6 @@ func (e *Engine) attachGraph(ctx context.Context, req SearchRequest, res *Search
 	for _, ent := range res.Entities {
 		known[ent.ID] = ent.Entity
 	}
-	for _, ent := range res.expansion.Entities {
-		if _, ok := known[ent.ID]; !ok {
-			known[ent.ID] = ent
-		}
-	}
 	var missing []string
 	for _, f := range res.Facts {
 		for _, id := range []string{f.SubjectID, f.ObjectID} {

@@ -94,6 +94,23 @@ func testNeighborhood(t *testing.T, open Opener) {
 			t.Errorf("FanOut 100: got %d facts and %d entities, want 50 and 51", len(g.Facts), len(g.Entities))
 		}
 	})
+	t.Run("FactsOnly", func(t *testing.T) {
+		q := kgmem.NeighborhoodQuery{Seeds: []string{a.ID, d.ID}, Depth: 2, FanOut: 10, IncludeExpired: true}
+		full := h.neighborhood(ns, q)
+		q.FactsOnly = true
+		lean := h.neighborhood(ns, q)
+		if len(lean.Entities) != 0 {
+			t.Errorf("FactsOnly returned %d entities, want none", len(lean.Entities))
+		}
+		sameSet(t, "facts", factIDs(lean.Facts), factIDs(full.Facts))
+		if !maps.Equal(lean.Distance, full.Distance) || len(lean.Distance) == 0 {
+			t.Errorf("FactsOnly Distance = %v, want %v", lean.Distance, full.Distance)
+		}
+		q.Seeds = []string{"ent_nb_missing"}
+		if g := h.neighborhood(ns, q); len(g.Facts) != 0 || len(g.Distance) != 0 {
+			t.Errorf("FactsOnly from a missing seed = %+v, want nothing", g)
+		}
+	})
 	t.Run("LeafReachesHubButNotSiblingsAtDepth1", func(t *testing.T) {
 		g := h.neighborhood(ns, kgmem.NeighborhoodQuery{Seeds: []string{"ent_nb_leaf07"}, Depth: 1, FanOut: 5})
 		checkSubgraph(t, g)

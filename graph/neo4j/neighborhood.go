@@ -60,7 +60,7 @@ func (s *Store) Neighborhood(ctx context.Context, ns kgmem.Namespace, q kgmem.Ne
 // walk is the breadth-first traversal inside one transaction: one query
 // per level (kgmem.WalkNeighborhood keeps the books).
 func walk(ctx context.Context, tx neo4j.ManagedTransaction, ns kgmem.Namespace, key string, q kgmem.NeighborhoodQuery, depth, fanOut int) (kgmem.Subgraph, error) {
-	return kgmem.WalkNeighborhood(ctx, q.Seeds, depth, kgmem.NeighborhoodSteps{
+	return kgmem.WalkNeighborhood(ctx, q, depth, kgmem.NeighborhoodSteps{
 		Entities: func(ctx context.Context, ids []string) ([]kgmem.Entity, error) {
 			recs, err := run(ctx, tx, `UNWIND $ids AS id MATCH (e:Entity {namespace: $ns, id: id}) RETURN properties(e) AS e ORDER BY e.id`,
 				map[string]any{"ns": key, "ids": ids})

@@ -44,7 +44,7 @@ func (s *Store) Neighborhood(ctx context.Context, ns kgmem.Namespace, q kgmem.Ne
 				SELECT rid, importance, id FROM (SELECT rid, importance, id FROM facts WHERE namespace = ? AND object_id = fr.value` + exp + `
 					ORDER BY importance DESC, id LIMIT ?)
 				ORDER BY importance DESC, id LIMIT ?)))`
-	g, err := kgmem.WalkNeighborhood(ctx, q.Seeds, depth, kgmem.NeighborhoodSteps{
+	g, err := kgmem.WalkNeighborhood(ctx, q, depth, kgmem.NeighborhoodSteps{
 		Entities: func(ctx context.Context, ids []string) ([]kgmem.Entity, error) {
 			return s.entitiesTx(ctx, tx, ns, ids)
 		},

@@ -85,9 +85,9 @@ func (s *Store) rank(ctx context.Context, q ftsQuery, budget int) ([]rankedRow, 
 	if len(others) == 0 {
 		return fullRank()
 	}
-	var maxRID int64
-	if err := s.r.QueryRowContext(ctx, `SELECT coalesce(max(rid), 0) FROM `+q.src.records).Scan(&maxRID); err != nil {
-		return nil, false, fmt.Errorf("row count bound: %w", wrapErr(err))
+	maxRID, err := s.integer(ctx, `SELECT coalesce(max(rid), 0) FROM `+q.src.records)
+	if err != nil {
+		return nil, false, fmt.Errorf("row count bound: %w", err)
 	}
 	bound := 0.0
 	for _, d := range dfs[len(essential):] {
@@ -115,18 +115,33 @@ func maxIDF(rows int64, df int) float64 {
 
 // count returns how many rows of src's FTS table match the expression.
 func (s *Store) count(ctx context.Context, src ftsSource, match string) (int, error) {
-	var n int
-	err := s.r.QueryRowContext(ctx, `SELECT count(*) FROM `+src.fts+` WHERE `+src.fts+` MATCH ?`, match).Scan(&n)
+	n, err := s.integer(ctx, `SELECT count(*) FROM `+src.fts+` WHERE `+src.fts+` MATCH ?`, match)
 	if err != nil {
-		return 0, fmt.Errorf("count matches: %w", wrapErr(err))
+		return 0, fmt.Errorf("count matches: %w", err)
 	}
-	return n, nil
+	return int(n), nil
+}
+
+// integer runs a one-row, one-column integer query through the read
+// statement cache.
+func (s *Store) integer(ctx context.Context, query string, args ...any) (int64, error) {
+	got, err := collect(ctx, s.cached(s.r), func(rows *sql.Rows) (int64, error) {
+		var n int64
+		return n, rows.Scan(&n)
+	}, query, args...)
+	if err != nil {
+		return 0, err
+	}
+	if len(got) != 1 {
+		return 0, fmt.Errorf("%d rows, want 1", len(got))
+	}
+	return got[0], nil
 }
 
 // rankMatch returns the best limit rows of src's FTS table for the MATCH
 // expression, by bm25() with weight 0 on the ns column.
 func (s *Store) rankMatch(ctx context.Context, src ftsSource, match string, limit int) ([]rankedRow, error) {
-	return collect(ctx, s.r, func(rows *sql.Rows) (rankedRow, error) {
+	return collect(ctx, s.cached(s.r), func(rows *sql.Rows) (rankedRow, error) {
 		var r rankedRow
 		return r, rows.Scan(&r.rid, &r.score)
 	}, `SELECT rowid, -bm25(`+src.fts+`, 0.0, 1.0) AS score FROM `+src.fts+`

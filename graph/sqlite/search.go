@@ -134,7 +134,7 @@ func (s *Store) hits(ctx context.Context, ns kgmem.Namespace, src ftsSource, top
 		for _, r := range chunk {
 			args = append(args, r.rid)
 		}
-		got, err := collect(ctx, s.r, func(rows *sql.Rows) (idOf, error) {
+		got, err := collect(ctx, s.cached(s.r), func(rows *sql.Rows) (idOf, error) {
 			var r idOf
 			return r, rows.Scan(&r.rid, &r.id)
 		}, `SELECT rid, id FROM `+src.records+` WHERE +namespace = ? AND rid IN (`+placeholders(len(chunk))+`)`+cond, args...)
