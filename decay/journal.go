@@ -20,4 +20,3 @@ func validEntry(e journalEntry) bool {
 	_, err := kgmem.ParseNamespace(string(e.NS))
 	return err == nil && !e.At.IsZero() && len(e.Refs) > 0 && validateRefs(e.Refs) == nil
 }
-
