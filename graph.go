@@ -136,9 +136,12 @@ type NeighborhoodQuery struct {
 	FanOut int
 	// IncludeExpired also traverses invalidated facts.
 	IncludeExpired bool
-	// FactsOnly leaves Subgraph.Entities empty (Distance is still complete):
-	// for callers that score paths and load only the few entities they show,
-	// instead of every entity a two-hop walk reaches.
+	// FactsOnly asks for the shape of the walk only, for callers that score
+	// paths and load the few records they show themselves (graph expansion):
+	// Subgraph.Entities is left empty (Distance is still complete), and a
+	// store may return each fact with its graph fields only (ID, Namespace,
+	// SubjectID, Predicate, ObjectID, Confidence, Importance and the four
+	// instants), leaving text, names, episodes, attributes and decay empty.
 	FactsOnly bool
 }
 

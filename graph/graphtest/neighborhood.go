@@ -103,6 +103,18 @@ func testNeighborhood(t *testing.T, open Opener) {
 			t.Errorf("FactsOnly returned %d entities, want none", len(lean.Entities))
 		}
 		sameSet(t, "facts", factIDs(lean.Facts), factIDs(full.Facts))
+		byID := map[string]kgmem.Fact{}
+		for _, f := range full.Facts {
+			byID[f.ID] = f
+		}
+		for _, l := range lean.Facts { // the graph fields FactsOnly keeps
+			f := byID[l.ID]
+			if l.Namespace != f.Namespace || l.SubjectID != f.SubjectID || l.ObjectID != f.ObjectID || l.Predicate != f.Predicate ||
+				l.Confidence != f.Confidence || l.Importance != f.Importance || !l.ValidAt.Equal(f.ValidAt) ||
+				!l.InvalidAt.Equal(f.InvalidAt) || !l.CreatedAt.Equal(f.CreatedAt) || !l.ExpiredAt.Equal(f.ExpiredAt) {
+				t.Errorf("FactsOnly fact %+v, full %+v", l, f)
+			}
+		}
 		if !maps.Equal(lean.Distance, full.Distance) || len(lean.Distance) == 0 {
 			t.Errorf("FactsOnly Distance = %v, want %v", lean.Distance, full.Distance)
 		}

@@ -69,8 +69,10 @@ func (s *Store) DeleteFact(ctx context.Context, ns kgmem.Namespace, id string) e
 		if err != nil {
 			return err
 		}
-		_, err = tx.ExecContext(ctx, `DELETE FROM fact_fts WHERE rowid = ?`, rid)
-		return err
+		if _, err = tx.ExecContext(ctx, `DELETE FROM fact_fts WHERE rowid = ?`, rid); err != nil {
+			return err
+		}
+		return s.ws.bumpVersion(ctx, tx, ns)
 	})
 	if err != nil {
 		return fmt.Errorf("sqlite: delete fact: %w", err)
@@ -114,7 +116,13 @@ func (s *Store) PurgeNamespace(ctx context.Context, ns kgmem.Namespace) (kgmem.P
 				*st.count = int(n)
 			}
 		}
-		return nil
+		// The namespace's version row goes with it; the counter moves on,
+		// so a namespace re-created later gets versions never used before.
+		if _, err := tx.StmtContext(ctx, s.ws.nextVersion).ExecContext(ctx); err != nil {
+			return fmt.Errorf("graph version: %w", err)
+		}
+		_, err := tx.ExecContext(ctx, `DELETE FROM graph_versions WHERE namespace = ?`, ns)
+		return err
 	})
 	if err != nil {
 		return kgmem.PurgeStats{}, fmt.Errorf("sqlite: purge %s: %w", ns, err)

@@ -80,6 +80,9 @@ func (a *applier) apply(cs kgmem.ChangeSet) error {
 	if _, err := a.stmt(a.st.registerNS).ExecContext(a.ctx, a.ns); err != nil {
 		return fmt.Errorf("register namespace: %w", err)
 	}
+	if err := a.st.bumpVersion(a.ctx, a.tx, a.ns); err != nil {
+		return err
+	}
 	for i, e := range cs.Entities {
 		if err := a.upsertEntity(e); err != nil {
 			return fmt.Errorf("entities[%d] %s: %w", i, e.ID, err)

@@ -20,7 +20,10 @@ const (
 // q.FanOut facts (most important first, then by id), whose other ends are
 // reached at d+1 unless already nearer. One read transaction gives a
 // consistent snapshot; each level is one query, an index range scan per
-// frontier entity (kgmem.WalkNeighborhood keeps the books).
+// frontier entity (kgmem.WalkNeighborhood keeps the books). With
+// q.FactsOnly the walk runs in memory over the namespace's cached topology
+// (topology.go), current as of the namespace's graph version, and returns
+// facts with their graph fields only.
 func (s *Store) Neighborhood(ctx context.Context, ns kgmem.Namespace, q kgmem.NeighborhoodQuery) (kgmem.Subgraph, error) {
 	if err := checkNamespace(ns); err != nil {
 		return kgmem.Subgraph{}, err
@@ -28,6 +31,26 @@ func (s *Store) Neighborhood(ctx context.Context, ns kgmem.Namespace, q kgmem.Ne
 	depth, fanOut, err := checkNeighborhoodQuery(q)
 	if err != nil {
 		return kgmem.Subgraph{}, fmt.Errorf("sqlite: neighborhood: %w", err)
+	}
+	if q.FactsOnly {
+		topo, err := s.topology(ctx, ns)
+		if err != nil {
+			return kgmem.Subgraph{}, fmt.Errorf("sqlite: neighborhood: %w", err)
+		}
+		if topo != nil {
+			g, err := kgmem.WalkNeighborhood(ctx, q, depth, kgmem.NeighborhoodSteps{
+				Entities: func(ctx context.Context, ids []string) ([]kgmem.Entity, error) {
+					return s.entitiesTx(ctx, s.r, ns, ids)
+				},
+				Expand: func(_ context.Context, frontier []string) ([]kgmem.Fact, error) {
+					return topo.expand(ns, frontier, fanOut, q.IncludeExpired), nil
+				},
+			})
+			if err != nil {
+				return kgmem.Subgraph{}, fmt.Errorf("sqlite: neighborhood: %w", err)
+			}
+			return g, nil
+		}
 	}
 	tx, err := s.r.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {

@@ -8,7 +8,7 @@ import (
 
 // schemaVersion is the layout this package writes, kept in PRAGMA user_version.
 // Bump it and append a step to migrations when the layout changes.
-const schemaVersion = 4
+const schemaVersion = 5
 
 // ftsTokenizer is the tokenizer of every full-text table: Unicode word
 // boundaries, diacritics folded ("Zürich" finds "Zurich"), case folded, and
@@ -147,6 +147,21 @@ func migrations() [][]string {
 		`CREATE INDEX IF NOT EXISTS facts_subject_predicate ON facts (namespace, subject_id, predicate, id)`,
 		`CREATE INDEX IF NOT EXISTS facts_object_predicate ON facts (namespace, object_id, predicate, id)`,
 		`CREATE INDEX IF NOT EXISTS facts_pair ON facts (namespace, subject_id, object_id, id)`,
+	}, {
+		// Version 5: a version per namespace, raised by every write that can
+		// change its graph, so readers (of this process or another) can tell
+		// whether what they keep in memory of it (see topology.go) is
+		// current. Versions come from one counter over all namespaces, the
+		// row of the empty namespace (never a valid one), so a purged and
+		// re-created namespace never repeats an old version.
+		`CREATE TABLE IF NOT EXISTS graph_versions (
+		namespace TEXT PRIMARY KEY,
+		version   INTEGER NOT NULL
+	) WITHOUT ROWID`,
+		// Namespaces written before this step start at version 1; a
+		// namespace without a row (none written, or purged) reads as 0.
+		`INSERT OR IGNORE INTO graph_versions (namespace, version) SELECT namespace, 1 FROM namespaces`,
+		`INSERT OR IGNORE INTO graph_versions (namespace, version) VALUES ('', 1)`,
 	}}
 }
 

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+
+	"github.com/kgmem/kgmem"
 )
 
 // writeStmts are the statements Apply runs for every record, prepared once on
@@ -15,6 +17,9 @@ type writeStmts struct {
 	registerNS, entityExists, episodeExists          *sql.Stmt
 	upsertEntity, clearNames, addName, insertEpisode *sql.Stmt
 	upsertFact, addMention                           *sql.Stmt
+	// nextVersion draws from the version counter, setVersion gives the
+	// drawn value to a namespace (see bumpVersion).
+	nextVersion, setVersion *sql.Stmt
 	// ftsDelete and ftsInsert are keyed by FTS table name; each takes a
 	// JSON array (of rowids; of [rowid, body] pairs) and writes a whole
 	// change set's entries in one statement.
@@ -145,6 +150,9 @@ func prepareWrites(ctx context.Context, db *sql.DB) (*writeStmts, error) {
 			reinforcements = excluded.reinforcements, pinned = excluded.pinned, forgotten_at = excluded.forgotten_at
 		RETURNING rid`)
 	w.addMention = prep(`INSERT OR IGNORE INTO mentions (namespace, episode_id, entity_id) VALUES (?, ?, ?)`)
+	w.nextVersion = prep(`UPDATE graph_versions SET version = version + 1 WHERE namespace = '' RETURNING version`)
+	w.setVersion = prep(`INSERT INTO graph_versions (namespace, version) VALUES (?, ?)
+		ON CONFLICT (namespace) DO UPDATE SET version = excluded.version`)
 	for _, src := range ftsSources() {
 		w.ftsDelete[src.fts] = prep(`DELETE FROM ` + src.fts + ` WHERE rowid IN (SELECT value FROM json_each(?))`)
 		w.ftsInsert[src.fts] = prep(`INSERT INTO ` + src.fts + ` (rowid, ns, body)
@@ -160,7 +168,7 @@ func prepareWrites(ctx context.Context, db *sql.DB) (*writeStmts, error) {
 // close closes every prepared statement.
 func (w *writeStmts) close() error {
 	all := []*sql.Stmt{w.registerNS, w.entityExists, w.episodeExists, w.upsertEntity, w.clearNames, w.addName,
-		w.insertEpisode, w.upsertFact, w.addMention}
+		w.insertEpisode, w.upsertFact, w.addMention, w.nextVersion, w.setVersion}
 	for _, st := range w.ftsDelete {
 		all = append(all, st)
 	}
@@ -174,4 +182,17 @@ func (w *writeStmts) close() error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// bumpVersion gives ns the next graph version, inside the write transaction
+// tx: every write that can change what Neighborhood walks calls it.
+func (w *writeStmts) bumpVersion(ctx context.Context, tx *sql.Tx, ns kgmem.Namespace) error {
+	var v int64
+	if err := tx.StmtContext(ctx, w.nextVersion).QueryRowContext(ctx).Scan(&v); err != nil {
+		return fmt.Errorf("graph version: %w", err)
+	}
+	if _, err := tx.StmtContext(ctx, w.setVersion).ExecContext(ctx, ns, v); err != nil {
+		return fmt.Errorf("graph version of %s: %w", ns, err)
+	}
+	return nil
 }

@@ -40,6 +40,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/kgmem/kgmem"
 	sqlite3 "modernc.org/sqlite"
@@ -55,6 +56,8 @@ type Store struct {
 	w  *sql.DB // the single writer connection
 	r  *sql.DB // query-only readers
 	ws *writeStmts
+	// topo keeps namespaces' graph shapes for graph expansion (topology.go).
+	topo *topologyCache
 }
 
 var _ kgmem.GraphStore = (*Store)(nil)
@@ -75,7 +78,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := migrate(ctx, w); err != nil {
+	if err := migrateWhenFree(ctx, w); err != nil {
 		_ = w.Close()
 		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
 	}
@@ -91,12 +94,31 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		_ = w.Close()
 		return nil, err
 	}
-	s := &Store{w: w, r: r, ws: ws}
+	s := &Store{w: w, r: r, ws: ws, topo: newTopologyCache(topologyBudget)}
 	if err := s.Ping(ctx); err != nil {
 		_ = s.Close()
 		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
 	}
 	return s, nil
+}
+
+// migrateWhenFree runs migrate, trying again for up to the busy timeout
+// while it fails with SQLITE_BUSY: when several connections open a new file
+// at once, SQLite can refuse a BEGIN IMMEDIATE without calling the busy
+// handler while another of them switches the file to WAL mode.
+func migrateWhenFree(ctx context.Context, db *sql.DB) error {
+	deadline := time.Now().Add(busyTimeoutMillis * time.Millisecond)
+	for wait := time.Millisecond; ; wait = min(2*wait, 100*time.Millisecond) {
+		err := migrate(ctx, db)
+		if err == nil || !errors.Is(err, kgmem.ErrUnavailable) || time.Now().After(deadline) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return errors.Join(err, ctx.Err())
+		case <-time.After(wait):
+		}
+	}
 }
 
 // openPool opens a database/sql pool on path whose every connection runs pragmas.
