@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"sync"
 )
 
 // pruneBudget is how many matching rows a search may score with bm25()
@@ -33,6 +34,9 @@ type ftsQuery struct {
 	prefix string // wordPrefix of the namespace
 	terms  []string
 	limit  int
+	// version is the namespace's graph version when the search began,
+	// which keys the document frequencies cached in dfCache.
+	version int64
 }
 
 // rank returns the best q.limit rows for q, scored exactly as one bm25()
@@ -62,9 +66,14 @@ func (s *Store) rank(ctx context.Context, q ftsQuery, budget int) ([]rankedRow, 
 	dfs := make([]termDF, len(q.terms))
 	total := 0
 	for i, t := range q.terms {
-		n, err := s.count(ctx, q.src, phrase(q.prefix, t))
-		if err != nil {
-			return nil, false, err
+		key := dfKey{fts: q.src.fts, prefix: q.prefix, version: q.version, term: t}
+		n, ok := s.dfs.get(key)
+		if !ok {
+			var err error
+			if n, err = s.count(ctx, q.src, phrase(q.prefix, t)); err != nil {
+				return nil, false, err
+			}
+			s.dfs.put(key, n)
 		}
 		dfs[i] = termDF{t, n}
 		total += n
@@ -146,4 +155,42 @@ func (s *Store) rankMatch(ctx context.Context, src ftsSource, match string, limi
 		return r, rows.Scan(&r.rid, &r.score)
 	}, `SELECT rowid, -bm25(`+src.fts+`, 0.0, 1.0) AS score FROM `+src.fts+`
 		WHERE `+src.fts+` MATCH ? ORDER BY score DESC, rowid LIMIT ?`, match, limit)
+}
+
+// maxCachedDFs bounds the document frequencies dfCache holds; past it the
+// cache starts over.
+const maxCachedDFs = 100_000
+
+// dfCache remembers how many rows of a namespace's FTS table hold a term,
+// per graph version (every write that changes the FTS tables raises it), so
+// repeated query words cost a map lookup instead of a walk of their posting
+// lists. The counts only steer pruning, which rank checks against a bound.
+type dfCache struct {
+	mu sync.Mutex
+	m  map[dfKey]int
+}
+
+// dfKey names one term's count in one namespace at one version.
+type dfKey struct {
+	fts, prefix string
+	version     int64
+	term        string
+}
+
+// get returns the cached count of key.
+func (c *dfCache) get(key dfKey) (int, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	n, ok := c.m[key]
+	return n, ok
+}
+
+// put caches the count of key.
+func (c *dfCache) put(key dfKey, n int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m == nil || len(c.m) >= maxCachedDFs {
+		c.m = map[dfKey]int{}
+	}
+	c.m[key] = n
 }

@@ -58,6 +58,10 @@ func (s *Store) SearchText(ctx context.Context, ns kgmem.Namespace, q kgmem.Text
 	if len(terms) == 0 {
 		return nil, nil
 	}
+	version, err := graphVersion(ctx, s.cached(s.r), ns)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: search: %w", err)
+	}
 	// The kinds are independent queries: run them on separate reader
 	// connections at once.
 	sources := ftsSources()
@@ -69,7 +73,7 @@ func (s *Store) SearchText(ctx context.Context, ns kgmem.Namespace, q kgmem.Text
 		}
 		currentOnly := src.kind == kgmem.KindFact && !q.IncludeExpired
 		g.Go(func() error {
-			fq := ftsQuery{src: src, always: nsToken(ns), prefix: wordPrefix(ns), terms: terms, limit: limit}
+			fq := ftsQuery{src: src, always: nsToken(ns), prefix: wordPrefix(ns), terms: terms, limit: limit, version: version}
 			hits, err := s.searchKind(gctx, ns, fq, currentOnly)
 			if err != nil {
 				return fmt.Errorf("sqlite: search %s: %w", src.kind, err)

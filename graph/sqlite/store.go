@@ -58,6 +58,8 @@ type Store struct {
 	ws *writeStmts
 	// topo keeps namespaces' graph shapes for graph expansion (topology.go).
 	topo *topologyCache
+	// dfs caches search terms' document frequencies (prune.go).
+	dfs dfCache
 }
 
 var _ kgmem.GraphStore = (*Store)(nil)
