@@ -131,13 +131,15 @@ func (s *Store) count(ctx context.Context, src ftsSource, match string) (int, er
 	return int(n), nil
 }
 
-// integer runs a one-row, one-column integer query through the read
-// statement cache.
+// integer runs a one-row, one-column integer query on the reader pool
+// through the read statement cache.
 func (s *Store) integer(ctx context.Context, query string, args ...any) (int64, error) {
-	got, err := collect(ctx, s.cached(s.r), func(rows *sql.Rows) (int64, error) {
-		var n int64
-		return n, rows.Scan(&n)
-	}, query, args...)
+	return integerOn(ctx, s.cached(s.r), query, args...)
+}
+
+// integerOn runs a one-row, one-column integer query on q.
+func integerOn(ctx context.Context, q querier, query string, args ...any) (int64, error) {
+	got, err := integers(ctx, q, query, args...)
 	if err != nil {
 		return 0, err
 	}
@@ -145,6 +147,14 @@ func (s *Store) integer(ctx context.Context, query string, args ...any) (int64, 
 		return 0, fmt.Errorf("%d rows, want 1", len(got))
 	}
 	return got[0], nil
+}
+
+// integers runs a one-column integer query on q.
+func integers(ctx context.Context, q querier, query string, args ...any) ([]int64, error) {
+	return collect(ctx, q, func(rows *sql.Rows) (int64, error) {
+		var n int64
+		return n, rows.Scan(&n)
+	}, query, args...)
 }
 
 // rankMatch returns the best limit rows of src's FTS table for the MATCH

@@ -175,14 +175,11 @@ func (s *Store) readTopology(ctx context.Context, ns kgmem.Namespace) (*topology
 	if t.version, err = graphVersion(ctx, q, ns); err != nil {
 		return nil, err
 	}
-	n, err := collect(ctx, q, func(rows *sql.Rows) (int, error) {
-		var n int
-		return n, rows.Scan(&n)
-	}, `SELECT count(*) FROM facts WHERE namespace = ?`, ns)
+	n, err := integerOn(ctx, q, `SELECT count(*) FROM facts WHERE namespace = ?`, ns)
 	if err != nil {
 		return nil, fmt.Errorf("count facts: %w", err)
 	}
-	if len(n) != 1 || n[0] > s.topo.budget {
+	if n > int64(s.topo.budget) {
 		return nil, nil
 	}
 	t.edges, err = collect(ctx, q, func(rows *sql.Rows) (edge, error) {
@@ -220,10 +217,7 @@ func (s *Store) readTopology(ctx context.Context, ns kgmem.Namespace) (*topology
 // graphVersion reads the graph version of ns: 0 when it has none (never
 // written, or purged).
 func graphVersion(ctx context.Context, q querier, ns kgmem.Namespace) (int64, error) {
-	v, err := collect(ctx, q, func(rows *sql.Rows) (int64, error) {
-		var v int64
-		return v, rows.Scan(&v)
-	}, `SELECT version FROM graph_versions WHERE namespace = ?`, ns)
+	v, err := integers(ctx, q, `SELECT version FROM graph_versions WHERE namespace = ?`, ns)
 	if err != nil {
 		return 0, fmt.Errorf("graph version: %w", err)
 	}
