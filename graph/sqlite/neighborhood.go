@@ -22,7 +22,7 @@ const (
 // consistent snapshot; each level is one query, an index range scan per
 // frontier entity (kgmem.WalkNeighborhood keeps the books). With
 // q.FactsOnly the walk runs in memory over the namespace's cached topology
-// (topology.go), current as of the namespace's graph version, and returns
+// (graph/topology, topology.go), current as of the namespace's graph version, and returns
 // facts with their graph fields only.
 func (s *Store) Neighborhood(ctx context.Context, ns kgmem.Namespace, q kgmem.NeighborhoodQuery) (kgmem.Subgraph, error) {
 	if err := checkNamespace(ns); err != nil {
@@ -33,17 +33,17 @@ func (s *Store) Neighborhood(ctx context.Context, ns kgmem.Namespace, q kgmem.Ne
 		return kgmem.Subgraph{}, fmt.Errorf("sqlite: neighborhood: %w", err)
 	}
 	if q.FactsOnly {
-		topo, err := s.topology(ctx, ns)
+		topo, ok, err := s.topology(ctx, ns)
 		if err != nil {
 			return kgmem.Subgraph{}, fmt.Errorf("sqlite: neighborhood: %w", err)
 		}
-		if topo != nil {
+		if ok {
 			g, err := kgmem.WalkNeighborhood(ctx, q, depth, kgmem.NeighborhoodSteps{
 				Entities: func(ctx context.Context, ids []string) ([]kgmem.Entity, error) {
 					return s.entitiesTx(ctx, s.r, ns, ids)
 				},
 				Expand: func(_ context.Context, frontier []string) ([]kgmem.Fact, error) {
-					return topo.expand(ns, frontier, fanOut, q.IncludeExpired), nil
+					return topo.Expand(frontier, fanOut, q.IncludeExpired), nil
 				},
 			})
 			if err != nil {

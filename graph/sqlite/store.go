@@ -43,6 +43,8 @@ import (
 	"time"
 
 	"github.com/kgmem/kgmem"
+	"github.com/kgmem/kgmem/graph/topology"
+	"github.com/kgmem/kgmem/internal/nscache"
 	sqlite3 "modernc.org/sqlite"
 	sqlite3lib "modernc.org/sqlite/lib"
 )
@@ -57,7 +59,7 @@ type Store struct {
 	r  *sql.DB // query-only readers
 	ws *writeStmts
 	// topo keeps namespaces' graph shapes for graph expansion (topology.go).
-	topo *topologyCache
+	topo *nscache.Cache[*topology.Topology]
 	// dfs caches search terms' document frequencies (prune.go).
 	dfs dfCache
 }
@@ -96,7 +98,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		_ = w.Close()
 		return nil, err
 	}
-	s := &Store{w: w, r: r, ws: ws, topo: newTopologyCache(topologyBudget)}
+	s := &Store{w: w, r: r, ws: ws, topo: nscache.New[*topology.Topology](topologyBudget)}
 	if err := s.Ping(ctx); err != nil {
 		_ = s.Close()
 		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)

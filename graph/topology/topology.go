@@ -1,0 +1,109 @@
+// Package topology holds the shape of one namespace's graph in memory (every
+// fact's graph fields and, per entity, its facts in walk order), so graph
+// expansion (GraphStore.Neighborhood with FactsOnly) walks it without reading
+// the store. Both graph stores build it from their records and keep it in an
+// nscache.Cache keyed by namespace and checked against the namespace's graph
+// version.
+package topology
+
+import (
+	"cmp"
+	"slices"
+	"time"
+
+	"github.com/kgmem/kgmem"
+)
+
+// Topology is one namespace's graph shape. It is read-only once built and
+// safe for concurrent use.
+type Topology struct {
+	ns    kgmem.Namespace
+	edges []edge
+	// bySubject and byObject list the edges of each entity in that role,
+	// most important first, then by id: the order of the stores' walks.
+	bySubject, byObject map[string][]int32
+}
+
+// edge is a fact's graph fields.
+type edge struct {
+	id, subject, predicate, object       string
+	confidence                           float64
+	importance                           int
+	validAt, invalidAt, created, expired time.Time
+}
+
+// New builds the topology of ns from its facts, of which only the graph
+// fields (id, ends, predicate, confidence, importance, the four times) are
+// kept.
+func New(ns kgmem.Namespace, facts []kgmem.Fact) *Topology {
+	t := &Topology{ns: ns, edges: make([]edge, len(facts)), bySubject: map[string][]int32{}, byObject: map[string][]int32{}}
+	// Entity ids and predicates repeat across facts: keep one copy of each.
+	names := map[string]string{}
+	intern := func(s string) string {
+		if v, ok := names[s]; ok {
+			return v
+		}
+		names[s] = s
+		return s
+	}
+	for i, f := range facts {
+		t.edges[i] = edge{id: f.ID, subject: intern(f.SubjectID), predicate: intern(f.Predicate), object: intern(f.ObjectID),
+			confidence: f.Confidence, importance: f.Importance,
+			validAt: f.ValidAt, invalidAt: f.InvalidAt, created: f.CreatedAt, expired: f.ExpiredAt}
+		e := &t.edges[i]
+		t.bySubject[e.subject] = append(t.bySubject[e.subject], int32(i))
+		t.byObject[e.object] = append(t.byObject[e.object], int32(i))
+	}
+	for _, m := range []map[string][]int32{t.bySubject, t.byObject} {
+		for _, idx := range m {
+			slices.SortFunc(idx, t.walkOrder)
+		}
+	}
+	return t
+}
+
+// Len returns the number of facts held.
+func (t *Topology) Len() int { return len(t.edges) }
+
+// Expand returns, for each entity of frontier, at most fanOut of its facts
+// in either role (unexpired ones unless includeExpired), most important
+// first, then by id: kgmem.NeighborhoodSteps.Expand over the topology. The
+// facts carry their graph fields only.
+func (t *Topology) Expand(frontier []string, fanOut int, includeExpired bool) []kgmem.Fact {
+	var out []kgmem.Fact
+	picked := make([]int32, 0, 2*fanOut)
+	for _, ent := range frontier {
+		picked = picked[:0]
+		for _, side := range [][]int32{t.bySubject[ent], t.byObject[ent]} {
+			n := 0
+			for _, i := range side {
+				if n == fanOut {
+					break
+				}
+				if includeExpired || t.edges[i].expired.IsZero() {
+					picked = append(picked, i)
+					n++
+				}
+			}
+		}
+		slices.SortFunc(picked, t.walkOrder)
+		picked = slices.Compact(picked) // a fact from ent to itself is on both sides
+		for _, i := range picked[:min(fanOut, len(picked))] {
+			out = append(out, t.edges[i].fact(t.ns))
+		}
+	}
+	return out
+}
+
+// walkOrder orders edge indexes most important first, then by fact id.
+func (t *Topology) walkOrder(a, b int32) int {
+	ea, eb := &t.edges[a], &t.edges[b]
+	return cmp.Or(cmp.Compare(eb.importance, ea.importance), cmp.Compare(ea.id, eb.id))
+}
+
+// fact returns the edge as a fact of ns with its graph fields only.
+func (e *edge) fact(ns kgmem.Namespace) kgmem.Fact {
+	return kgmem.Fact{ID: e.id, Namespace: ns, SubjectID: e.subject, Predicate: e.predicate, ObjectID: e.object,
+		Confidence: e.confidence, Importance: e.importance, ValidAt: e.validAt, InvalidAt: e.invalidAt,
+		CreatedAt: e.created, ExpiredAt: e.expired}
+}

@@ -1,0 +1,54 @@
+package topology
+
+import (
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/kgmem/kgmem"
+)
+
+func TestExpand(t *testing.T) {
+	expired := time.Date(2025, 3, 1, 0, 0, 0, 0, time.UTC)
+	fact := func(id, s, o string, importance int, exp time.Time) kgmem.Fact {
+		return kgmem.Fact{ID: id, SubjectID: s, Predicate: "knows", ObjectID: o, Importance: importance, Confidence: 0.9, ExpiredAt: exp}
+	}
+	topo := New("ns", []kgmem.Fact{
+		fact("f1", "hub", "a", 5, time.Time{}),
+		fact("f2", "b", "hub", 9, time.Time{}),
+		fact("f3", "hub", "c", 5, time.Time{}),
+		fact("f4", "hub", "d", 7, expired),
+		fact("f5", "hub", "hub", 1, time.Time{}), // self-loop: on both sides of hub
+		fact("f6", "a", "c", 3, time.Time{}),
+	})
+	tests := []struct {
+		name           string
+		frontier       []string
+		fanOut         int
+		includeExpired bool
+		want           []string
+	}{
+		{"most important first, then by id", []string{"hub"}, 10, false, []string{"f2", "f1", "f3", "f5"}},
+		{"expired included on request", []string{"hub"}, 10, true, []string{"f2", "f4", "f1", "f3", "f5"}},
+		{"fan-out caps per entity", []string{"hub"}, 2, false, []string{"f2", "f1"}},
+		{"each frontier entity in turn", []string{"a", "c"}, 10, false, []string{"f1", "f6", "f3", "f6"}},
+		{"unknown entity has no facts", []string{"nobody"}, 10, false, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var got []string
+			for _, f := range topo.Expand(tt.frontier, tt.fanOut, tt.includeExpired) {
+				if f.Namespace != "ns" || f.Predicate != "knows" || f.Confidence != 0.9 {
+					t.Errorf("fact %s lost its graph fields: %+v", f.ID, f)
+				}
+				got = append(got, f.ID)
+			}
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("Expand(%v, %d, %v) = %v, want %v", tt.frontier, tt.fanOut, tt.includeExpired, got, tt.want)
+			}
+		})
+	}
+	if topo.Len() != 6 {
+		t.Errorf("Len() = %d, want 6", topo.Len())
+	}
+}

@@ -1,0 +1,117 @@
+// Package nscache keeps read-only views derived from a namespace's stored
+// records (a graph's topology, a BM25 index) in memory, each valid at one
+// graph version of its namespace, within a budget of held items.
+//
+// A graph store raises a namespace's version on every write that can change
+// such a view and reads it on every use; a view read at another version is
+// read again. Versions are compared for equality only, so a store may use a
+// counter or a random token per write.
+package nscache
+
+import (
+	"container/list"
+	"context"
+	"errors"
+	"strconv"
+	"sync"
+
+	"golang.org/x/sync/singleflight"
+)
+
+// ErrTooLarge is what a load returns for a view too large to hold; Get then
+// reports the view as not cached, and the caller reads the store directly.
+var ErrTooLarge = errors.New("nscache: view too large to cache")
+
+// Loaded is a view read from the store: the value, the graph version it was
+// read at (which may be newer than the one asked for) and its size in the
+// budget's units.
+type Loaded[V any] struct {
+	Value   V
+	Version int64
+	Size    int
+}
+
+// Cache holds the views of the most recently used keys, at most budget units
+// in all: past it the least recently used keys are dropped. Concurrent loads
+// of one key at one version are done once. A Cache is safe for concurrent use.
+type Cache[V any] struct {
+	budget int
+	loads  singleflight.Group
+
+	mu      sync.Mutex
+	entries map[string]*list.Element // of *entry[V]
+	lru     *list.List               // most recently used first
+	held    int
+}
+
+// entry is one cached view.
+type entry[V any] struct {
+	key  string
+	view Loaded[V]
+}
+
+// New returns an empty cache holding at most budget units.
+func New[V any](budget int) *Cache[V] {
+	return &Cache[V]{budget: budget, entries: map[string]*list.Element{}, lru: list.New()}
+}
+
+// Get returns the view of key at version: the cached one when it was read at
+// that version, else the result of load, which is cached. ok is false when
+// load returned ErrTooLarge or a view larger than the whole budget. A load is
+// shared by every caller waiting on it, so it runs without the caller's
+// cancellation: one caller's deadline must not fail the others.
+func (c *Cache[V]) Get(ctx context.Context, key string, version int64, load func(context.Context) (Loaded[V], error)) (v V, ok bool, err error) {
+	c.mu.Lock()
+	if el, found := c.entries[key]; found && el.Value.(*entry[V]).view.Version == version {
+		c.lru.MoveToFront(el)
+		c.mu.Unlock()
+		return el.Value.(*entry[V]).view.Value, true, nil
+	}
+	c.mu.Unlock()
+	got, err, _ := c.loads.Do(key+"\x00"+strconv.FormatInt(version, 10), func() (any, error) {
+		l, err := load(context.WithoutCancel(ctx))
+		if errors.Is(err, ErrTooLarge) {
+			return nil, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		if l.Size > c.budget {
+			return nil, nil
+		}
+		c.put(key, l)
+		return l, nil
+	})
+	if err != nil || got == nil {
+		return v, false, err
+	}
+	return got.(Loaded[V]).Value, true, nil
+}
+
+// put caches l as the view of key, replacing the one cached, and drops the
+// least recently used views to stay within the budget.
+func (c *Cache[V]) put(key string, l Loaded[V]) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if el, found := c.entries[key]; found {
+		c.held -= el.Value.(*entry[V]).view.Size
+		c.lru.Remove(el)
+		delete(c.entries, key)
+	}
+	for c.held+l.Size > c.budget && c.lru.Len() > 0 {
+		last := c.lru.Back()
+		old := last.Value.(*entry[V])
+		c.held -= old.view.Size
+		c.lru.Remove(last)
+		delete(c.entries, old.key)
+	}
+	c.entries[key] = c.lru.PushFront(&entry[V]{key: key, view: l})
+	c.held += l.Size
+}
+
+// Held returns the units held and the number of views cached.
+func (c *Cache[V]) Held() (units, views int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.held, c.lru.Len()
+}

@@ -1,0 +1,146 @@
+package nscache
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"sync/atomic"
+	"testing"
+)
+
+// loader counts its calls and returns the view it is told to.
+type loader struct {
+	calls atomic.Int32
+}
+
+func (l *loader) load(value string, version int64, size int, err error) func(context.Context) (Loaded[string], error) {
+	return func(context.Context) (Loaded[string], error) {
+		l.calls.Add(1)
+		return Loaded[string]{Value: value, Version: version, Size: size}, err
+	}
+}
+
+func TestGet(t *testing.T) {
+	ctx := context.Background()
+	errRead := errors.New("read failed")
+	type step struct {
+		key     string
+		version int64
+		loadAs  string // value the load returns
+		size    int
+		loadErr error
+		want    string
+		wantOK  bool
+		wantErr error
+		loads   int32 // loads so far, after this step
+	}
+	tests := []struct {
+		name   string
+		budget int
+		steps  []step
+	}{
+		{"same version is served from memory", 10, []step{
+			{key: "a", version: 1, loadAs: "a1", size: 1, want: "a1", wantOK: true, loads: 1},
+			{key: "a", version: 1, loadAs: "never", size: 1, want: "a1", wantOK: true, loads: 1},
+		}},
+		{"another version is read again", 10, []step{
+			{key: "a", version: 1, loadAs: "a1", size: 1, want: "a1", wantOK: true, loads: 1},
+			{key: "a", version: 2, loadAs: "a2", size: 1, want: "a2", wantOK: true, loads: 2},
+			{key: "a", version: 2, loadAs: "never", size: 1, want: "a2", wantOK: true, loads: 2},
+			{key: "a", version: 1, loadAs: "a1 again", size: 1, want: "a1 again", wantOK: true, loads: 3},
+		}},
+		{"too large is not cached", 10, []step{
+			{key: "a", version: 1, loadErr: ErrTooLarge, wantOK: false, loads: 1},
+			{key: "a", version: 1, loadErr: ErrTooLarge, wantOK: false, loads: 2},
+			{key: "b", version: 1, loadAs: "b1", size: 11, wantOK: false, loads: 3},
+			{key: "b", version: 1, loadAs: "b1", size: 10, want: "b1", wantOK: true, loads: 4},
+		}},
+		{"errors are returned and not cached", 10, []step{
+			{key: "a", version: 1, loadErr: errRead, wantErr: errRead, loads: 1},
+			{key: "a", version: 1, loadAs: "a1", size: 1, want: "a1", wantOK: true, loads: 2},
+		}},
+		{"least recently used goes first", 5, []step{
+			{key: "a", version: 1, loadAs: "a1", size: 2, want: "a1", wantOK: true, loads: 1},
+			{key: "b", version: 1, loadAs: "b1", size: 2, want: "b1", wantOK: true, loads: 2},
+			{key: "a", version: 1, want: "a1", wantOK: true, loads: 2}, // a is now the most recent
+			{key: "c", version: 1, loadAs: "c1", size: 2, want: "c1", wantOK: true, loads: 3},
+			{key: "a", version: 1, want: "a1", wantOK: true, loads: 3},
+			{key: "b", version: 1, loadAs: "b1 again", size: 2, want: "b1 again", wantOK: true, loads: 4},
+		}},
+		{"a load may be newer than asked", 10, []step{
+			{key: "a", version: 1, loadAs: "a2", size: 1, want: "a2", wantOK: true, loads: 1},
+			{key: "a", version: 2, want: "a2", wantOK: true, loads: 1},
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := New[string](tt.budget)
+			var l loader
+			for i, s := range tt.steps {
+				version := s.version
+				if s.loadAs == "a2" {
+					version = 2
+				}
+				got, ok, err := c.Get(ctx, s.key, s.version, l.load(s.loadAs, version, s.size, s.loadErr))
+				if !errors.Is(err, s.wantErr) || ok != s.wantOK || (ok && got != s.want) {
+					t.Fatalf("step %d: Get(%q, %d) = %q, %v, %v; want %q, %v, %v", i, s.key, s.version, got, ok, err, s.want, s.wantOK, s.wantErr)
+				}
+				if n := l.calls.Load(); n != s.loads {
+					t.Fatalf("step %d: %d loads, want %d", i, n, s.loads)
+				}
+				if units, _ := c.Held(); units > tt.budget {
+					t.Fatalf("step %d: %d units held over a budget of %d", i, units, tt.budget)
+				}
+			}
+		})
+	}
+}
+
+// TestConcurrentGetsLoadOnce checks that callers asking for one key at one
+// version share one load, and that a caller whose context is cancelled does
+// not fail the load the others wait on.
+func TestConcurrentGetsLoadOnce(t *testing.T) {
+	c := New[string](10)
+	var calls atomic.Int32
+	release := make(chan struct{})
+	started := make(chan struct{})
+	load := func(ctx context.Context) (Loaded[string], error) {
+		if calls.Add(1) == 1 {
+			close(started)
+		}
+		<-release
+		if err := ctx.Err(); err != nil {
+			return Loaded[string]{}, err
+		}
+		return Loaded[string]{Value: "v", Version: 7, Size: 1}, nil
+	}
+	cancelled, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	results := make([]string, 8)
+	errs := make([]error, 8)
+	for i := range results {
+		ctx := context.Background()
+		if i == 0 {
+			ctx = cancelled
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			results[i], _, errs[i] = c.Get(ctx, "k", 7, load)
+		}()
+	}
+	<-started
+	cancel()
+	close(release)
+	wg.Wait()
+	for i := range results {
+		if errs[i] != nil || results[i] != "v" {
+			t.Errorf("caller %d: %q, %v; want \"v\", nil", i, results[i], errs[i])
+		}
+	}
+	// Callers that arrived after the shared load finished are served from
+	// the cache; none may have loaded again.
+	if n := calls.Load(); n != 1 {
+		t.Errorf("%d loads, want 1", n)
+	}
+}
