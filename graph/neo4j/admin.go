@@ -77,7 +77,8 @@ func (s *Store) SetDecay(ctx context.Context, ns kgmem.Namespace, updates []kgme
 	return nil
 }
 
-// DeleteFact hard-deletes one fact of ns (its relationship and index node);
+// DeleteFact hard-deletes one fact of ns (its relationship and index node)
+// and sets the namespace's graph version in the same transaction;
 // kgmem.ErrNotFound when absent.
 func (s *Store) DeleteFact(ctx context.Context, ns kgmem.Namespace, id string) error {
 	if err := checkNamespace(ns); err != nil {
@@ -94,7 +95,7 @@ func (s *Store) DeleteFact(ctx context.Context, ns kgmem.Namespace, id string) e
 		if n, _ := recs[0].Values[0].(int64); n == 0 {
 			return kgmem.ErrNotFound
 		}
-		return nil
+		return bumpVersion(ctx, tx, s.key(ns))
 	})
 	if err != nil {
 		return fmt.Errorf("neo4j: delete fact %q in %s: %w", id, ns, err)
@@ -102,11 +103,13 @@ func (s *Store) DeleteFact(ctx context.Context, ns kgmem.Namespace, id string) e
 	return nil
 }
 
-// PurgeNamespace hard-deletes every record, mention, search entry and the
-// settings of ns and reports how many records it removed. Deletion runs in
-// batches of inner transactions (CALL { } IN TRANSACTIONS), so a namespace
-// of any size fits the transaction memory; an interrupted purge is finished
-// by calling it again.
+// PurgeNamespace hard-deletes every record, mention, search entry, the
+// settings and the graph version of ns and reports how many records it
+// removed. Deletion runs in batches of inner transactions (CALL { } IN
+// TRANSACTIONS), so a namespace of any size fits the transaction memory; an
+// interrupted purge is finished by calling it again. Until it finishes, the
+// namespace's graph version is marked purging, so FactsOnly walks read the
+// facts in Cypher rather than from a topology the batches make stale.
 func (s *Store) PurgeNamespace(ctx context.Context, ns kgmem.Namespace) (kgmem.PurgeStats, error) {
 	if err := checkNamespace(ns); err != nil {
 		return kgmem.PurgeStats{}, fmt.Errorf("neo4j: purge: %w", err)
@@ -124,7 +127,16 @@ func (s *Store) PurgeNamespace(ctx context.Context, ns kgmem.Namespace) (kgmem.P
 		n := func(i int) int { v, _ := recs[0].Values[i].(int64); return int(v) }
 		st = kgmem.PurgeStats{Episodes: n(0), Entities: n(1), Facts: n(2)}
 	}
-	for _, label := range []string{labelFactText, labelEpisode, labelEntity, labelSettings} {
+	// Readers must not cache the facts while batches delete them (version.go).
+	err = s.write(ctx, func(tx neo4j.ManagedTransaction) error {
+		_, err := run(ctx, tx, qMarkPurging, map[string]any{"ns": key, "version": newVersion()})
+		return err
+	})
+	if err != nil {
+		return kgmem.PurgeStats{}, fmt.Errorf("neo4j: purge %s: mark the graph version: %w", ns, err)
+	}
+	// The graph version goes last, when no fact is left.
+	for _, label := range []string{labelFactText, labelEpisode, labelEntity, labelSettings, labelGraphVersion} {
 		err := s.autoCommit(ctx, `MATCH (n:$($label) {namespace: $ns})
 			CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF `+fmt.Sprint(purgeBatch)+` ROWS`,
 			map[string]any{"ns": key, "label": label})

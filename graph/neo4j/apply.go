@@ -54,7 +54,8 @@ const (
 
 // Apply writes cs in one transaction: all of it or, on any error, nothing.
 // References to records neither stored in the namespace nor in cs are
-// checked inside the transaction before anything is written.
+// checked inside the transaction before anything is written. A change set
+// with facts also sets the namespace's graph version (version.go).
 func (s *Store) Apply(ctx context.Context, cs kgmem.ChangeSet) error {
 	if err := validate(cs); err != nil {
 		return fmt.Errorf("neo4j: apply: %w", err)
@@ -136,7 +137,8 @@ func encodeChangeSet(key string, cs kgmem.ChangeSet) (*encoded, error) {
 	return w, nil
 }
 
-// apply runs the write queries inside tx, references first.
+// apply runs the write queries inside tx, references first, and gives the
+// namespace a new graph version when cs writes facts.
 func (w *encoded) apply(ctx context.Context, tx neo4j.ManagedTransaction, cs kgmem.ChangeSet) error {
 	if err := w.checkRefs(ctx, tx, qMissingEntities, w.refEntities, w.entityField, "entity"); err != nil {
 		return err
@@ -164,6 +166,10 @@ func (w *encoded) apply(ctx context.Context, tx neo4j.ManagedTransaction, cs kgm
 		if _, err := run(ctx, tx, st.query, map[string]any{"ns": w.key, st.param: st.rows}); err != nil {
 			return fmt.Errorf("write %s: %w", st.what, err)
 		}
+	}
+	if len(w.facts) > 0 {
+		// Only facts change the graph a FactsOnly walk sees (version.go).
+		return bumpVersion(ctx, tx, w.key)
 	}
 	return nil
 }

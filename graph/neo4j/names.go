@@ -18,7 +18,9 @@ const (
 	labelFactText = "FactText"
 	labelSettings = "KgmemSettings"
 	labelSchema   = "KgmemSchema"
-	relMentions   = "MENTIONS"
+	// labelGraphVersion is the node holding a namespace's graph version (version.go).
+	labelGraphVersion = "KgmemGraphVersion"
+	relMentions       = "MENTIONS"
 )
 
 // fallbackRelType is the relationship type of a predicate without any ASCII
@@ -55,8 +57,8 @@ const fallbackLabel = "Other"
 // becomes "MusicBand", accents are stripped, a leading digit gets a "T"
 // prefix, and text without letters or digits maps to "Other". Types that
 // would collide with the store's own labels (Entity, Episode, FactText,
-// KgmemSettings, KgmemSchema) get a "Type" suffix. The exact type is kept in
-// the node's type property.
+// KgmemSettings, KgmemSchema, KgmemGraphVersion) get a "Type" suffix. The
+// exact type is kept in the node's type property.
 func Label(entityType string) string {
 	var b strings.Builder
 	for _, w := range strings.Split(asciiWords(entityType, nil), "_") {
@@ -75,7 +77,7 @@ func Label(entityType string) string {
 	}
 	s = truncate(s)
 	switch s {
-	case labelEntity, labelEpisode, labelFactText, labelSettings, labelSchema:
+	case labelEntity, labelEpisode, labelFactText, labelSettings, labelSchema, labelGraphVersion:
 		s += "Type"
 	}
 	return s

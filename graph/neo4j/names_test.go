@@ -60,6 +60,7 @@ func TestLabel(t *testing.T) {
 		{"entity", "EntityType"},
 		{"FactText", "FactTextType"},
 		{"KgmemSettings", "KgmemSettingsType"},
+		{"kgmem graph version", "KgmemGraphVersionType"},
 		{"Type`backtick` $param {map: 1}", "TypeBacktickParamMap1"},
 		{"x) DETACH DELETE n //", "XDETACHDELETEN"},
 	}

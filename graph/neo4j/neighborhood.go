@@ -36,7 +36,10 @@ const qExpand = `UNWIND $frontier AS fid
 // direction: each entity reached at distance d < q.Depth contributes at most
 // q.FanOut facts (most important first, then by id), whose other ends are
 // reached at d+1 unless already nearer. One read transaction, one query per
-// level.
+// level. With q.FactsOnly the walk runs in memory over the namespace's
+// cached topology (topology.go), current as of the namespace's graph version
+// (version.go), and returns facts with their graph fields only; a namespace
+// over the cache's budget, or being purged, is walked in Cypher.
 func (s *Store) Neighborhood(ctx context.Context, ns kgmem.Namespace, q kgmem.NeighborhoodQuery) (kgmem.Subgraph, error) {
 	if err := checkNamespace(ns); err != nil {
 		return kgmem.Subgraph{}, fmt.Errorf("neo4j: neighborhood: %w", err)
@@ -44,6 +47,15 @@ func (s *Store) Neighborhood(ctx context.Context, ns kgmem.Namespace, q kgmem.Ne
 	depth, fanOut, err := s.checkNeighborhoodQuery(q)
 	if err != nil {
 		return kgmem.Subgraph{}, fmt.Errorf("neo4j: neighborhood: %w", err)
+	}
+	if q.FactsOnly {
+		g, ok, err := s.walkFactsOnly(ctx, ns, q, depth, fanOut)
+		if err != nil {
+			return kgmem.Subgraph{}, fmt.Errorf("neo4j: neighborhood in %s: %w", ns, err)
+		}
+		if ok {
+			return g, nil
+		}
 	}
 	key := s.key(ns)
 	sess := s.session(ctx, neo4j.AccessModeRead)

@@ -45,6 +45,8 @@ var schemaStatements = []string{
 	"CREATE CONSTRAINT kgmem_fact_key IF NOT EXISTS FOR (n:FactText) REQUIRE (n.namespace, n.id) IS UNIQUE",
 	"CREATE CONSTRAINT kgmem_settings_key IF NOT EXISTS FOR (n:KgmemSettings) REQUIRE n.namespace IS UNIQUE",
 	"CREATE CONSTRAINT kgmem_schema_key IF NOT EXISTS FOR (n:KgmemSchema) REQUIRE n.name IS UNIQUE",
+	// One graph version node per namespace (version.go), found by this index.
+	"CREATE CONSTRAINT kgmem_graph_version_key IF NOT EXISTS FOR (n:" + labelGraphVersion + ") REQUIRE n.namespace IS UNIQUE",
 	"CREATE INDEX kgmem_entity_ns IF NOT EXISTS FOR (n:Entity) ON (n.namespace)",
 	"CREATE INDEX kgmem_entity_name IF NOT EXISTS FOR (n:Entity) ON (n.namespace, n.norm_name)",
 	// Every name and alias of an entity, for exact lookups with CONTAINS (see nameKeys).

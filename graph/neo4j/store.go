@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/kgmem/kgmem"
+	"github.com/kgmem/kgmem/graph/topology"
+	"github.com/kgmem/kgmem/internal/nscache"
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j/config"
 )
@@ -15,6 +17,8 @@ import (
 type Store struct {
 	driver neo4j.DriverWithContext
 	cfg    Config
+	// topo caches namespaces' topologies for FactsOnly walks (topology.go).
+	topo *nscache.Cache[*topology.Topology]
 }
 
 var _ kgmem.GraphStore = (*Store)(nil)
@@ -41,7 +45,7 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("neo4j: open %s: %w: %w", cfg.URI, kgmem.ErrInvalid, err)
 	}
-	s := &Store{driver: driver, cfg: cfg}
+	s := &Store{driver: driver, cfg: cfg, topo: nscache.New[*topology.Topology](topologyBudget)}
 	if err := driver.VerifyConnectivity(ctx); err != nil {
 		_ = driver.Close(ctx)
 		return nil, fmt.Errorf("neo4j: open %s: %w", cfg.URI, mapErr(err))
