@@ -19,6 +19,8 @@ require (
 	modernc.org/sqlite v1.61.1
 )
 
+require github.com/blevesearch/go-porterstemmer v1.0.3 // indirect
+
 require (
 	github.com/beorn7/perks v1.0.1 // indirect
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect

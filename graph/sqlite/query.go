@@ -2,57 +2,23 @@ package sqlite
 
 import (
 	"strings"
-	"unicode"
+
+	"github.com/kgmem/kgmem/lexical"
 )
 
-// maxQueryTerms caps the terms of one search; longer input keeps its first
-// distinct terms. It bounds the work a pasted document can cause.
-const maxQueryTerms = 32
-
-// isStopWord reports English function words, which queries drop: they match
-// nearly every record, add nothing to BM25 ranking, and would make every search
-// walk the longest posting lists. The list is Lucene's English stop set.
-func isStopWord(w string) bool {
-	switch w {
-	case "a", "an", "and", "are", "as", "at", "be", "but", "by", "for", "if", "in", "into", "is", "it", "no", "not",
-		"of", "on", "or", "such", "that", "the", "their", "then", "there", "these", "they", "this", "to", "was",
-		"will", "with":
-		return true
-	}
-	return false
-}
-
-// words splits text into lower-cased maximal runs of letters, digits and
-// combining marks that hold at least one letter or digit. Everything else
-// (quotes, brackets, operators, emoji) separates words.
-func words(text string) []string {
-	var out []string
-	for _, w := range strings.FieldsFunc(text, func(r rune) bool {
-		return !isWordRune(r) && !unicode.Is(unicode.Mn, r)
-	}) {
-		if strings.ContainsFunc(w, isWordRune) {
-			out = append(out, strings.ToLower(w))
-		}
-	}
-	return out
-}
-
-// isWordRune reports letters and digits.
-func isWordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
-
-// queryTerms splits free text into search terms: its words (see words) with
-// stop words and repeats dropped, at most maxQueryTerms. No character of the
-// input survives as FTS5 syntax.
+// queryTerms splits free text into FTS5 search terms: its words
+// (lexical.Words) with stop words and repeats dropped, at most
+// lexical.MaxQueryTerms. No character of the input survives as FTS5 syntax.
 func queryTerms(text string) []string {
 	seen := map[string]bool{}
 	var terms []string
-	for _, w := range words(text) {
-		if isStopWord(w) || seen[w] {
+	for _, w := range lexical.Words(text) {
+		if lexical.IsStopWord(w) || seen[w] {
 			continue
 		}
 		seen[w] = true
 		terms = append(terms, w)
-		if len(terms) == maxQueryTerms {
+		if len(terms) == lexical.MaxQueryTerms {
 			break
 		}
 	}
@@ -63,7 +29,7 @@ func queryTerms(text string) []string {
 // to the namespace's word prefix (see wordPrefix), so each namespace has its
 // own posting lists and BM25 statistics inside one FTS5 table.
 func indexText(prefix, text string) string {
-	ws := words(text)
+	ws := lexical.Words(text)
 	for i, w := range ws {
 		ws[i] = prefix + w
 	}

@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/kgmem/kgmem/lexical"
 )
 
 func TestQueryTerms(t *testing.T) {
@@ -39,8 +41,8 @@ func TestQueryTermsCapped(t *testing.T) {
 	for i := range 100 {
 		text += string(rune('a'+i%26)) + string(rune('a'+i/26)) + "x "
 	}
-	if got := queryTerms(text); len(got) != maxQueryTerms {
-		t.Fatalf("got %d terms, want the cap %d", len(got), maxQueryTerms)
+	if got := queryTerms(text); len(got) != lexical.MaxQueryTerms {
+		t.Fatalf("got %d terms, want the cap %d", len(got), lexical.MaxQueryTerms)
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"github.com/kgmem/kgmem"
+	"github.com/kgmem/kgmem/lexical"
 	"golang.org/x/sync/errgroup"
 )
 
@@ -35,17 +36,18 @@ func ftsSources() []ftsSource {
 }
 
 // SearchText ranks the facts, entities and episodes of ns by BM25 against the
-// words of q.Text, best first. Scores are the negated FTS5 bm25(), so positive
-// and higher is better; they are comparable within one store, not across
-// backends. Expired facts are left out unless q.IncludeExpired. Limit 0 means
-// 10; at most 1,000 hits are returned.
+// words of q.Text, best first. Scores are positive and higher is better;
+// they are comparable within one store, not across backends. Expired facts
+// are left out unless q.IncludeExpired. Limit 0 means 10; at most 1,000 hits
+// are returned.
 //
-// Each kind is one FTS5 query over the namespace's own words (see
-// wordPrefix), so both matching and BM25's document frequencies stay within
-// the namespace. Ranking is bm25() inside FTS5, with common terms pruned when
-// that is provably exact (see rank); only the top rows are then looked up in
-// the record tables. The cost grows with the matches in the namespace, not
-// with the size of the store.
+// Each kind is ranked in memory by the namespace's BM25 index of that kind
+// (package lexical; built on first use and again after each write, see
+// lexical.go), whose statistics are the namespace's own. A namespace with
+// too many records of a kind to index in memory is searched by one FTS5
+// query over its own words instead (see wordPrefix), ranked by bm25() with
+// common terms pruned when that is provably exact (see rank); only the top
+// rows are then looked up in the record tables.
 func (s *Store) SearchText(ctx context.Context, ns kgmem.Namespace, q kgmem.TextQuery) ([]kgmem.Hit, error) {
 	if err := checkNamespace(ns); err != nil {
 		return nil, err
@@ -58,6 +60,7 @@ func (s *Store) SearchText(ctx context.Context, ns kgmem.Namespace, q kgmem.Text
 	if len(terms) == 0 {
 		return nil, nil
 	}
+	indexTerms := lexical.QueryTerms(q.Text)
 	version, err := graphVersion(ctx, s.cached(s.r), ns)
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: search: %w", err)
@@ -73,6 +76,16 @@ func (s *Store) SearchText(ctx context.Context, ns kgmem.Namespace, q kgmem.Text
 		}
 		currentOnly := src.kind == kgmem.KindFact && !q.IncludeExpired
 		g.Go(func() error {
+			ix, ok, err := s.lexicalIndex(gctx, ns, src, version)
+			if err != nil {
+				return fmt.Errorf("sqlite: search %s: %w", src.kind, err)
+			}
+			if ok {
+				for _, h := range ix.Search(indexTerms, limit, !currentOnly) {
+					perKind[i] = append(perKind[i], kgmem.Hit{Kind: src.kind, ID: h.ID, Score: h.Score})
+				}
+				return nil
+			}
 			fq := ftsQuery{src: src, always: nsToken(ns), prefix: wordPrefix(ns), terms: terms, limit: limit, version: version}
 			hits, err := s.searchKind(gctx, ns, fq, currentOnly)
 			if err != nil {

@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/kgmem/kgmem"
+	"golang.org/x/sync/singleflight"
 )
 
 // writeStmts are the statements Apply runs for every record, prepared once on
@@ -40,21 +41,49 @@ const maxCachedReads = 256
 type readStmts struct {
 	mu    sync.Mutex
 	stmts map[string]*sql.Stmt
+	// preparing dedups prepareLater's background prepares.
+	preparing singleflight.Group
+}
+
+// lookup returns the cached statement for query, or nil.
+func (c *readStmts) lookup(query string) *sql.Stmt {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.stmts[query]
+}
+
+// prepareLater prepares query on db in the background, for callers that
+// hold a pool connection and so must not wait for another (see
+// cachedReader.QueryContext); the next use finds it cached.
+func (c *readStmts) prepareLater(db *sql.DB, query string) {
+	c.preparing.DoChan(query, func() (any, error) {
+		_, _, err := c.get(context.Background(), db, query)
+		return nil, err
+	})
 }
 
 // get returns the statement for query prepared on db, preparing it on first
-// use; ok is false when the cache is full (run the query unprepared).
+// use; ok is false when the cache is full (run the query unprepared). The
+// lock is not held while preparing, which waits for a pool connection: a
+// caller holding one (a read transaction) must never wait on the lock.
 func (c *readStmts) get(ctx context.Context, db *sql.DB, query string) (st *sql.Stmt, ok bool, err error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if st := c.stmts[query]; st != nil {
+	if st := c.lookup(query); st != nil {
 		return st, true, nil
 	}
-	if len(c.stmts) >= maxCachedReads {
+	c.mu.Lock()
+	full := len(c.stmts) >= maxCachedReads
+	c.mu.Unlock()
+	if full {
 		return nil, false, nil
 	}
 	if st, err = db.PrepareContext(ctx, query); err != nil {
 		return nil, false, wrapErr(err)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if old := c.stmts[query]; old != nil || len(c.stmts) >= maxCachedReads {
+		_ = st.Close() // another caller cached it meanwhile, or filled the cache
+		return old, old != nil, nil
 	}
 	if c.stmts == nil {
 		c.stmts = map[string]*sql.Stmt{}
@@ -88,17 +117,24 @@ func (s *Store) cached(q querier) querier { return cachedReader{s: s, q: q} }
 
 // QueryContext runs query through its cached statement.
 func (c cachedReader) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	if tx, isTx := c.q.(*sql.Tx); isTx {
+		// A transaction holds a pool connection: preparing on the pool
+		// could wait for one forever once every connection is held so. It
+		// uses a statement already cached (re-prepared on its connection if
+		// need be, closed with it), or runs the query on its connection
+		// while the statement is prepared on the pool for next time.
+		if st := c.s.ws.reads.lookup(query); st != nil {
+			return tx.StmtContext(ctx, st).QueryContext(ctx, args...)
+		}
+		c.s.ws.reads.prepareLater(c.s.r, query)
+		return tx.QueryContext(ctx, query, args...)
+	}
 	st, ok, err := c.s.ws.reads.get(ctx, c.s.r, query)
 	if err != nil {
 		return nil, err
 	}
 	if !ok {
 		return c.q.QueryContext(ctx, query, args...)
-	}
-	if tx, isTx := c.q.(*sql.Tx); isTx {
-		// Reuses the statement already prepared on the transaction's
-		// connection, if any; closed with the transaction.
-		return tx.StmtContext(ctx, st).QueryContext(ctx, args...)
 	}
 	return st.QueryContext(ctx, args...)
 }

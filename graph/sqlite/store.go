@@ -45,6 +45,7 @@ import (
 	"github.com/kgmem/kgmem"
 	"github.com/kgmem/kgmem/graph/topology"
 	"github.com/kgmem/kgmem/internal/nscache"
+	"github.com/kgmem/kgmem/lexical"
 	sqlite3 "modernc.org/sqlite"
 	sqlite3lib "modernc.org/sqlite/lib"
 )
@@ -60,6 +61,8 @@ type Store struct {
 	ws *writeStmts
 	// topo keeps namespaces' graph shapes for graph expansion (topology.go).
 	topo *nscache.Cache[*topology.Topology]
+	// lex keeps namespaces' BM25 indexes per kind for search (lexical.go).
+	lex *nscache.Cache[*lexical.Index]
 	// dfs caches search terms' document frequencies (prune.go).
 	dfs dfCache
 }
@@ -98,7 +101,8 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		_ = w.Close()
 		return nil, err
 	}
-	s := &Store{w: w, r: r, ws: ws, topo: nscache.New[*topology.Topology](topologyBudget)}
+	s := &Store{w: w, r: r, ws: ws, topo: nscache.New[*topology.Topology](topologyBudget),
+		lex: nscache.New[*lexical.Index](lexicalBudget)}
 	if err := s.Ping(ctx); err != nil {
 		_ = s.Close()
 		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)

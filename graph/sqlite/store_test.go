@@ -27,3 +27,13 @@ func TestConformance(t *testing.T) {
 		return s
 	})
 }
+
+// TestConformanceFTS5 runs the suite with every search ranked by FTS5, the
+// path of namespaces too large for the in-memory BM25 index.
+func TestConformanceFTS5(t *testing.T) {
+	graphtest.Run(t, func(t *testing.T) kgmem.GraphStore {
+		s, _ := openTemp(t)
+		sqlite.SearchThroughFTS5(s)
+		return s
+	})
+}

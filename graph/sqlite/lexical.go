@@ -1,0 +1,99 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strings"
+
+	"github.com/kgmem/kgmem"
+	"github.com/kgmem/kgmem/internal/nscache"
+	"github.com/kgmem/kgmem/lexical"
+)
+
+// lexicalBudget bounds the entries (postings, documents and terms; 8 to 16
+// bytes each) the BM25 indexes hold over all namespaces and kinds: past it
+// the least recently searched are dropped. A namespace whose records of a
+// kind could not fit (more than lexicalBudget/lexicalEntriesPerDoc of them)
+// is searched through FTS5 instead.
+const (
+	lexicalBudget        = 32_000_000
+	lexicalEntriesPerDoc = 8
+)
+
+// lexicalIndex returns the current in-memory BM25 index of the records of
+// src in ns, building it when the cached one is missing or was built at
+// another graph version, or ok false when ns has too many such records.
+func (s *Store) lexicalIndex(ctx context.Context, ns kgmem.Namespace, src ftsSource, version int64) (*lexical.Index, bool, error) {
+	return s.lex.Get(ctx, string(src.kind)+"\x00"+string(ns), version, func(ctx context.Context) (nscache.Loaded[*lexical.Index], error) {
+		return s.readLexical(ctx, ns, src)
+	})
+}
+
+// lexicalDocs is, per kind, the query reading a namespace's searchable texts
+// in insertion order: the same texts Apply indexes in FTS5 (a fact's
+// sentence; an episode's speaker and content; an entity's name and aliases).
+var lexicalDocs = map[kgmem.Kind]struct {
+	query string
+	scan  func(*sql.Rows) (lexical.Doc, error)
+}{
+	kgmem.KindFact: {`SELECT id, text, expired_at IS NOT NULL FROM facts WHERE namespace = ? ORDER BY rid`,
+		func(rows *sql.Rows) (lexical.Doc, error) {
+			var d lexical.Doc
+			return d, rows.Scan(&d.ID, &d.Text, &d.Expired)
+		}},
+	kgmem.KindEpisode: {`SELECT id, name, content FROM episodes WHERE namespace = ? ORDER BY rid`,
+		func(rows *sql.Rows) (lexical.Doc, error) {
+			var d lexical.Doc
+			var name string
+			err := rows.Scan(&d.ID, &name, &d.Text)
+			if name != "" {
+				d.Text = name + ": " + d.Text
+			}
+			return d, err
+		}},
+	kgmem.KindEntity: {`SELECT id, name, aliases FROM entities WHERE namespace = ? ORDER BY rid`,
+		func(rows *sql.Rows) (lexical.Doc, error) {
+			var d lexical.Doc
+			var name, aliases string
+			if err := rows.Scan(&d.ID, &name, &aliases); err != nil {
+				return d, err
+			}
+			list, err := fromJSONList(aliases)
+			if err != nil {
+				return d, fmt.Errorf("entity %s aliases: %w", d.ID, err)
+			}
+			d.Text = strings.Join(append([]string{name}, list...), "\n")
+			return d, nil
+		}},
+}
+
+// readLexical builds the BM25 index of src's records in ns and reads its
+// version, in one read transaction.
+func (s *Store) readLexical(ctx context.Context, ns kgmem.Namespace, src ftsSource) (nscache.Loaded[*lexical.Index], error) {
+	var l nscache.Loaded[*lexical.Index]
+	tx, err := s.r.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return l, fmt.Errorf("begin: %w", wrapErr(err))
+	}
+	defer func() { _ = tx.Rollback() }()
+	q := s.cached(tx)
+	if l.Version, err = graphVersion(ctx, q, ns); err != nil {
+		return l, err
+	}
+	n, err := integerOn(ctx, q, `SELECT count(*) FROM `+src.records+` WHERE namespace = ?`, ns)
+	if err != nil {
+		return l, fmt.Errorf("count %s: %w", src.records, err)
+	}
+	if n > lexicalBudget/lexicalEntriesPerDoc {
+		return l, nscache.ErrTooLarge
+	}
+	read := lexicalDocs[src.kind]
+	docs, err := collect(ctx, q, read.scan, read.query, ns)
+	if err != nil {
+		return l, fmt.Errorf("read %s texts: %w", src.records, err)
+	}
+	l.Value = lexical.Build(docs)
+	l.Size = l.Value.Size()
+	return l, nil
+}

@@ -1,0 +1,186 @@
+package sqlite_test
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kgmem/kgmem"
+	"github.com/kgmem/kgmem/graph/graphtest"
+	"github.com/kgmem/kgmem/graph/sqlite"
+	"golang.org/x/sync/errgroup"
+)
+
+// lexicalCorpus writes a namespace of facts, entities and episodes whose
+// texts mix inflections (leads, leading, led), repeats and diacritics, and
+// returns the queries to try on it.
+func lexicalCorpus(t *testing.T, s kgmem.GraphStore, ns kgmem.Namespace) []string {
+	t.Helper()
+	people := []string{"Alice Okafor", "Bob Lindqvist", "Carol Mendes", "Dave Kowalski", "Erin Dubois", "Frank Müller", "Zoë Chen"}
+	objects := []string{"the ML team", "Northwind Labs", "the Berlin office", "the hiking club", "Project Atlas", "the café on Main Street", "the budget review"}
+	verbs := []string{"leads", "is leading", "joined", "managed", "visited", "organizes", "organized", "likes", "reviews", "reviewed"}
+	tails := []string{"", " in May", " since 2023", " every Friday", " with great enthusiasm and a lot of patience", " again"}
+	rng := rand.New(rand.NewPCG(7, 11))
+	cs := kgmem.ChangeSet{Namespace: ns}
+	for i, p := range people {
+		cs.Entities = append(cs.Entities, graphtest.Entity(ns, fmt.Sprintf("ent_%d", i), p, strings.Fields(p)[0]))
+	}
+	for i, o := range objects {
+		cs.Entities = append(cs.Entities, graphtest.Entity(ns, fmt.Sprintf("obj_%d", i), strings.TrimPrefix(o, "the ")))
+	}
+	for i := range 240 {
+		s, o := rng.IntN(len(people)), rng.IntN(len(objects))
+		text := people[s] + " " + verbs[rng.IntN(len(verbs))] + " " + objects[o] + tails[rng.IntN(len(tails))] + "."
+		f := graphtest.Fact(ns, fmt.Sprintf("fact_%03d", i), fmt.Sprintf("ent_%d", s), "relates_to", fmt.Sprintf("obj_%d", o), text)
+		if i%17 == 0 {
+			f.ExpiredAt = f.CreatedAt.Add(1)
+		}
+		cs.Facts = append(cs.Facts, f)
+		if i%3 == 0 {
+			cs.Episodes = append(cs.Episodes, graphtest.Episode(ns, fmt.Sprintf("ep_%03d", i), strings.Fields(people[(s+1)%len(people)])[0],
+				"Did you hear? "+text+" I think "+objects[rng.IntN(len(objects))]+" matters too."))
+		}
+	}
+	if err := s.Apply(t.Context(), cs); err != nil {
+		t.Fatalf("Apply: %v", err)
+	}
+	return []string{"Who leads the ML team?", "alice", "organizing the hiking club", "Northwind Labs since 2023",
+		"cafe", "Zoë", "Müller budget reviews", "what did Bob visit in May", "patience enthusiasm", "Friday",
+		"Carol Mendes Project Atlas Berlin office", "nothing matches this"}
+}
+
+// TestLexicalMatchesFTS5 checks the in-memory BM25 index against FTS5's
+// bm25() on a namespace alone in its file, where FTS5's statistics are the
+// namespace's own too: the same hits, in the same order, with the same
+// scores, for every kind and with expired facts left out or not.
+func TestLexicalMatchesFTS5(t *testing.T) {
+	ctx := t.Context()
+	mem, path := openTemp(t)
+	fts, err := sqlite.Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = fts.Close() })
+	sqlite.SearchThroughFTS5(fts)
+	const ns = kgmem.Namespace("lex/a")
+	queries := lexicalCorpus(t, mem, ns)
+	for _, q := range queries {
+		for _, expired := range []bool{false, true} {
+			tq := kgmem.TextQuery{Text: q, Limit: 25, IncludeExpired: expired}
+			want, err := fts.SearchText(ctx, ns, tq)
+			if err != nil {
+				t.Fatalf("FTS5 SearchText(%q): %v", q, err)
+			}
+			got, err := mem.SearchText(ctx, ns, tq)
+			if err != nil {
+				t.Fatalf("SearchText(%q): %v", q, err)
+			}
+			if q != "nothing matches this" && len(want) == 0 {
+				t.Fatalf("FTS5 found nothing for %q: the corpus does not exercise it", q)
+			}
+			if !sameHits(got, want) {
+				t.Errorf("SearchText(%q, expired %v):\n in memory %v\n FTS5      %v", q, expired, got, want)
+			}
+		}
+	}
+}
+
+// sameHits reports equal hit lists, scores equal to 1e-9 relative.
+func sameHits(a, b []kgmem.Hit) bool {
+	return slices.EqualFunc(a, b, func(x, y kgmem.Hit) bool {
+		return x.Kind == y.Kind && x.ID == y.ID && math.Abs(x.Score-y.Score) <= 1e-9*math.Abs(y.Score)
+	})
+}
+
+// TestLexicalFollowsEveryWrite checks that a search sees each write made
+// through this store or another store on the same file, not the index as it
+// was first built.
+func TestLexicalFollowsEveryWrite(t *testing.T) {
+	ctx := t.Context()
+	a, path := openTemp(t)
+	b, err := sqlite.Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = b.Close() })
+	const ns = kgmem.Namespace("lex/w")
+	search := func(s *sqlite.Store, text string, expired bool) []string {
+		t.Helper()
+		hits, err := s.SearchText(ctx, ns, kgmem.TextQuery{Text: text, IncludeExpired: expired})
+		if err != nil {
+			t.Fatalf("SearchText(%q): %v", text, err)
+		}
+		ids := make([]string, len(hits))
+		for i, h := range hits {
+			ids[i] = h.ID
+		}
+		return ids
+	}
+	expect := func(step string, got []string, want ...string) {
+		t.Helper()
+		if !slices.Equal(got, want) {
+			t.Fatalf("after %s: hits %v, want %v", step, got, want)
+		}
+	}
+	f := sample(t, a, ns, "lw") // "Ada programmed the Analytical Engine." with entities and an episode
+	expect("the first write", search(a, "analytical", false), "ent_lw_b", f.ID)
+	expect("the first write, other store", search(b, "analytical", false), "ent_lw_b", f.ID)
+
+	g := graphtest.Fact(ns, "fact_lw2", "ent_lw_a", "designed", "ent_lw_b", "Ada designed an analytical notation.")
+	if err := b.Apply(ctx, kgmem.ChangeSet{Namespace: ns, Facts: []kgmem.Fact{g}}); err != nil {
+		t.Fatal(err)
+	}
+	expect("a fact added by the other store", search(a, "notation", false), g.ID)
+
+	f.ExpiredAt = f.CreatedAt.Add(1)
+	if err := b.Apply(ctx, kgmem.ChangeSet{Namespace: ns, Facts: []kgmem.Fact{f}}); err != nil {
+		t.Fatal(err)
+	}
+	expect("expiry by the other store", search(a, "programmed", false), "ep_lw") // "Ada wrote the first program."
+	expect("expiry by the other store, history asked", slices.Sorted(slices.Values(search(a, "programmed", true))), "ep_lw", f.ID)
+
+	if err := b.DeleteFact(ctx, ns, g.ID); err != nil {
+		t.Fatal(err)
+	}
+	expect("a delete by the other store", search(a, "notation", false))
+
+	if _, err := b.PurgeNamespace(ctx, ns); err != nil {
+		t.Fatal(err)
+	}
+	expect("a purge by the other store", search(a, "ada analytical", true))
+	sample(t, b, ns, "lw")
+	expect("re-creation by the other store", search(a, "wrote program", false), "ep_lw", "fact_lw")
+}
+
+// TestConcurrentColdSearches runs many first searches at once, each loading
+// three BM25 indexes in read transactions: a transaction holding a reader
+// connection must never wait for another to prepare a statement (which
+// deadlocked once every connection was held so).
+func TestConcurrentColdSearches(t *testing.T) {
+	s, _ := openTemp(t)
+	const namespaces = 12
+	for i := range namespaces {
+		sample(t, s, kgmem.Namespace(fmt.Sprintf("cold/%02d", i)), "c")
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	g, gctx := errgroup.WithContext(ctx)
+	for i := range 4 * namespaces {
+		g.Go(func() error {
+			ns := kgmem.Namespace(fmt.Sprintf("cold/%02d", i%namespaces))
+			hits, err := s.SearchText(gctx, ns, kgmem.TextQuery{Text: "Ada analytical engine program"})
+			if err == nil && len(hits) != 4 {
+				err = fmt.Errorf("%s: %d hits, want 4", ns, len(hits))
+			}
+			return err
+		})
+	}
+	if err := g.Wait(); err != nil {
+		t.Fatal(err)
+	}
+}
