@@ -99,7 +99,13 @@ func TestStoreCallTimings(t *testing.T) {
 			return err
 		})
 		if seeds := ids(hits[kgmem.KindEntity][:min(3, len(hits[kgmem.KindEntity]))]); len(seeds) > 0 {
-			timeIt("Neighborhood depth 2 fan-out 20", func() error {
+			// FactsOnly, as graph expansion asks (memory/expand.go), and
+			// the full walk with entity records, as the graph API asks.
+			timeIt("Neighborhood depth 2 fan-out 20 facts only", func() error {
+				_, err := gs.Neighborhood(ctx, ns, kgmem.NeighborhoodQuery{Seeds: seeds, Depth: 2, FanOut: 20, FactsOnly: true})
+				return err
+			})
+			timeIt("Neighborhood depth 2 fan-out 20 full", func() error {
 				_, err := gs.Neighborhood(ctx, ns, kgmem.NeighborhoodQuery{Seeds: seeds, Depth: 2, FanOut: 20, IncludeExpired: true})
 				return err
 			})

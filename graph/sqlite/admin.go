@@ -148,7 +148,7 @@ func (s *Store) Settings(ctx context.Context, ns kgmem.Namespace) (kgmem.Namespa
 	if err := checkNamespace(ns); err != nil {
 		return out, err
 	}
-	bodies, err := collect(ctx, s.r, func(rows *sql.Rows) (string, error) {
+	bodies, err := collect(ctx, s.cached(s.r), func(rows *sql.Rows) (string, error) {
 		var b string
 		return b, rows.Scan(&b)
 	}, `SELECT body FROM settings WHERE namespace = ?`, ns)

@@ -55,11 +55,7 @@ func byIDs[T any](ctx context.Context, ids []string, idOf func(T) string,
 	fetch func(ctx context.Context, cond string, args []any) ([]T, error)) ([]T, error) {
 	found := make(map[string]T, len(ids))
 	for start := 0; start < len(ids); start += idChunk {
-		chunk := ids[start:min(start+idChunk, len(ids))]
-		args := anys(chunk)
-		for n := len(args); n&(n-1) != 0; n++ {
-			args = append(args, args[len(args)-1])
-		}
+		args := padded(ids[start:min(start+idChunk, len(ids))])
 		recs, err := fetch(ctx, "id IN ("+placeholders(len(args))+")", args)
 		if err != nil {
 			return nil, err
@@ -75,6 +71,17 @@ func byIDs[T any](ctx context.Context, ids []string, idOf func(T) string,
 		}
 	}
 	return out, nil
+}
+
+// padded returns ids as query arguments, the last repeated up to a power of
+// two, so that id lists take few statement shapes in the read statement
+// cache (a repeated id matches nothing more).
+func padded(ids []string) []any {
+	args := anys(ids)
+	for n := len(args); n&(n-1) != 0; n++ {
+		args = append(args, args[len(args)-1])
+	}
+	return args
 }
 
 // collect runs a query and scans every row with scan.

@@ -11,7 +11,8 @@ import (
 // ThreadNeighbors returns the episodes up to q.Window places before and
 // after each episode of q.IDs in its thread, ordered by timestamp and then by
 // rid (the order episodes were stored in): one lookup of the anchors, then
-// one seek into episodes_thread_ts per side. Episodes without a timestamp
+// one seek into episodes_thread_ts per side, all through the read statement
+// cache. Episodes without a timestamp
 // have no neighbours (as on Neo4j, where null never compares).
 func (s *Store) ThreadNeighbors(ctx context.Context, ns kgmem.Namespace, q kgmem.ThreadNeighborsQuery) ([]kgmem.ThreadNeighbor, error) {
 	if err := checkNamespace(ns); err != nil {
@@ -35,15 +36,12 @@ func (s *Store) ThreadNeighbors(ctx context.Context, ns kgmem.Namespace, q kgmem
 	}
 	var anchors []anchor
 	for start := 0; start < len(q.IDs); start += idChunk {
-		chunk := q.IDs[start:min(start+idChunk, len(q.IDs))]
-		args := []any{ns}
-		for _, id := range chunk {
-			args = append(args, id)
-		}
-		got, err := collect(ctx, s.r, func(rows *sql.Rows) (anchor, error) {
+		ids := padded(q.IDs[start:min(start+idChunk, len(q.IDs))])
+		got, err := collect(ctx, s.cached(s.r), func(rows *sql.Rows) (anchor, error) {
 			var a anchor
 			return a, rows.Scan(&a.id, &a.thread, &a.ts, &a.rid)
-		}, `SELECT id, thread_id, timestamp, rid FROM episodes WHERE namespace = ? AND timestamp IS NOT NULL AND id IN (`+placeholders(len(chunk))+`)`, args...)
+		}, `SELECT id, thread_id, timestamp, rid FROM episodes WHERE namespace = ? AND timestamp IS NOT NULL AND id IN (`+placeholders(len(ids))+`)`,
+			append([]any{ns}, ids...)...)
 		if err != nil {
 			return nil, fmt.Errorf("sqlite: thread neighbors: %w", err)
 		}
@@ -67,7 +65,7 @@ func (s *Store) ThreadNeighbors(ctx context.Context, ns kgmem.Namespace, q kgmem
 			continue
 		}
 		for j, side := range sides {
-			ids, err := collect(ctx, s.r, func(rows *sql.Rows) (string, error) {
+			ids, err := collect(ctx, s.cached(s.r), func(rows *sql.Rows) (string, error) {
 				var id string
 				return id, rows.Scan(&id)
 			}, `SELECT id FROM episodes WHERE namespace = ? AND thread_id = ? AND `+side.cond+` LIMIT ?`, ns, a.thread, a.ts, a.rid, window)
