@@ -55,9 +55,19 @@ func Build(docs []Doc) *Index {
 		postings: map[string][]posting{}}
 	lengths := make([]int, len(docs))
 	total := 0
+	stems := map[string]string{} // words repeat: fold and stem each once
+	var tokens []string
 	for i, d := range docs {
 		ix.ids[i], ix.expired[i] = d.ID, d.Expired
-		tokens := Tokens(d.Text)
+		tokens = tokens[:0]
+		for _, w := range Words(d.Text) {
+			t, ok := stems[w]
+			if !ok {
+				t = Token(w)
+				stems[w] = t
+			}
+			tokens = append(tokens, t)
+		}
 		lengths[i] = len(tokens) + 1 // the namespace tag (see Build)
 		total += lengths[i]
 		slices.Sort(tokens)

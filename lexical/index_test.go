@@ -137,3 +137,20 @@ func BenchmarkSearch(b *testing.B) {
 		ix.Search(terms, 15, false)
 	}
 }
+
+func BenchmarkBuild(b *testing.B) {
+	words := []string{"alice", "okafor", "joined", "northwind", "labs", "as", "a", "designer", "in", "may", "leads",
+		"the", "berlin", "office", "hiking", "conference", "applied", "sailing", "research", "focuses", "on"}
+	docs := make([]Doc, 10000)
+	for i := range docs {
+		var text []byte
+		for j := range 10 {
+			text = append(append(text, words[(i*7+j*j*13+i/3)%len(words)]...), ' ')
+		}
+		docs[i] = Doc{ID: "fact_" + string(rune('a'+i%26)) + string(rune(i)), Text: string(text)}
+	}
+	b.ResetTimer()
+	for range b.N {
+		Build(docs)
+	}
+}

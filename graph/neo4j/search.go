@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/kgmem/kgmem"
+	"golang.org/x/sync/errgroup"
 )
 
 // defaultSearchLimit is the number of hits when TextQuery.Limit is 0.
@@ -20,7 +21,8 @@ const qSearch = `CALL db.index.fulltext.queryNodes($index, $query, {limit: $limi
 	RETURN node.id AS id, score`
 
 // SearchText runs BM25 full-text search over fact text, episode content
-// (prefixed with the speaker's name) and entity names and aliases, best first.
+// (prefixed with the speaker's name) and entity names and aliases, best first,
+// one full-text query per kind, run concurrently.
 // The text is split into words in Go and every word is quoted and escaped, so
 // no character of it ever acts as Lucene syntax; text without words finds
 // nothing.
@@ -46,8 +48,11 @@ func (s *Store) SearchText(ctx context.Context, ns kgmem.Namespace, q kgmem.Text
 		return nil, nil
 	}
 	key := s.key(ns)
-	var hits []kgmem.Hit
-	for _, k := range slices.Compact(slices.Sorted(slices.Values(kinds))) {
+	// The kinds are independent full-text queries: run them at once.
+	kinds = slices.Compact(slices.Sorted(slices.Values(kinds)))
+	perKind := make([][]kgmem.Hit, len(kinds))
+	g, gctx := errgroup.WithContext(ctx)
+	for i, k := range kinds {
 		index, token := ftEntity, scopeToken(key)
 		switch k {
 		case kgmem.KindEpisode:
@@ -58,20 +63,27 @@ func (s *Store) SearchText(ctx context.Context, ns kgmem.Namespace, q kgmem.Text
 				token = currentToken(key)
 			}
 		}
-		recs, err := s.read(ctx, qSearch, map[string]any{
-			"index": index, "query": fulltextQuery(token, terms), "limit": int64(limit), "ns": key,
-		})
-		if err != nil {
-			return nil, fmt.Errorf("neo4j: search %s in %s: %w", k, ns, err)
-		}
-		for _, rec := range recs {
-			id, _ := rec.Values[0].(string)
-			score, _ := rec.Values[1].(float64)
-			if score > 0 {
-				hits = append(hits, kgmem.Hit{Kind: k, ID: id, Score: score})
+		g.Go(func() error {
+			recs, err := s.read(gctx, qSearch, map[string]any{
+				"index": index, "query": fulltextQuery(token, terms), "limit": int64(limit), "ns": key,
+			})
+			if err != nil {
+				return fmt.Errorf("neo4j: search %s in %s: %w", k, ns, err)
 			}
-		}
+			for _, rec := range recs {
+				id, _ := rec.Values[0].(string)
+				score, _ := rec.Values[1].(float64)
+				if score > 0 {
+					perKind[i] = append(perKind[i], kgmem.Hit{Kind: k, ID: id, Score: score})
+				}
+			}
+			return nil
+		})
 	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	hits := slices.Concat(perKind...)
 	slices.SortFunc(hits, func(a, b kgmem.Hit) int {
 		return cmp.Or(cmp.Compare(b.Score, a.Score), cmp.Compare(a.Kind, b.Kind), cmp.Compare(a.ID, b.ID))
 	})

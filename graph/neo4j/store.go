@@ -45,7 +45,7 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("neo4j: open %s: %w: %w", cfg.URI, kgmem.ErrInvalid, err)
 	}
-	s := &Store{driver: driver, cfg: cfg, topo: nscache.New[*topology.Topology](topologyBudget)}
+	s := &Store{driver: driver, cfg: cfg, topo: topology.NewCache()}
 	if err := driver.VerifyConnectivity(ctx); err != nil {
 		_ = driver.Close(ctx)
 		return nil, fmt.Errorf("neo4j: open %s: %w", cfg.URI, mapErr(err))

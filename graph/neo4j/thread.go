@@ -3,8 +3,10 @@ package neo4j
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/kgmem/kgmem"
+	"golang.org/x/sync/errgroup"
 )
 
 // Thread order: timestamp, then created_at, then seq (the place in the
@@ -38,7 +40,8 @@ const (
 )
 
 // ThreadNeighbors returns the episodes up to q.Window places before and
-// after each episode of q.IDs in its thread: one query per side for all ids.
+// after each episode of q.IDs in its thread: one query per side for all ids,
+// the two at once.
 func (s *Store) ThreadNeighbors(ctx context.Context, ns kgmem.Namespace, q kgmem.ThreadNeighborsQuery) ([]kgmem.ThreadNeighbor, error) {
 	if err := checkNamespace(ns); err != nil {
 		return nil, fmt.Errorf("neo4j: thread neighbors: %w", err)
@@ -53,27 +56,37 @@ func (s *Store) ThreadNeighbors(ctx context.Context, ns kgmem.Namespace, q kgmem
 	if len(q.IDs) == 0 {
 		return nil, nil
 	}
-	var out []kgmem.ThreadNeighbor
-	for _, side := range []struct {
+	// The two sides are independent queries: run them at once.
+	sides := []struct {
 		sign  int
 		query string
-	}{{-1, qThreadBefore}, {1, qThreadAfter}} {
-		recs, err := s.read(ctx, side.query, map[string]any{"ns": s.key(ns), "ids": q.IDs, "window": int64(window)})
-		if err != nil {
-			return nil, fmt.Errorf("neo4j: thread neighbors in %s: %w", ns, err)
-		}
-		for _, rec := range recs {
-			id, _ := rec.Values[0].(string)
-			near, _ := rec.Values[1].([]any)
-			for i, raw := range near {
-				m, _ := raw.(map[string]any)
-				ep, err := decodeEpisode(ns, m)
-				if err != nil {
-					return nil, fmt.Errorf("neo4j: thread neighbors of %s in %s: %w", id, ns, err)
-				}
-				out = append(out, kgmem.ThreadNeighbor{Of: id, Offset: side.sign * (i + 1), Episode: ep})
+	}{{-1, qThreadBefore}, {1, qThreadAfter}}
+	perSide := make([][]kgmem.ThreadNeighbor, len(sides))
+	g, gctx := errgroup.WithContext(ctx)
+	for j, side := range sides {
+		g.Go(func() error {
+			recs, err := s.read(gctx, side.query, map[string]any{"ns": s.key(ns), "ids": q.IDs, "window": int64(window)})
+			if err != nil {
+				return fmt.Errorf("neo4j: thread neighbors in %s: %w", ns, err)
 			}
-		}
+			for _, rec := range recs {
+				id, _ := rec.Values[0].(string)
+				near, _ := rec.Values[1].([]any)
+				for i, raw := range near {
+					m, _ := raw.(map[string]any)
+					ep, err := decodeEpisode(ns, m)
+					if err != nil {
+						return fmt.Errorf("neo4j: thread neighbors of %s in %s: %w", id, ns, err)
+					}
+					perSide[j] = append(perSide[j], kgmem.ThreadNeighbor{Of: id, Offset: side.sign * (i + 1), Episode: ep})
+				}
+			}
+			return nil
+		})
 	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	out := slices.Concat(perSide...)
 	return out, nil
 }

@@ -11,11 +11,6 @@ import (
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
 )
 
-// topologyBudget bounds the facts the topology cache holds over all
-// namespaces (about 200 bytes each): past it the least recently walked
-// namespaces are dropped, and a namespace larger than it is walked in Cypher.
-const topologyBudget = 2_000_000
-
 // Topology queries.
 const (
 	// qSeedsAndVersion returns, in one round trip, the graph version of $ns
@@ -140,7 +135,7 @@ func (s *Store) readTopology(ctx context.Context, key string, ns kgmem.Namespace
 			return l, err
 		}
 		l.Version = v.version
-		if n, _ := recs[0].Values[2].(int64); n > topologyBudget || v.purging {
+		if n, _ := recs[0].Values[2].(int64); n > topology.CacheBudget || v.purging {
 			return l, nil
 		}
 		facts, err := readTopologyFacts(ctx, tx, key, ns)

@@ -7,4 +7,4 @@ import (
 
 // SearchThroughFTS5 makes s rank every search with FTS5, as it does for a
 // namespace too large for the in-memory BM25 index.
-func SearchThroughFTS5(s *Store) { s.lex = nscache.New[*lexical.Index](0) }
+func SearchThroughFTS5(s *Store) { s.lex = nscache.New[*lexical.Index](0, 0) }

@@ -15,10 +15,13 @@ import (
 // bytes each) the BM25 indexes hold over all namespaces and kinds: past it
 // the least recently searched are dropped. A namespace whose records of a
 // kind could not fit (more than lexicalBudget/lexicalEntriesPerDoc of them)
-// is searched through FTS5 instead.
+// is searched through FTS5 instead, and so is one whose index of more than
+// lexicalRefreshAbove entries (about 10,000 records) a write made stale,
+// until it is rebuilt in the background (nscache).
 const (
 	lexicalBudget        = 32_000_000
 	lexicalEntriesPerDoc = 8
+	lexicalRefreshAbove  = 100_000
 )
 
 // lexicalIndex returns the current in-memory BM25 index of the records of

@@ -101,8 +101,8 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		_ = w.Close()
 		return nil, err
 	}
-	s := &Store{w: w, r: r, ws: ws, topo: nscache.New[*topology.Topology](topologyBudget),
-		lex: nscache.New[*lexical.Index](lexicalBudget)}
+	s := &Store{w: w, r: r, ws: ws, topo: topology.NewCache(),
+		lex: nscache.New[*lexical.Index](lexicalBudget, lexicalRefreshAbove)}
 	if err := s.Ping(ctx); err != nil {
 		_ = s.Close()
 		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)

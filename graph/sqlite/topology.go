@@ -10,11 +10,6 @@ import (
 	"github.com/kgmem/kgmem/internal/nscache"
 )
 
-// topologyBudget bounds the facts the topology cache holds over all
-// namespaces (about 200 bytes each): past it the least recently walked
-// namespaces are dropped, and a namespace larger than it is walked in SQL.
-const topologyBudget = 2_000_000
-
 // topology returns the current topology of ns (graph/topology), reading it
 // when the cached one is missing or was read at another graph version
 // (graph_versions, raised by every write that can change the graph, from
@@ -47,7 +42,7 @@ func (s *Store) readTopology(ctx context.Context, ns kgmem.Namespace) (nscache.L
 	if err != nil {
 		return l, fmt.Errorf("count facts: %w", err)
 	}
-	if n > topologyBudget {
+	if n > topology.CacheBudget {
 		return l, nscache.ErrTooLarge
 	}
 	facts, err := collect(ctx, q, func(rows *sql.Rows) (kgmem.Fact, error) {

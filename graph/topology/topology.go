@@ -12,7 +12,21 @@ import (
 	"time"
 
 	"github.com/kgmem/kgmem"
+	"github.com/kgmem/kgmem/internal/nscache"
 )
+
+// Cache bounds. CacheBudget is the facts a store's topology cache holds over
+// all namespaces (about 200 bytes each): past it the least recently walked
+// namespaces are dropped, and a namespace larger than it is walked in the
+// store. A stale topology of more than RefreshAbove facts is read again in
+// the background while walks go to the store (nscache).
+const (
+	CacheBudget  = 2_000_000
+	RefreshAbove = 20_000
+)
+
+// NewCache returns an empty topology cache with the bounds above.
+func NewCache() *nscache.Cache[*Topology] { return nscache.New[*Topology](CacheBudget, RefreshAbove) }
 
 // Topology is one namespace's graph shape. It is read-only once built and
 // safe for concurrent use.
@@ -70,7 +84,7 @@ func (t *Topology) Len() int { return len(t.edges) }
 // first, then by id: kgmem.NeighborhoodSteps.Expand over the topology. The
 // facts carry their graph fields only.
 func (t *Topology) Expand(frontier []string, fanOut int, includeExpired bool) []kgmem.Fact {
-	var out []kgmem.Fact
+	var all []int32 // the facts to return, by edge index, in order
 	picked := make([]int32, 0, 2*fanOut)
 	for _, ent := range frontier {
 		picked = picked[:0]
@@ -88,9 +102,11 @@ func (t *Topology) Expand(frontier []string, fanOut int, includeExpired bool) []
 		}
 		slices.SortFunc(picked, t.walkOrder)
 		picked = slices.Compact(picked) // a fact from ent to itself is on both sides
-		for _, i := range picked[:min(fanOut, len(picked))] {
-			out = append(out, t.edges[i].fact(t.ns))
-		}
+		all = append(all, picked[:min(fanOut, len(picked))]...)
+	}
+	out := make([]kgmem.Fact, len(all))
+	for j, i := range all {
+		out[j] = t.edges[i].fact(t.ns)
 	}
 	return out
 }

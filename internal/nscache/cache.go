@@ -6,6 +6,12 @@
 // such a view and reads it on every use; a view read at another version is
 // read again. Versions are compared for equality only, so a store may use a
 // counter or a random token per write.
+//
+// A missing or small view is read while the caller waits. A large view that
+// a write made stale is read again in the background, one read per key at a
+// time, while callers are told it is not cached and read the store directly
+// (which is always current): a namespace written between every two searches
+// does not make each search wait for a rebuild.
 package nscache
 
 import (
@@ -35,8 +41,10 @@ type Loaded[V any] struct {
 // in all: past it the least recently used keys are dropped. Concurrent loads
 // of one key at one version are done once. A Cache is safe for concurrent use.
 type Cache[V any] struct {
-	budget int
-	loads  singleflight.Group
+	budget       int
+	refreshAbove int
+	loads        singleflight.Group
+	refreshes    singleflight.Group
 
 	mu      sync.Mutex
 	entries map[string]*list.Element // of *entry[V]
@@ -50,24 +58,42 @@ type entry[V any] struct {
 	view Loaded[V]
 }
 
-// New returns an empty cache holding at most budget units.
-func New[V any](budget int) *Cache[V] {
-	return &Cache[V]{budget: budget, entries: map[string]*list.Element{}, lru: list.New()}
+// New returns an empty cache holding at most budget units, which reads
+// stale views larger than refreshAbove units in the background.
+func New[V any](budget, refreshAbove int) *Cache[V] {
+	return &Cache[V]{budget: budget, refreshAbove: refreshAbove, entries: map[string]*list.Element{}, lru: list.New()}
 }
 
 // Get returns the view of key at version: the cached one when it was read at
 // that version, else the result of load, which is cached. ok is false when
-// load returned ErrTooLarge or a view larger than the whole budget. A load is
-// shared by every caller waiting on it, so it runs without the caller's
-// cancellation: one caller's deadline must not fail the others.
+// load returned ErrTooLarge or a view larger than the whole budget, and when
+// the cached view is stale and larger than refreshAbove: load then runs in
+// the background (see the package doc). A load is shared by every caller
+// waiting on it, so it runs without the caller's cancellation: one caller's
+// deadline must not fail the others.
 func (c *Cache[V]) Get(ctx context.Context, key string, version int64, load func(context.Context) (Loaded[V], error)) (v V, ok bool, err error) {
 	c.mu.Lock()
-	if el, found := c.entries[key]; found && el.Value.(*entry[V]).view.Version == version {
+	el, found := c.entries[key]
+	if found && el.Value.(*entry[V]).view.Version == version {
 		c.lru.MoveToFront(el)
 		c.mu.Unlock()
 		return el.Value.(*entry[V]).view.Value, true, nil
 	}
+	stale := found && el.Value.(*entry[V]).view.Size > c.refreshAbove
 	c.mu.Unlock()
+	if stale {
+		c.refreshes.DoChan(key, func() (any, error) {
+			_, _, err := c.load(ctx, key, version, load)
+			return nil, err // a failed refresh is retried by the next Get
+		})
+		return v, false, nil
+	}
+	return c.load(ctx, key, version, load)
+}
+
+// load reads the view of key at version once for all concurrent callers
+// and caches it.
+func (c *Cache[V]) load(ctx context.Context, key string, version int64, load func(context.Context) (Loaded[V], error)) (v V, ok bool, err error) {
 	got, err, _ := c.loads.Do(key+"\x00"+strconv.FormatInt(version, 10), func() (any, error) {
 		l, err := load(context.WithoutCancel(ctx))
 		if errors.Is(err, ErrTooLarge) {

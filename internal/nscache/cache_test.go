@@ -3,9 +3,11 @@ package nscache
 import (
 	"context"
 	"errors"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 )
 
 // loader counts its calls and returns the view it is told to.
@@ -74,7 +76,7 @@ func TestGet(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c := New[string](tt.budget)
+			c := New[string](tt.budget, tt.budget) // every view small: loads while the caller waits
 			var l loader
 			for i, s := range tt.steps {
 				version := s.version
@@ -100,7 +102,7 @@ func TestGet(t *testing.T) {
 // version share one load, and that a caller whose context is cancelled does
 // not fail the load the others wait on.
 func TestConcurrentGetsLoadOnce(t *testing.T) {
-	c := New[string](10)
+	c := New[string](10, 10)
 	var calls atomic.Int32
 	release := make(chan struct{})
 	started := make(chan struct{})
@@ -142,5 +144,63 @@ func TestConcurrentGetsLoadOnce(t *testing.T) {
 	// the cache; none may have loaded again.
 	if n := calls.Load(); n != 1 {
 		t.Errorf("%d loads, want 1", n)
+	}
+}
+
+// TestStaleLargeViewRefreshesInBackground checks that a stale view larger
+// than refreshAbove is not waited for: Get reports a miss at once (the caller
+// reads the store) while one background load runs, and serves the new view
+// once it is in.
+func TestStaleLargeViewRefreshesInBackground(t *testing.T) {
+	ctx := context.Background()
+	c := New[string](100, 5)
+	var calls atomic.Int32
+	release := make(chan struct{})
+	loaded := make(chan struct{})
+	load := func(value string, version int64, size int, wait bool) func(context.Context) (Loaded[string], error) {
+		return func(context.Context) (Loaded[string], error) {
+			calls.Add(1)
+			if wait {
+				<-release
+				defer close(loaded)
+			}
+			return Loaded[string]{Value: value, Version: version, Size: size}, nil
+		}
+	}
+	if got, ok, err := c.Get(ctx, "big", 1, load("v1", 1, 10, false)); !ok || err != nil || got != "v1" {
+		t.Fatalf("first Get = %q, %v, %v; want a load while waiting", got, ok, err)
+	}
+	// Version 2: the cached view is stale and large.
+	for i := range 3 {
+		if got, ok, err := c.Get(ctx, "big", 2, load("v2", 2, 10, true)); ok || err != nil {
+			t.Fatalf("stale Get %d = %q, %v, %v; want a miss at once", i, got, ok, err)
+		}
+	}
+	close(release)
+	<-loaded
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		got, ok, err := c.Get(ctx, "big", 2, load("never", 2, 10, false))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ok {
+			if got != "v2" {
+				t.Fatalf("after the refresh: %q, want v2", got)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the background refresh never landed")
+		}
+		runtime.Gosched()
+	}
+	if n := calls.Load(); n != 2 {
+		t.Errorf("%d loads, want 2 (one per version; the three stale Gets share one refresh)", n)
+	}
+	// A small stale view is loaded while the caller waits.
+	c.Get(ctx, "small", 1, load("s1", 1, 5, false))
+	if got, ok, _ := c.Get(ctx, "small", 2, load("s2", 2, 5, false)); !ok || got != "s2" {
+		t.Errorf("small stale Get = %q, %v; want s2 loaded at once", got, ok)
 	}
 }
