@@ -39,6 +39,8 @@ type synthFlags struct {
 	milvusAddr   string
 	milvusColl   string
 	milvusCons   string
+	milvusExact  int
+	flush        bool
 	hnswEf       int
 	hnswMaxBytes int64
 
@@ -59,6 +61,7 @@ type synthFlags struct {
 	jsonOut      string
 	progress     bool
 	cpuProfile   string
+	callTimes    bool
 	buildProfile string
 	warmProfile  string
 }
@@ -83,6 +86,8 @@ func parseSynthFlags(args []string, stderr io.Writer) (synthFlags, error) {
 	fs.StringVar(&f.milvusAddr, "milvus-addr", "127.0.0.1:19530", "Milvus gRPC address")
 	fs.StringVar(&f.milvusColl, "milvus-collection", "kgmem_synth", "Milvus collection (its own, so the bench never touches the server's)")
 	fs.StringVar(&f.milvusCons, "milvus-consistency", "Session", "Milvus read consistency: Session, Strong or Bounded")
+	fs.BoolVar(&f.flush, "flush", false, "before searching, flush the vector index and wait until every row is indexed (Milvus: the steady state, not the minutes after a bulk load while segments are sealed and indexed)")
+	fs.IntVar(&f.milvusExact, "milvus-exact-below", 0, "rank filters matching at most this many Milvus records in the client (0: the index default, 2048; -1: off, for a server with its interim index off)")
 	fs.IntVar(&f.hnswEf, "hnsw-ef", 0, "embedded HNSW search beam width (0: the index default)")
 	fs.Int64Var(&f.hnswMaxBytes, "hnsw-max-loaded-bytes", 0, "embedded HNSW memory budget for loaded namespaces (0: the index default)")
 	fs.IntVar(&f.queries, "queries", 2000, "searches per measured pass")
@@ -101,6 +106,7 @@ func parseSynthFlags(args []string, stderr io.Writer) (synthFlags, error) {
 	fs.StringVar(&f.jsonOut, "json", "", "also write the full report as JSON to this file")
 	fs.BoolVar(&f.progress, "progress", false, "draw a progress bar while building")
 	fs.StringVar(&f.cpuProfile, "cpuprofile", "", "write a CPU profile of the measured searches to this file")
+	fs.BoolVar(&f.callTimes, "call-times", false, "time every store call of the measured searches and print where their wall time goes")
 	fs.StringVar(&f.buildProfile, "build-cpuprofile", "", "write a CPU profile of the build to this file")
 	fs.StringVar(&f.warmProfile, "warm-cpuprofile", "", "write a CPU profile of the warm-up (loading every namespace) to this file")
 	if err := parseFlags(fs, args); err != nil {
@@ -293,7 +299,7 @@ func openSynthStores(ctx context.Context, f synthFlags, embedder kgmem.Embedder)
 	case "hnsw":
 		sink.Vectors, err = hnsw.Open(ctx, filepath.Join(f.dataDir, "vectors.db"), embedder.Dimension(), hnsw.Options{EfSearch: f.hnswEf, MaxLoadedBytes: f.hnswMaxBytes})
 	default:
-		sink.Vectors, err = milvus.Open(ctx, milvus.Config{Address: f.milvusAddr, Collection: f.milvusColl, Dim: embedder.Dimension(), ConsistencyLevel: milvus.Consistency(f.milvusCons)})
+		sink.Vectors, err = milvus.Open(ctx, milvus.Config{Address: f.milvusAddr, Collection: f.milvusColl, Dim: embedder.Dimension(), ConsistencyLevel: milvus.Consistency(f.milvusCons), ExactBelow: f.milvusExact})
 	}
 	if err != nil {
 		_ = sink.Graph.Close()
@@ -327,13 +333,27 @@ func buildSynth(ctx context.Context, f synthFlags, gen *synth.Generator, sink sy
 
 // measureSynth warms every namespace up, runs the query passes and the recall check.
 func measureSynth(ctx context.Context, f synthFlags, gen *synth.Generator, sink synth.Sink, rep *synthReport, stderr io.Writer) error {
+	graph, vectors := sink.Graph, sink.Vectors
+	var times *synth.CallTimes
+	if f.callTimes {
+		times = synth.NewCallTimes()
+		graph, vectors = times.Graph(graph), times.Vectors(vectors)
+	}
 	engine, err := memory.New(memory.Config{
-		Graph: sink.Graph, Vectors: sink.Vectors, Embedder: sink.Embedder,
+		Graph: graph, Vectors: vectors, Embedder: sink.Embedder,
 		Logger: slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
 		Search: memory.SearchOptions{VectorWeight: f.vectorWeight, TextWeight: f.textWeight},
 	})
 	if err != nil {
 		return err
+	}
+	if fl, ok := sink.Vectors.(interface{ Flush(context.Context) error }); ok && f.flush {
+		fmt.Fprintln(stderr, "flushing the vector index and waiting for it to be indexed…")
+		t0 := time.Now()
+		if err := fl.Flush(ctx); err != nil {
+			return err
+		}
+		fmt.Fprintf(stderr, "flushed and indexed in %.1f s\n", time.Since(t0).Seconds())
 	}
 	queries := gen.Queries(f.querySeed, f.queries, runtime.GOMAXPROCS(0))
 	rep.QueryStyles = map[string]int{}
@@ -341,7 +361,7 @@ func measureSynth(ctx context.Context, f synthFlags, gen *synth.Generator, sink 
 		rep.QueryStyles[q.Style]++
 	}
 	if f.search {
-		if err := searchSynth(ctx, f, gen, sink, engine, queries, rep, stderr); err != nil {
+		if err := searchSynth(ctx, f, gen, sink, engine, queries, rep, times, stderr); err != nil {
 			return err
 		}
 	}
@@ -362,7 +382,8 @@ func measureSynth(ctx context.Context, f synthFlags, gen *synth.Generator, sink 
 }
 
 // searchSynth warms every namespace up and runs the measured query passes.
-func searchSynth(ctx context.Context, f synthFlags, gen *synth.Generator, sink synth.Sink, engine *memory.Engine, queries []synth.Query, rep *synthReport, stderr io.Writer) error {
+// With times, each pass ends with where its searches' wall time went.
+func searchSynth(ctx context.Context, f synthFlags, gen *synth.Generator, sink synth.Sink, engine *memory.Engine, queries []synth.Query, rep *synthReport, times *synth.CallTimes, stderr io.Writer) error {
 	fmt.Fprintf(stderr, "warming up %d namespaces…\n", f.cfg.Namespaces)
 	stopWarm, err := startProfile(f.warmProfile)
 	if err != nil {
@@ -384,7 +405,13 @@ func searchSynth(ctx context.Context, f synthFlags, gen *synth.Generator, sink s
 	}
 	for _, c := range levels {
 		fmt.Fprintf(stderr, "searching: %d queries at concurrency %d…\n", len(queries), c)
+		if times != nil {
+			times.Reset()
+		}
 		rep.Search = append(rep.Search, synth.MeasureSearch(ctx, engine, queries, c, f.limit))
+		if times != nil {
+			times.Report(stderr, len(queries))
+		}
 	}
 	stop()
 	return nil

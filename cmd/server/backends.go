@@ -184,7 +184,7 @@ func openVectors(ctx context.Context, cfg *config, embedder kgmem.Embedder) (kgm
 		}
 		return ix, nil
 	case "milvus":
-		ix, err := milvus.Open(ctx, milvus.Config{Address: cfg.MilvusAddr, Collection: cfg.MilvusCollection, Dim: embedder.Dimension(), ConsistencyLevel: milvus.Consistency(cfg.MilvusConsistency)})
+		ix, err := milvus.Open(ctx, milvus.Config{Address: cfg.MilvusAddr, Collection: cfg.MilvusCollection, Dim: embedder.Dimension(), ConsistencyLevel: milvus.Consistency(cfg.MilvusConsistency), ExactBelow: cfg.MilvusExactBelow})
 		if err != nil {
 			return nil, fmt.Errorf("open Milvus vector index at %s: %w", cfg.MilvusAddr, err)
 		}

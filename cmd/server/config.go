@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/kgmem/kgmem/triples"
+	"github.com/kgmem/kgmem/vector/milvus"
 )
 
 // config is the server's effective configuration: every field is a flag and a
@@ -31,6 +32,7 @@ type config struct {
 	MilvusAddr        string
 	MilvusCollection  string
 	MilvusConsistency string
+	MilvusExactBelow  int
 
 	Embedder     string
 	EmbedDim     int
@@ -106,6 +108,7 @@ func (c *config) bindFlags(fs *flag.FlagSet) {
 	str(&c.Vector, "vector", "KGMEM_VECTOR", "hnsw", "vector backend: hnsw (embedded) or milvus")
 	str(&c.MilvusAddr, "milvus-addr", "KGMEM_MILVUS_ADDR", "127.0.0.1:19530", "Milvus gRPC address")
 	str(&c.MilvusCollection, "milvus-collection", "KGMEM_MILVUS_COLLECTION", "kgmem_vectors", "Milvus collection")
+	integer(&c.MilvusExactBelow, "milvus-exact-below", "KGMEM_MILVUS_EXACT_BELOW", milvus.DefaultExactBelow, "rank filters matching at most this many Milvus records in the server process (-1: off; safe only on a Milvus with its interim index off, as scripts/milvus.sh starts it)")
 	str(&c.MilvusConsistency, "milvus-consistency", "KGMEM_MILVUS_CONSISTENCY", "Session", "Milvus read consistency: Session (read-your-writes in this server, ~4 ms), Strong (across servers, one time tick ~200 ms per search), Bounded")
 	str(&c.Embedder, "embedder", "KGMEM_EMBEDDER", "hash", "embedder: hash (offline, no model) or openai (any OpenAI-compatible endpoint)")
 	integer(&c.EmbedDim, "embed-dim", "KGMEM_EMBED_DIM", 256, "embedding dimension")

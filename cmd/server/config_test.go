@@ -31,7 +31,8 @@ func TestConfigDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cfg.Addr != "127.0.0.1:8080" || cfg.Graph != "sqlite" || cfg.Vector != "hnsw" || cfg.Embedder != "hash" || cfg.VectorWeight != 0.01 || cfg.ThreadWeight != 1 || cfg.GraphDepth != 2 {
+	if cfg.Addr != "127.0.0.1:8080" || cfg.Graph != "sqlite" || cfg.Vector != "hnsw" || cfg.Embedder != "hash" || cfg.VectorWeight != 0.01 || cfg.ThreadWeight != 1 || cfg.GraphDepth != 2 ||
+		cfg.MilvusExactBelow != 2048 {
 		t.Errorf("defaults %+v", cfg)
 	}
 	if cfg, _ := parse(t, "--embedder", "openai"); cfg.VectorWeight != 1 {
@@ -42,11 +43,12 @@ func TestConfigDefaults(t *testing.T) {
 func TestConfigFromEnvironmentAndFlags(t *testing.T) {
 	t.Setenv("KGMEM_ADDR", "127.0.0.1:9999")
 	t.Setenv("KGMEM_EMBED_DIM", "512")
+	t.Setenv("KGMEM_MILVUS_EXACT_BELOW", "-1")
 	cfg, err := parse(t, "--graph", "neo4j")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cfg.Addr != "127.0.0.1:9999" || cfg.EmbedDim != 512 || cfg.Graph != "neo4j" {
+	if cfg.Addr != "127.0.0.1:9999" || cfg.EmbedDim != 512 || cfg.Graph != "neo4j" || cfg.MilvusExactBelow != -1 {
 		t.Errorf("config %+v", cfg)
 	}
 	if cfg, _ := parse(t, "--addr", "127.0.0.1:7000"); cfg.Addr != "127.0.0.1:7000" {
