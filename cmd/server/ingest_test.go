@@ -115,7 +115,11 @@ func TestIngestKillAndResume(t *testing.T) {
 	if os.Getenv(childEnv) != "" {
 		t.Skip("helper process")
 	}
-	llm := gentest.LLM(t, 0)
+	// Each extraction takes 60 ms, so a run lasts about 3 s and its
+	// checkpoint (saved every second) is seen part way: with instant answers
+	// a run took under a second, finished before the first save was seen,
+	// and left nothing to resume.
+	llm := gentest.LLM(t, 60*time.Millisecond)
 	dir := t.TempDir()
 	input := filepath.Join(dir, "chat.jsonl")
 	var buf bytes.Buffer
