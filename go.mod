@@ -3,6 +3,7 @@ module github.com/kgmem/kgmem
 go 1.26.8
 
 require (
+	github.com/blevesearch/go-porterstemmer v1.0.3
 	github.com/kljensen/snowball v0.10.0
 	github.com/labstack/echo/v4 v4.16.0
 	github.com/milvus-io/milvus-proto/go-api/v2 v2.4.10-0.20240819025435-512e3b98866a
@@ -18,8 +19,6 @@ require (
 	google.golang.org/grpc v1.48.0
 	modernc.org/sqlite v1.61.1
 )
-
-require github.com/blevesearch/go-porterstemmer v1.0.3 // indirect
 
 require (
 	github.com/beorn7/perks v1.0.1 // indirect

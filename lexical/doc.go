@@ -11,6 +11,8 @@
 //
 // Text is split by Words, folded (lower case, diacritics removed) and
 // Porter-stemmed by Tokens; queries drop English stop words (QueryTerms).
+// The stemmer is Porter's original one, as in FTS5's porter tokenizer (not
+// the Snowball English stemmer entity linking uses), so that both rank alike.
 // Scores follow SQLite FTS5's bm25() (k1 = 1.2, b = 0.75, idf
 // log((N − n + 0.5) / (n + 0.5)) floored at 1e-6), so an index of one
 // namespace ranks as an FTS5 table holding only that namespace would.
