@@ -123,6 +123,7 @@ func testNeighborhood(t *testing.T, open Opener) {
 			t.Errorf("FactsOnly from a missing seed = %+v, want nothing", g)
 		}
 	})
+	t.Run("FactsOnlyMatchesFullWalk", func(t *testing.T) { testFactsOnlyOrder(t, h) })
 	t.Run("LeafReachesHubButNotSiblingsAtDepth1", func(t *testing.T) {
 		g := h.neighborhood(ns, kgmem.NeighborhoodQuery{Seeds: []string{"ent_nb_leaf07"}, Depth: 1, FanOut: 5})
 		checkSubgraph(t, g)
@@ -139,6 +140,66 @@ func testNeighborhood(t *testing.T, open Opener) {
 			checkFact(t, f, ab, a.Name, b.Name)
 		}
 	})
+}
+
+// testFactsOnlyOrder checks that a FactsOnly walk (which stores may answer
+// from an in-memory topology) returns the facts the full walk returns, in
+// the same order, with the same graph fields and distances, on a hub whose
+// facts differ in importance, direction, confidence and expiry (what the
+// fan-out cuts by) and that has a fact from itself to itself.
+func testFactsOnlyOrder(t *testing.T, h *h) {
+	ns := kgmem.Namespace("graph/hood-order")
+	hub := Entity(ns, "ent_ho_hub", "Hub")
+	cs := kgmem.ChangeSet{Namespace: ns, Entities: []kgmem.Entity{hub}}
+	for i := range 30 {
+		leaf := Entity(ns, fmt.Sprintf("ent_ho_leaf%02d", i), fmt.Sprintf("Leaf %d", i))
+		f := Fact(ns, fmt.Sprintf("fact_ho_%02d", i), hub.ID, "links", leaf.ID, "Hub links a leaf.")
+		f.Importance = i % 4
+		f.Confidence = 0.5 + float64(i)/100
+		if i%3 == 0 {
+			f.SubjectID, f.ObjectID = leaf.ID, hub.ID
+		}
+		if i%5 == 0 {
+			f.InvalidAt, f.ExpiredAt = at(1), at(2)
+		}
+		cs.Entities = append(cs.Entities, leaf)
+		cs.Facts = append(cs.Facts, f)
+	}
+	self := Fact(ns, "fact_ho_self", hub.ID, "mirrors", hub.ID, "Hub mirrors itself.")
+	self.Importance = 9
+	cs.Facts = append(cs.Facts, self)
+	h.apply(cs)
+	tests := []struct {
+		name string
+		q    kgmem.NeighborhoodQuery
+	}{
+		{"hub, depth 1", kgmem.NeighborhoodQuery{Seeds: []string{hub.ID}, Depth: 1, FanOut: 7}},
+		{"hub, depth 2 with expired facts", kgmem.NeighborhoodQuery{Seeds: []string{hub.ID}, Depth: 2, FanOut: 7, IncludeExpired: true}},
+		{"two leaves and a missing seed", kgmem.NeighborhoodQuery{Seeds: []string{"ent_ho_leaf01", "ent_ho_leaf02", "ent_ho_missing"}, Depth: 2, FanOut: 3}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			full := h.neighborhood(ns, tc.q)
+			q := tc.q
+			q.FactsOnly = true
+			lean := h.neighborhood(ns, q)
+			if len(lean.Facts) != len(full.Facts) || len(full.Facts) == 0 {
+				t.Fatalf("FactsOnly walk found %v, full walk %v", factIDs(lean.Facts), factIDs(full.Facts))
+			}
+			for i, f := range full.Facts {
+				l := lean.Facts[i]
+				if l.ID != f.ID || l.Namespace != f.Namespace || l.SubjectID != f.SubjectID || l.ObjectID != f.ObjectID ||
+					l.Predicate != f.Predicate || l.Importance != f.Importance || l.Confidence != f.Confidence ||
+					!l.ValidAt.Equal(f.ValidAt) || !l.InvalidAt.Equal(f.InvalidAt) || !l.CreatedAt.Equal(f.CreatedAt) ||
+					!l.ExpiredAt.Equal(f.ExpiredAt) {
+					t.Errorf("fact %d FactsOnly %+v, full %+v", i, l, f)
+				}
+			}
+			if !maps.Equal(lean.Distance, full.Distance) {
+				t.Errorf("FactsOnly Distance = %v, full %v", lean.Distance, full.Distance)
+			}
+		})
+	}
 }
 
 // checkSubgraph checks the invariants of any traversal result: every entity
