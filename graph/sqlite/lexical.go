@@ -74,29 +74,13 @@ var lexicalDocs = map[kgmem.Kind]struct {
 // readLexical builds the BM25 index of src's records in ns and reads its
 // version, in one read transaction.
 func (s *Store) readLexical(ctx context.Context, ns kgmem.Namespace, src ftsSource) (nscache.Loaded[*lexical.Index], error) {
-	var l nscache.Loaded[*lexical.Index]
-	tx, err := s.r.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
-	if err != nil {
-		return l, fmt.Errorf("begin: %w", wrapErr(err))
-	}
-	defer func() { _ = tx.Rollback() }()
-	q := s.cached(tx)
-	if l.Version, err = graphVersion(ctx, q, ns); err != nil {
-		return l, err
-	}
-	n, err := integerOn(ctx, q, `SELECT count(*) FROM `+src.records+` WHERE namespace = ?`, ns)
-	if err != nil {
-		return l, fmt.Errorf("count %s: %w", src.records, err)
-	}
-	if n > lexicalBudget/lexicalEntriesPerDoc {
-		return l, nscache.ErrTooLarge
-	}
-	read := lexicalDocs[src.kind]
-	docs, err := collect(ctx, q, read.scan, read.query, ns)
-	if err != nil {
-		return l, fmt.Errorf("read %s texts: %w", src.records, err)
-	}
-	l.Value = lexical.Build(docs)
-	l.Size = l.Value.Size()
-	return l, nil
+	return readView(ctx, s, ns, src.records, lexicalBudget/lexicalEntriesPerDoc, func(q querier) (*lexical.Index, int, error) {
+		read := lexicalDocs[src.kind]
+		docs, err := collect(ctx, q, read.scan, read.query, ns)
+		if err != nil {
+			return nil, 0, fmt.Errorf("read %s texts: %w", src.records, err)
+		}
+		ix := lexical.Build(docs)
+		return ix, ix.Size(), nil
+	})
 }

@@ -28,7 +28,31 @@ func (s *Store) topology(ctx context.Context, ns kgmem.Namespace) (t *topology.T
 // transaction, or returns nscache.ErrTooLarge when ns holds more facts than
 // the budget.
 func (s *Store) readTopology(ctx context.Context, ns kgmem.Namespace) (nscache.Loaded[*topology.Topology], error) {
-	var l nscache.Loaded[*topology.Topology]
+	return readView(ctx, s, ns, "facts", topology.CacheBudget, func(q querier) (*topology.Topology, int, error) {
+		facts, err := collect(ctx, q, func(rows *sql.Rows) (kgmem.Fact, error) {
+			var f kgmem.Fact
+			var validAt, invalidAt, created, expired sql.NullInt64
+			err := rows.Scan(&f.ID, &f.SubjectID, &f.Predicate, &f.ObjectID, &f.Confidence, &f.Importance,
+				&validAt, &invalidAt, &created, &expired)
+			f.ValidAt, f.InvalidAt, f.CreatedAt, f.ExpiredAt = fromMillis(validAt), fromMillis(invalidAt), fromMillis(created), fromMillis(expired)
+			return f, err
+		}, `SELECT id, subject_id, predicate, object_id, confidence, importance, valid_at, invalid_at, created_at, expired_at
+			FROM facts WHERE namespace = ?`, ns)
+		if err != nil {
+			return nil, 0, fmt.Errorf("read facts: %w", err)
+		}
+		return topology.New(ns, facts), len(facts), nil
+	})
+}
+
+// readView reads a view derived from the records of table in ns (a
+// topology, a BM25 index) with read, in one read transaction, labelled with
+// the namespace's graph version read in it; nscache.ErrTooLarge, and nothing
+// read, when ns holds more than limit such records. read returns the view
+// and its size in its cache's units.
+func readView[V any](ctx context.Context, s *Store, ns kgmem.Namespace, table string, limit int64,
+	read func(q querier) (V, int, error)) (nscache.Loaded[V], error) {
+	var l nscache.Loaded[V]
 	tx, err := s.r.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {
 		return l, fmt.Errorf("begin: %w", wrapErr(err))
@@ -38,27 +62,15 @@ func (s *Store) readTopology(ctx context.Context, ns kgmem.Namespace) (nscache.L
 	if l.Version, err = graphVersion(ctx, q, ns); err != nil {
 		return l, err
 	}
-	n, err := integerOn(ctx, q, `SELECT count(*) FROM facts WHERE namespace = ?`, ns)
+	n, err := integerOn(ctx, q, `SELECT count(*) FROM `+table+` WHERE namespace = ?`, ns)
 	if err != nil {
-		return l, fmt.Errorf("count facts: %w", err)
+		return l, fmt.Errorf("count %s: %w", table, err)
 	}
-	if n > topology.CacheBudget {
+	if n > limit {
 		return l, nscache.ErrTooLarge
 	}
-	facts, err := collect(ctx, q, func(rows *sql.Rows) (kgmem.Fact, error) {
-		var f kgmem.Fact
-		var validAt, invalidAt, created, expired sql.NullInt64
-		err := rows.Scan(&f.ID, &f.SubjectID, &f.Predicate, &f.ObjectID, &f.Confidence, &f.Importance,
-			&validAt, &invalidAt, &created, &expired)
-		f.ValidAt, f.InvalidAt, f.CreatedAt, f.ExpiredAt = fromMillis(validAt), fromMillis(invalidAt), fromMillis(created), fromMillis(expired)
-		return f, err
-	}, `SELECT id, subject_id, predicate, object_id, confidence, importance, valid_at, invalid_at, created_at, expired_at
-		FROM facts WHERE namespace = ?`, ns)
-	if err != nil {
-		return l, fmt.Errorf("read facts: %w", err)
-	}
-	l.Value, l.Size = topology.New(ns, facts), len(facts)
-	return l, nil
+	l.Value, l.Size, err = read(q)
+	return l, err
 }
 
 // graphVersion reads the graph version of ns: 0 when it has none (never
