@@ -60,12 +60,7 @@ func lexicalCorpus(t *testing.T, s kgmem.GraphStore, ns kgmem.Namespace) []strin
 // scores, for every kind and with expired facts left out or not.
 func TestLexicalMatchesFTS5(t *testing.T) {
 	ctx := t.Context()
-	mem, path := openTemp(t)
-	fts, err := sqlite.Open(ctx, path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = fts.Close() })
+	mem, fts := openPair(t)
 	sqlite.SearchThroughFTS5(fts)
 	const ns = kgmem.Namespace("lex/a")
 	queries := lexicalCorpus(t, mem, ns)
@@ -102,12 +97,7 @@ func sameHits(a, b []kgmem.Hit) bool {
 // was first built.
 func TestLexicalFollowsEveryWrite(t *testing.T) {
 	ctx := t.Context()
-	a, path := openTemp(t)
-	b, err := sqlite.Open(ctx, path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = b.Close() })
+	a, b := openPair(t)
 	const ns = kgmem.Namespace("lex/w")
 	search := func(s *sqlite.Store, text string, expired bool) []string {
 		t.Helper()

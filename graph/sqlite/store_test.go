@@ -21,6 +21,18 @@ func openTemp(t testing.TB) (*sqlite.Store, string) {
 	return s, path
 }
 
+// openPair opens two stores on one new file, as two processes would.
+func openPair(t testing.TB) (*sqlite.Store, *sqlite.Store) {
+	t.Helper()
+	a, path := openTemp(t)
+	b, err := sqlite.Open(t.Context(), path)
+	if err != nil {
+		t.Fatalf("Open again: %v", err)
+	}
+	t.Cleanup(func() { _ = b.Close() })
+	return a, b
+}
+
 func TestConformance(t *testing.T) {
 	graphtest.Run(t, func(t *testing.T) kgmem.GraphStore {
 		s, _ := openTemp(t)

@@ -16,12 +16,7 @@ import (
 // store sees the graph as it is now, not as it was when first walked.
 func TestTopologyFollowsEveryWrite(t *testing.T) {
 	ctx := t.Context()
-	a, path := openTemp(t)
-	b, err := sqlite.Open(ctx, path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = b.Close() })
+	a, b := openPair(t)
 	const ns = kgmem.Namespace("topo/a")
 	first := sample(t, a, ns, "tp") // ent_tp_a —programmed→ ent_tp_b
 	walk := func(s *sqlite.Store) []string {
@@ -74,4 +69,3 @@ func TestTopologyFollowsEveryWrite(t *testing.T) {
 	again := sample(t, a, ns, "tp")
 	expect("re-creating the purged namespace", again.ID)
 }
-
