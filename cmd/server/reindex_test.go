@@ -17,24 +17,34 @@ import (
 	"github.com/kgmem/kgmem/vector/hnsw"
 )
 
-// TestCheckAndReindexCommands seeds an embedded data directory, deletes one
-// episode's vector behind the engine's back, and runs the commands as a user
-// would: check fails naming the missing vector, reindex repairs it and
-// prints its summary, check then passes, and a second reindex changes nothing.
-func TestCheckAndReindexCommands(t *testing.T) {
+// embeddedBackends opens the default embedded backends on a new data
+// directory, as the subcommands would with no backend configured, and
+// returns the directory, the configuration and the backends (closed by the
+// caller, before running a subcommand on the directory).
+func embeddedBackends(t *testing.T) (string, *config, *backends) {
+	t.Helper()
 	for _, name := range []string{"KGMEM_GRAPH", "KGMEM_VECTOR", "KGMEM_EMBEDDER", "KGMEM_DATA_DIR", "KGMEM_LLM_BASE_URL"} {
 		t.Setenv(name, "")
 	}
-	ctx := context.Background()
 	dir := t.TempDir()
 	cfg, err := parse(t, "--data-dir", dir, "--log-level", "error")
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := openBackends(ctx, cfg, cfg.logger())
+	b, err := openBackends(context.Background(), cfg, cfg.logger())
 	if err != nil {
 		t.Fatal(err)
 	}
+	return dir, cfg, b
+}
+
+// TestCheckAndReindexCommands seeds an embedded data directory, deletes one
+// episode's vector behind the engine's back, and runs the commands as a user
+// would: check fails naming the missing vector, reindex repairs it and
+// prints its summary, check then passes, and a second reindex changes nothing.
+func TestCheckAndReindexCommands(t *testing.T) {
+	ctx := context.Background()
+	dir, cfg, b := embeddedBackends(t)
 	const ns = kgmem.Namespace("cli/a")
 	var lost string
 	for i, text := range []string{"The rocket launched at dawn.", "Mission control cheered loudly."} {
@@ -113,19 +123,8 @@ func TestCheckAndReindexCommands(t *testing.T) {
 // namespace and over all it prints the per-namespace counts as JSON (a fresh
 // memory has nothing faded to forget), and bad input is refused.
 func TestSweepCommand(t *testing.T) {
-	for _, name := range []string{"KGMEM_GRAPH", "KGMEM_VECTOR", "KGMEM_EMBEDDER", "KGMEM_DATA_DIR", "KGMEM_LLM_BASE_URL"} {
-		t.Setenv(name, "")
-	}
 	ctx := context.Background()
-	dir := t.TempDir()
-	cfg, err := parse(t, "--data-dir", dir, "--log-level", "error")
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := openBackends(ctx, cfg, cfg.logger())
-	if err != nil {
-		t.Fatal(err)
-	}
+	dir, cfg, b := embeddedBackends(t)
 	for _, ns := range []kgmem.Namespace{"cli/a", "cli/b"} {
 		if _, err := b.engine.Ingest(ctx, memory.IngestRequest{Namespace: ns, ThreadID: "t", Messages: []episodes.Message{{
 			ID: "m1", Role: "user", Content: "The rocket launched at dawn.", Timestamp: time.Now().UTC()}}}); err != nil {
