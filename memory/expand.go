@@ -51,8 +51,8 @@ func (e *Engine) linkEntities(ctx context.Context, ns kgmem.Namespace, query str
 	return ids, nil
 }
 
-// graphHits is graph expansion: from the seed entities (those the query
-// names, then the best entity hits) it walks up to GraphDepth hops, at most
+// graphHits is graph expansion: from the seed entities (linked, those the
+// query names; then the best entity hits) it walks up to GraphDepth hops, at most
 // GraphFanOut facts per entity, through current and historical facts alike
 // ("the team Alice used to manage" is a path through history), and ranks the
 // facts it reaches as the "graph" retriever. A fact h hops from the nearest
@@ -60,11 +60,8 @@ func (e *Engine) linkEntities(ctx context.Context, ns kgmem.Namespace, query str
 // path that are query words ("who leads the team Alice used to manage?"
 // follows manages, then leads). Only facts in the request's temporal view
 // (current by default) are ranked; history still carries paths.
-func (e *Engine) graphHits(ctx context.Context, req SearchRequest, cands map[kgmem.Kind][]*fused) ([]kgmem.Hit, error) {
-	seeds, err := e.linkEntities(ctx, req.Namespace, req.Query)
-	if err != nil {
-		return nil, err
-	}
+func (e *Engine) graphHits(ctx context.Context, req SearchRequest, linked []string, cands map[kgmem.Kind][]*fused) ([]kgmem.Hit, error) {
+	seeds := slices.Clone(linked)
 	for _, c := range cands[kgmem.KindEntity][:min(seedEntityHits, len(cands[kgmem.KindEntity]))] {
 		if !slices.Contains(seeds, c.id) {
 			seeds = append(seeds, c.id)

@@ -12,10 +12,11 @@ import (
 // its Episodes ids list every one).
 const maxProvenance = 3
 
-// attachProvenance loads, in one call, the episodes the returned facts were
-// drawn from and attaches up to maxProvenance of them, latest first, to each
-// fact.
-func (e *Engine) attachProvenance(ctx context.Context, ns kgmem.Namespace, facts []FactResult) error {
+// provenance loads, in one call, the episodes the returned facts were drawn
+// from and returns up to maxProvenance of them for each fact, latest first,
+// in the order of facts.
+func (e *Engine) provenance(ctx context.Context, ns kgmem.Namespace, facts []FactResult) ([][]kgmem.Episode, error) {
+	out := make([][]kgmem.Episode, len(facts))
 	var ids []string
 	seen := map[string]bool{}
 	for _, f := range facts {
@@ -27,11 +28,11 @@ func (e *Engine) attachProvenance(ctx context.Context, ns kgmem.Namespace, facts
 		}
 	}
 	if len(ids) == 0 {
-		return nil
+		return out, nil
 	}
 	eps, err := e.graph.Episodes(ctx, ns, ids)
 	if err != nil {
-		return fmt.Errorf("load provenance episodes: %w", err)
+		return nil, fmt.Errorf("load provenance episodes: %w", err)
 	}
 	byID := make(map[string]kgmem.Episode, len(eps))
 	for _, ep := range eps {
@@ -44,7 +45,7 @@ func (e *Engine) attachProvenance(ctx context.Context, ns kgmem.Namespace, facts
 				prov = append(prov, ep)
 			}
 		}
-		facts[i].Provenance = prov
+		out[i] = prov
 	}
-	return nil
+	return out, nil
 }

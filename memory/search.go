@@ -254,9 +254,42 @@ func (e *Engine) Search(ctx context.Context, req SearchRequest) (SearchResult, e
 	ctx, cancel := context.WithTimeout(ctx, e.search.Timeout)
 	defer cancel()
 
-	res, lists, err := e.retrieve(ctx, req)
-	if err != nil {
-		return SearchResult{}, err
+	// First stage, all at once: the candidate retrievers, entity linking of
+	// the query (the graph retriever's seeds) and the namespace's decay model
+	// (for hydration); none needs another's answer.
+	graphOn := slices.Contains(req.Include, kgmem.KindFact) && e.search.GraphWeight > 0
+	var (
+		res         SearchResult
+		lists       map[string][]kgmem.Hit
+		retrieveErr error
+		linked      []string
+		linkErr     error
+		model       decay.Model
+		modelErr    error
+		first       errgroup.Group
+	)
+	first.Go(func() error {
+		res, lists, retrieveErr = e.retrieve(ctx, req)
+		return nil
+	})
+	if graphOn {
+		first.Go(func() error {
+			linked, linkErr = withDeadline(ctx, e.search.RetrieverTimeout, func(ctx context.Context) ([]string, error) {
+				return e.linkEntities(ctx, req.Namespace, req.Query)
+			})
+			return nil
+		})
+	}
+	first.Go(func() error {
+		model, modelErr = e.models(ctx, req.Namespace)
+		return nil
+	})
+	_ = first.Wait() // each part reports through its own error
+	if retrieveErr != nil {
+		return SearchResult{}, retrieveErr
+	}
+	if modelErr != nil {
+		return SearchResult{}, fmt.Errorf("decay parameters of %q: %w", req.Namespace, modelErr)
 	}
 	cands := e.fuse(lists)
 	// The thread and graph retrievers start from the fused candidates (the
@@ -275,9 +308,12 @@ func (e *Engine) Search(ctx context.Context, req SearchRequest) (SearchResult, e
 			return e.threadHits(ctx, req.Namespace, anchors)
 		}})
 	}
-	if slices.Contains(req.Include, kgmem.KindFact) && e.search.GraphWeight > 0 {
+	if graphOn {
 		seconds = append(seconds, &second{name: RetrieverGraph, run: func(ctx context.Context) ([]kgmem.Hit, error) {
-			return e.graphHits(ctx, req, cands)
+			if linkErr != nil {
+				return nil, linkErr
+			}
+			return e.graphHits(ctx, req, linked, cands)
 		}})
 	}
 	var g errgroup.Group
@@ -297,15 +333,29 @@ func (e *Engine) Search(ctx context.Context, req SearchRequest) (SearchResult, e
 	if len(seconds) > 0 {
 		cands = e.fuse(lists)
 	}
-	if err := e.hydrate(ctx, req, cands, &res); err != nil {
+	if err := e.hydrate(ctx, req, model, cands, &res); err != nil {
 		return SearchResult{}, err
 	}
 	e.rerank(ctx, req, &res)
-	if err := e.attachProvenance(ctx, req.Namespace, res.Facts); err != nil {
+	// Provenance and the result graph both start from the final facts and
+	// neither changes what the other reads: they load at once.
+	var (
+		provenance [][]kgmem.Episode
+		last       errgroup.Group
+	)
+	last.Go(func() (err error) {
+		provenance, err = e.provenance(ctx, req.Namespace, res.Facts)
+		return err
+	})
+	last.Go(func() (err error) {
+		res.Graph, err = e.resultGraph(ctx, req, res.Facts, res.Entities)
+		return err
+	})
+	if err := last.Wait(); err != nil {
 		return SearchResult{}, err
 	}
-	if err := e.attachGraph(ctx, req, &res); err != nil {
-		return SearchResult{}, err
+	for i := range res.Facts {
+		res.Facts[i].Provenance = provenance[i]
 	}
 	res.Context = RenderContext(res)
 	e.metrics.searches.Inc()
@@ -459,12 +509,8 @@ func (e *Engine) fuse(lists map[string][]kgmem.Hit) map[kgmem.Kind][]*fused {
 // hydrate loads the records behind the fused candidates, drops what the request
 // excludes (history, forgotten, not valid at AsOf, deleted since indexing),
 // weights each by its forgetting-curve retention and keeps the top Limit.
-func (e *Engine) hydrate(ctx context.Context, req SearchRequest, cands map[kgmem.Kind][]*fused, res *SearchResult) error {
+func (e *Engine) hydrate(ctx context.Context, req SearchRequest, model decay.Model, cands map[kgmem.Kind][]*fused, res *SearchResult) error {
 	ns := req.Namespace
-	model, err := e.models(ctx, ns)
-	if err != nil {
-		return fmt.Errorf("decay parameters of %q: %w", ns, err)
-	}
 	at := req.AsOf
 	if at.IsZero() {
 		at = e.now()
@@ -489,52 +535,63 @@ func (e *Engine) hydrate(ctx context.Context, req SearchRequest, cands map[kgmem
 	if e.search.SpeakerWeight > 0 {
 		speakerBonus = e.search.SpeakerWeight / (e.search.RRFK + 1)
 	}
-	res.Facts, err = pick(cands[kgmem.KindFact], depth,
-		func(ids []string) ([]kgmem.Fact, error) { return e.graph.Facts(ctx, ns, ids) },
-		func(f kgmem.Fact) string { return f.ID },
-		func(f kgmem.Fact) bool { return visible(f.Decay) && inView(req, f) },
-		func(f kgmem.Fact) ranker { return weigh(f.Decay, f.Importance) },
-		func(f kgmem.Fact, s Score) FactResult { return FactResult{FactView: NewFactView(f), Score: s} },
-		func(r FactResult) float64 { return r.Score.Final },
-		e.search.MMRLambda, func(r FactResult) string { return r.Text }, 0, maxWeight)
-	if err != nil {
-		return fmt.Errorf("load facts: %w", err)
-	}
-	res.Episodes, err = pick(cands[kgmem.KindEpisode], depth,
-		func(ids []string) ([]kgmem.Episode, error) { return e.graph.Episodes(ctx, ns, ids) },
-		func(ep kgmem.Episode) string { return ep.ID },
-		func(ep kgmem.Episode) bool {
-			return visible(ep.Decay) && (req.AsOf.IsZero() || !ep.Timestamp.After(req.AsOf))
-		},
-		func(ep kgmem.Episode) ranker {
-			w := weigh(ep.Decay, 0)
-			if e.search.SpeakerWeight == 0 || !speakerNamed(ep.Name, named) {
-				return w
-			}
-			return func(s *Score) {
-				s.Relevance += e.search.SpeakerWeight / (e.search.RRFK + 1)
-				s.Sources = append(slices.Clip(s.Sources), SourceScore{Retriever: RetrieverSpeaker, Rank: 1, Score: 1})
-				w(s)
-			}
-		},
-		func(ep kgmem.Episode, s Score) EpisodeResult { return EpisodeResult{Episode: ep, Score: s} },
-		func(r EpisodeResult) float64 { return r.Score.Final },
-		e.search.MMRLambda, func(r EpisodeResult) string { return r.Content }, speakerBonus, maxWeight)
-	if err != nil {
-		return fmt.Errorf("load episodes: %w", err)
-	}
-	res.Entities, err = pick(cands[kgmem.KindEntity], depth,
-		func(ids []string) ([]kgmem.Entity, error) { return e.graph.Entities(ctx, ns, ids) },
-		func(ent kgmem.Entity) string { return ent.ID },
-		func(ent kgmem.Entity) bool { return visible(ent.Decay) },
-		func(ent kgmem.Entity) ranker { return weigh(ent.Decay, 0) },
-		func(ent kgmem.Entity, s Score) EntityResult { return EntityResult{Entity: ent, Score: s} },
-		func(r EntityResult) float64 { return r.Score.Final },
-		e.search.MMRLambda, func(r EntityResult) string { return r.Name }, 0, maxWeight)
-	if err != nil {
-		return fmt.Errorf("load entities: %w", err)
-	}
-	return nil
+	// The three kinds load at once; each writes only its own field.
+	var g errgroup.Group
+	g.Go(func() (err error) {
+		res.Facts, err = pick(cands[kgmem.KindFact], depth,
+			func(ids []string) ([]kgmem.Fact, error) { return e.graph.Facts(ctx, ns, ids) },
+			func(f kgmem.Fact) string { return f.ID },
+			func(f kgmem.Fact) bool { return visible(f.Decay) && inView(req, f) },
+			func(f kgmem.Fact) ranker { return weigh(f.Decay, f.Importance) },
+			func(f kgmem.Fact, s Score) FactResult { return FactResult{FactView: NewFactView(f), Score: s} },
+			func(r FactResult) float64 { return r.Score.Final },
+			e.search.MMRLambda, func(r FactResult) string { return r.Text }, 0, maxWeight)
+		if err != nil {
+			return fmt.Errorf("load facts: %w", err)
+		}
+		return nil
+	})
+	g.Go(func() (err error) {
+		res.Episodes, err = pick(cands[kgmem.KindEpisode], depth,
+			func(ids []string) ([]kgmem.Episode, error) { return e.graph.Episodes(ctx, ns, ids) },
+			func(ep kgmem.Episode) string { return ep.ID },
+			func(ep kgmem.Episode) bool {
+				return visible(ep.Decay) && (req.AsOf.IsZero() || !ep.Timestamp.After(req.AsOf))
+			},
+			func(ep kgmem.Episode) ranker {
+				w := weigh(ep.Decay, 0)
+				if e.search.SpeakerWeight == 0 || !speakerNamed(ep.Name, named) {
+					return w
+				}
+				return func(s *Score) {
+					s.Relevance += e.search.SpeakerWeight / (e.search.RRFK + 1)
+					s.Sources = append(slices.Clip(s.Sources), SourceScore{Retriever: RetrieverSpeaker, Rank: 1, Score: 1})
+					w(s)
+				}
+			},
+			func(ep kgmem.Episode, s Score) EpisodeResult { return EpisodeResult{Episode: ep, Score: s} },
+			func(r EpisodeResult) float64 { return r.Score.Final },
+			e.search.MMRLambda, func(r EpisodeResult) string { return r.Content }, speakerBonus, maxWeight)
+		if err != nil {
+			return fmt.Errorf("load episodes: %w", err)
+		}
+		return nil
+	})
+	g.Go(func() (err error) {
+		res.Entities, err = pick(cands[kgmem.KindEntity], depth,
+			func(ids []string) ([]kgmem.Entity, error) { return e.graph.Entities(ctx, ns, ids) },
+			func(ent kgmem.Entity) string { return ent.ID },
+			func(ent kgmem.Entity) bool { return visible(ent.Decay) },
+			func(ent kgmem.Entity) ranker { return weigh(ent.Decay, 0) },
+			func(ent kgmem.Entity, s Score) EntityResult { return EntityResult{Entity: ent, Score: s} },
+			func(r EntityResult) float64 { return r.Score.Final },
+			e.search.MMRLambda, func(r EntityResult) string { return r.Name }, 0, maxWeight)
+		if err != nil {
+			return fmt.Errorf("load entities: %w", err)
+		}
+		return nil
+	})
+	return g.Wait()
 }
 
 // ranker completes a Score from the fused relevance (decay weighting).

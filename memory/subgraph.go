@@ -34,16 +34,16 @@ type GraphEdge struct {
 	Status string `json:"status"`
 }
 
-// attachGraph builds res.Graph from the returned facts and entities,
-// loading the fact ends that are not among the returned entities.
-func (e *Engine) attachGraph(ctx context.Context, req SearchRequest, res *SearchResult) error {
+// resultGraph builds the graph of the returned facts and entities, loading
+// the fact ends that are not among the returned entities.
+func (e *Engine) resultGraph(ctx context.Context, req SearchRequest, facts []FactResult, entities []EntityResult) (ResultGraph, error) {
 	g := ResultGraph{Nodes: []GraphNode{}, Edges: []GraphEdge{}}
 	known := map[string]kgmem.Entity{}
-	for _, ent := range res.Entities {
+	for _, ent := range entities {
 		known[ent.ID] = ent.Entity
 	}
 	var missing []string
-	for _, f := range res.Facts {
+	for _, f := range facts {
 		for _, id := range []string{f.SubjectID, f.ObjectID} {
 			if _, ok := known[id]; !ok {
 				known[id] = kgmem.Entity{}
@@ -54,7 +54,7 @@ func (e *Engine) attachGraph(ctx context.Context, req SearchRequest, res *Search
 	if len(missing) > 0 {
 		ents, err := e.graph.Entities(ctx, req.Namespace, missing)
 		if err != nil {
-			return fmt.Errorf("load fact ends: %w", err)
+			return ResultGraph{}, fmt.Errorf("load fact ends: %w", err)
 		}
 		for _, ent := range ents {
 			known[ent.ID] = ent
@@ -67,14 +67,13 @@ func (e *Engine) attachGraph(ctx context.Context, req SearchRequest, res *Search
 			g.Nodes = append(g.Nodes, GraphNode{ID: ent.ID, Name: ent.Name, Type: ent.Type})
 		}
 	}
-	for _, f := range res.Facts {
+	for _, f := range facts {
 		node(f.SubjectID)
 		node(f.ObjectID)
 		g.Edges = append(g.Edges, GraphEdge{ID: f.ID, Source: f.SubjectID, Target: f.ObjectID, Predicate: f.Predicate, Fact: f.Text, Status: f.Status})
 	}
-	for _, ent := range res.Entities {
+	for _, ent := range entities {
 		node(ent.ID)
 	}
-	res.Graph = g
-	return nil
+	return g, nil
 }
