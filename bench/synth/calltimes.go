@@ -63,10 +63,14 @@ func (c *CallTimes) Report(w io.Writer, searches int) {
 }
 
 // Graph returns g with the calls searches make timed.
-func (c *CallTimes) Graph(g kgmem.GraphStore) kgmem.GraphStore { return timedGraph{GraphStore: g, t: c} }
+func (c *CallTimes) Graph(g kgmem.GraphStore) kgmem.GraphStore {
+	return timedGraph{GraphStore: g, t: c}
+}
 
 // Vectors returns v with its searches timed.
-func (c *CallTimes) Vectors(v kgmem.VectorIndex) kgmem.VectorIndex { return timedVectors{VectorIndex: v, t: c} }
+func (c *CallTimes) Vectors(v kgmem.VectorIndex) kgmem.VectorIndex {
+	return timedVectors{VectorIndex: v, t: c}
+}
 
 // timedGraph times the read calls of a search.
 type timedGraph struct {

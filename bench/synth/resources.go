@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -19,6 +20,12 @@ type Resources struct {
 	// HWMBytes is the peak resident set size the kernel reports in
 	// /proc/self/status (VmHWM); 0 where there is no /proc.
 	HWMBytes int64 `json:"vm_hwm_bytes"`
+	// AnonBytes and FileBytes split the resident set at this moment
+	// (/proc/self/status RssAnon, RssFile): the process's own memory, and
+	// pages of mapped files (the embedded store's database, mapped by
+	// SQLite), which the kernel can drop and read again under pressure.
+	AnonBytes int64 `json:"rss_anon_bytes"`
+	FileBytes int64 `json:"rss_file_bytes"`
 	// HeapInuseBytes and HeapSysBytes are the Go heap in use and obtained
 	// from the OS (runtime.MemStats).
 	HeapInuseBytes uint64 `json:"heap_inuse_bytes"`
@@ -33,30 +40,35 @@ func ReadResources() Resources {
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err == nil {
 		r.MaxRSSBytes = ru.Maxrss * 1024 // kilobytes on Linux
 	}
-	r.HWMBytes = vmHWM()
+	status := procStatus("VmHWM", "RssAnon", "RssFile")
+	r.HWMBytes, r.AnonBytes, r.FileBytes = status["VmHWM"], status["RssAnon"], status["RssFile"]
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
 	r.HeapInuseBytes, r.HeapSysBytes, r.NumGC = ms.HeapInuse, ms.HeapSys, ms.NumGC
 	return r
 }
 
-// vmHWM reads VmHWM from /proc/self/status, in bytes (0 when unavailable).
-func vmHWM() int64 {
+// procStatus reads the given kB fields of /proc/self/status, in bytes
+// (absent where there is no /proc).
+func procStatus(fields ...string) map[string]int64 {
+	out := map[string]int64{}
 	f, err := os.Open("/proc/self/status")
 	if err != nil {
-		return 0
+		return out
 	}
 	defer f.Close()
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
-		if rest, ok := strings.CutPrefix(sc.Text(), "VmHWM:"); ok {
-			kb, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")), 10, 64)
-			if err == nil {
-				return kb * 1024
-			}
+		name, rest, ok := strings.Cut(sc.Text(), ":")
+		if !ok || !slices.Contains(fields, name) {
+			continue
+		}
+		kb, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")), 10, 64)
+		if err == nil {
+			out[name] = kb * 1024
 		}
 	}
-	return 0
+	return out
 }
 
 // DirSize is the total size of the regular files under dir.

@@ -469,8 +469,9 @@ func writeSynthReport(w io.Writer, r synthReport) error {
 	if r.LoadedNS > 0 {
 		fmt.Fprintf(&b, "loaded: %d namespaces, %d vectors\n", r.LoadedNS, r.LoadedVecs)
 	}
-	fmt.Fprintf(&b, "peak RSS %.0f MiB (VmHWM %.0f MiB); heap in use %.0f MiB, from the OS %.0f MiB\n",
-		mb(r.Resources.MaxRSSBytes), mb(r.Resources.HWMBytes), mb(int64(r.Resources.HeapInuseBytes)), mb(int64(r.Resources.HeapSysBytes)))
+	fmt.Fprintf(&b, "peak RSS %.0f MiB (VmHWM %.0f MiB); at the end %.0f MiB anonymous + %.0f MiB mapped files; heap in use %.0f MiB, from the OS %.0f MiB\n",
+		mb(r.Resources.MaxRSSBytes), mb(r.Resources.HWMBytes), mb(r.Resources.AnonBytes), mb(r.Resources.FileBytes),
+		mb(int64(r.Resources.HeapInuseBytes)), mb(int64(r.Resources.HeapSysBytes)))
 	if r.Purged != nil {
 		fmt.Fprintf(&b, "purged: %d facts, %d entities, %d episodes\n", r.Purged.Facts, r.Purged.Entities, r.Purged.Episodes)
 	}

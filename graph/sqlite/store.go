@@ -54,6 +54,16 @@ import (
 // connection before failing with kgmem.ErrUnavailable.
 const busyTimeoutMillis = 10_000
 
+// readerMmapBytes is how much of the database file each reader maps into
+// memory: SQLite's largest mapping (SQLITE_MAX_MMAP_SIZE, just under 2 GiB).
+// Pages of the mapped part are read in place instead of copied through a
+// read system call into the page cache; with 1,000,000 facts (a 3.6 GB
+// file) this halved the CPU a search spends in SQLite and took the p50 from
+// 4.7 to 3.0 ms (bench/README.md, "Search work, fifth pass"). Mapped pages
+// are the kernel's file cache: they count in the resident set but are shared
+// by the readers and dropped under memory pressure.
+const readerMmapBytes = 2147418112
+
 // Store is a kgmem.GraphStore in one SQLite file. It is safe for concurrent use.
 type Store struct {
 	w  *sql.DB // the single writer connection
@@ -95,7 +105,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
 	}
 	readers := max(4, runtime.GOMAXPROCS(0))
-	r, err := openPool(path, slices.Concat(common, []string{"query_only(1)", "mmap_size(268435456)"}), "deferred", readers)
+	r, err := openPool(path, slices.Concat(common, []string{"query_only(1)", fmt.Sprintf("mmap_size(%d)", readerMmapBytes)}), "deferred", readers)
 	if err != nil {
 		_ = ws.close()
 		_ = w.Close()
