@@ -86,7 +86,7 @@ func parseSynthFlags(args []string, stderr io.Writer) (synthFlags, error) {
 	fs.StringVar(&f.milvusAddr, "milvus-addr", "127.0.0.1:19530", "Milvus gRPC address")
 	fs.StringVar(&f.milvusColl, "milvus-collection", "kgmem_synth", "Milvus collection (its own, so the bench never touches the server's)")
 	fs.StringVar(&f.milvusCons, "milvus-consistency", "Session", "Milvus read consistency: Session, Strong or Bounded")
-	fs.BoolVar(&f.flush, "flush", false, "before searching, flush the vector index and wait until every row is indexed (Milvus: the steady state, not the minutes after a bulk load while segments are sealed and indexed)")
+	fs.BoolVar(&f.flush, "flush", false, "before searching, flush and compact the vector index and wait until every row is indexed (Milvus: the steady state, not the minutes after a bulk load while segments are sealed, merged and indexed)")
 	fs.IntVar(&f.milvusExact, "milvus-exact-below", 0, "rank filters matching at most this many Milvus records in the client (0: the index default, 2048; -1: off, for a server with its interim index off)")
 	fs.IntVar(&f.hnswEf, "hnsw-ef", 0, "embedded HNSW search beam width (0: the index default)")
 	fs.Int64Var(&f.hnswMaxBytes, "hnsw-max-loaded-bytes", 0, "embedded HNSW memory budget for loaded namespaces (0: the index default)")
@@ -295,17 +295,26 @@ func openSynthStores(ctx context.Context, f synthFlags, embedder kgmem.Embedder)
 	if err != nil {
 		return sink, nil, fmt.Errorf("open %s graph store: %w", f.graph, err)
 	}
+	drop := func() error { return nil }
 	switch f.vector {
 	case "hnsw":
 		sink.Vectors, err = hnsw.Open(ctx, filepath.Join(f.dataDir, "vectors.db"), embedder.Dimension(), hnsw.Options{EfSearch: f.hnswEf, MaxLoadedBytes: f.hnswMaxBytes})
 	default:
-		sink.Vectors, err = milvus.Open(ctx, milvus.Config{Address: f.milvusAddr, Collection: f.milvusColl, Dim: embedder.Dimension(), ConsistencyLevel: milvus.Consistency(f.milvusCons), ExactBelow: f.milvusExact})
+		var ix *milvus.Index
+		ix, err = milvus.Open(ctx, milvus.Config{Address: f.milvusAddr, Collection: f.milvusColl, Dim: embedder.Dimension(), ConsistencyLevel: milvus.Consistency(f.milvusCons), ExactBelow: f.milvusExact})
+		sink.Vectors = ix
+		if !f.keep {
+			// The collection is the bench's own: dropped, not only emptied,
+			// so that no loaded collection of an earlier run takes the
+			// server's time in the next.
+			drop = func() error { return ix.Drop(context.WithoutCancel(ctx)) }
+		}
 	}
 	if err != nil {
 		_ = sink.Graph.Close()
 		return sink, nil, fmt.Errorf("open %s vector index: %w", f.vector, err)
 	}
-	return sink, func() error { return errors.Join(sink.Vectors.Close(), sink.Graph.Close()) }, nil
+	return sink, func() error { return errors.Join(drop(), sink.Vectors.Close(), sink.Graph.Close()) }, nil
 }
 
 // buildSynth writes the memory, with a progress bar and a CPU profile when asked.
@@ -347,13 +356,20 @@ func measureSynth(ctx context.Context, f synthFlags, gen *synth.Generator, sink 
 	if err != nil {
 		return err
 	}
-	if fl, ok := sink.Vectors.(interface{ Flush(context.Context) error }); ok && f.flush {
-		fmt.Fprintln(stderr, "flushing the vector index and waiting for it to be indexed…")
+	type settler interface {
+		Flush(context.Context) error
+		Compact(context.Context) error
+	}
+	if st, ok := sink.Vectors.(settler); ok && f.flush {
+		fmt.Fprintln(stderr, "flushing and compacting the vector index and waiting for it to be indexed…")
 		t0 := time.Now()
-		if err := fl.Flush(ctx); err != nil {
+		if err := st.Flush(ctx); err != nil {
 			return err
 		}
-		fmt.Fprintf(stderr, "flushed and indexed in %.1f s\n", time.Since(t0).Seconds())
+		if err := st.Compact(ctx); err != nil {
+			return err
+		}
+		fmt.Fprintf(stderr, "flushed, compacted and indexed in %.1f s\n", time.Since(t0).Seconds())
 	}
 	queries := gen.Queries(f.querySeed, f.queries, runtime.GOMAXPROCS(0))
 	rep.QueryStyles = map[string]int{}

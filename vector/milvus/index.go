@@ -19,6 +19,8 @@ type Index struct {
 	cl     client.Client
 	level  entity.ConsistencyLevel
 	search entity.SearchParam
+	// vectorIndex names the index on the vector field (ensureIndex).
+	vectorIndex string
 	// partitionKey reports whether namespace is the collection's partition key.
 	partitionKey bool
 	// lastDelete is when this index last deleted (Unix nanoseconds); see readLevel.
@@ -187,30 +189,58 @@ func checkSchema(s *entity.Schema, dim int) error {
 	return nil
 }
 
-// ensureIndex creates the HNSW/COSINE index on the vector field when missing,
-// and refuses an existing index with another metric.
+// ensureIndex creates the indexes the collection needs when missing: the
+// HNSW/COSINE index on the vector field (an existing vector index with
+// another metric is refused), and scalar indexes on namespace and kind.
+// Every search and count filters on both; without a scalar index Milvus
+// evaluates the filter by comparing the strings of every row of every
+// segment (in the benchmark, 150,000 rows for each search of 1,500).
 func (ix *Index) ensureIndex(ctx context.Context) error {
 	name := ix.cfg.Collection
+	// Milvus 2.3 answers DescribeIndex with every index of the collection,
+	// whatever the field asked for.
 	idxs, err := ix.cl.DescribeIndex(ctx, name, fieldVector)
-	if err == nil && len(idxs) > 0 {
-		if mt := idxs[0].Params()["metric_type"]; mt != "" && mt != string(entity.COSINE) {
-			return fmt.Errorf("milvus open: collection %s: %w: vector index metric is %s, want COSINE", name, kgmem.ErrConflict, mt)
-		}
-		return nil
-	}
 	if err != nil && unavailable(err) {
-		return wrap("open: describe index of "+name, err)
+		return wrap("open: describe indexes of "+name, err)
 	}
 	// DescribeIndex fails with "index not found" on a fresh collection.
-	idx, err := entity.NewIndexHNSW(entity.COSINE, ix.cfg.M, ix.cfg.EfConstruction)
-	if err != nil {
-		return fmt.Errorf("milvus open: %w", kgmem.Invalidf("m", "%v", err))
+	have := map[string]bool{}
+	vector := false
+	for _, idx := range idxs {
+		have[idx.Name()] = true
+		if mt, ok := idx.Params()["metric_type"]; ok {
+			vector = true
+			ix.vectorIndex = idx.Name()
+			if mt != string(entity.COSINE) {
+				return fmt.Errorf("milvus open: collection %s: %w: vector index metric is %s, want COSINE", name, kgmem.ErrConflict, mt)
+			}
+		}
 	}
-	if err := ix.cl.CreateIndex(ctx, name, fieldVector, idx, false); err != nil {
-		return wrap("open: create HNSW index on "+name, err)
+	if !vector {
+		idx, err := entity.NewIndexHNSW(entity.COSINE, ix.cfg.M, ix.cfg.EfConstruction)
+		if err != nil {
+			return fmt.Errorf("milvus open: %w", kgmem.Invalidf("m", "%v", err))
+		}
+		// Named as Milvus names an unnamed index: after its field.
+		ix.vectorIndex = fieldVector
+		if err := ix.cl.CreateIndex(ctx, name, fieldVector, idx, false, client.WithIndexName(ix.vectorIndex)); err != nil {
+			return wrap("open: create HNSW index on "+name, err)
+		}
+	}
+	for _, field := range []string{fieldNamespace, fieldKind} {
+		idxName := scalarIndexName(field)
+		if have[idxName] {
+			continue
+		}
+		if err := ix.cl.CreateIndex(ctx, name, field, entity.NewScalarIndex(), false, client.WithIndexName(idxName)); err != nil {
+			return wrap("open: create scalar index on "+name+"."+field, err)
+		}
 	}
 	return nil
 }
+
+// scalarIndexName names the scalar index kgmem creates on a field.
+func scalarIndexName(field string) string { return "kgmem_" + field }
 
 // Dimension returns the vector length the index holds.
 func (ix *Index) Dimension() int { return ix.cfg.Dim }

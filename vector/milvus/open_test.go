@@ -101,3 +101,66 @@ func TestPingAfterOpen(t *testing.T) {
 		t.Errorf("Dimension() = %d, want 4", ix.Dimension())
 	}
 }
+
+// TestOpenIndexesFilterFields checks that Open gives the namespace and kind
+// fields scalar indexes (every search filters on both), also on a collection
+// created without them, and that searches answer the same on the upgraded
+// collection.
+func TestOpenIndexesFilterFields(t *testing.T) {
+	addr := testenv.MilvusAddr(t)
+	c := testCtx(t)
+	cl, err := client.NewClient(c, client.Config{Address: addr})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	ix := openFresh(t, milvus.Config{Dim: 4})
+	name := ix.Collection()
+	scalar := []struct{ field, index string }{{"namespace", "kgmem_namespace"}, {"kind", "kgmem_kind"}}
+	hasIndexes := func(when string) {
+		t.Helper()
+		for _, s := range scalar {
+			idxs, err := cl.DescribeIndex(c, name, s.field, client.WithIndexName(s.index))
+			if err != nil || len(idxs) != 1 {
+				t.Errorf("%s: index %s on %s: %v, %v; want one", when, s.index, s.field, idxs, err)
+			}
+		}
+	}
+	hasIndexes("fresh collection")
+
+	recs := []kgmem.VectorRecord{
+		{ID: "f1", Namespace: "idx/a", Kind: kgmem.KindFact, Vector: []float32{1, 0, 0, 0}},
+		{ID: "e1", Namespace: "idx/a", Kind: kgmem.KindEntity, Vector: []float32{1, 0.1, 0, 0}},
+		{ID: "f2", Namespace: "idx/b", Kind: kgmem.KindFact, Vector: []float32{1, 0, 0, 0}},
+	}
+	if err := ix.Upsert(c, recs); err != nil {
+		t.Fatal(err)
+	}
+	search := func(when string) {
+		t.Helper()
+		hits, err := ix.Search(c, kgmem.VectorQuery{Namespace: "idx/a", Vector: []float32{1, 0, 0, 0}, Kinds: []kgmem.Kind{kgmem.KindFact}, K: 5})
+		if err != nil || len(hits) != 1 || hits[0].ID != "f1" || hits[0].Kind != kgmem.KindFact {
+			t.Errorf("%s: search idx/a facts = %+v, %v; want f1 alone", when, hits, err)
+		}
+	}
+	search("fresh collection")
+
+	// A collection an earlier kgmem created has no scalar index: drop them
+	// (Milvus drops an index only from a released collection) and reopen.
+	if err := cl.ReleaseCollection(c, name); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range scalar {
+		if err := cl.DropIndex(c, name, s.field, client.WithIndexName(s.index)); err != nil {
+			t.Fatalf("drop index %s: %v", s.index, err)
+		}
+	}
+	again, err := milvus.Open(c, milvus.Config{Address: addr, Collection: name, Dim: 4})
+	if err != nil {
+		t.Fatalf("reopen without scalar indexes: %v", err)
+	}
+	defer again.Close()
+	hasIndexes("reopened")
+	ix = again
+	search("reopened")
+}
