@@ -207,7 +207,9 @@ func VectorRecords(m Memory) ([]kgmem.VectorRecord, []string) {
 	return records, texts
 }
 
-// Purge removes every namespace of g from sink (graph and vectors).
+// Purge removes every namespace of g from sink: from the graph, and from the
+// vector index unless sink.Vectors is nil (a caller that drops the whole
+// collection instead).
 func Purge(ctx context.Context, g *Generator, sink Sink) (kgmem.PurgeStats, error) {
 	var total kgmem.PurgeStats
 	for _, p := range g.plan {
@@ -215,8 +217,10 @@ func Purge(ctx context.Context, g *Generator, sink Sink) (kgmem.PurgeStats, erro
 		if err != nil {
 			return total, fmt.Errorf("purge %s from the graph: %w", p.Namespace, err)
 		}
-		if err := sink.Vectors.DeleteNamespace(ctx, p.Namespace); err != nil {
-			return total, fmt.Errorf("purge %s from the vector index: %w", p.Namespace, err)
+		if sink.Vectors != nil {
+			if err := sink.Vectors.DeleteNamespace(ctx, p.Namespace); err != nil {
+				return total, fmt.Errorf("purge %s from the vector index: %w", p.Namespace, err)
+			}
 		}
 		total.Episodes += st.Episodes
 		total.Entities += st.Entities

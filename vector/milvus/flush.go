@@ -16,39 +16,14 @@ const flushPoll = 500 * time.Millisecond
 // Flush seals the collection's growing segments and waits until every
 // index is built and every flushed row is served from an indexed segment, so
 // later searches run on the index rather than on scans of growing segments.
-// Searches are correct without it; call it after a bulk load, then Compact
-// for the steady state. It gives up when ctx ends.
+// Searches are correct without it; call it after a bulk load (the benchmark
+// does). It gives up when ctx ends.
 func (ix *Index) Flush(ctx context.Context) error {
 	name := ix.cfg.Collection
 	if err := ix.cl.Flush(ctx, name, false); err != nil {
 		return wrap("flush "+name, err)
 	}
 	return ix.poll(ctx, "the index of "+name+" to be built and loaded", ix.indexedAndLoaded)
-}
-
-// Compact merges the collection's sealed segments and waits until the
-// merged segments are indexed and served. A bulk load leaves many small
-// segments, which Milvus would otherwise merge and index again in the
-// background over the next minutes, taking the CPU searches need; the
-// benchmark compacts after Flush to measure the steady state. It gives up
-// when ctx ends.
-func (ix *Index) Compact(ctx context.Context) error {
-	name := ix.cfg.Collection
-	id, err := ix.cl.ManualCompaction(ctx, name, 0)
-	if err != nil {
-		return wrap("compact "+name, err)
-	}
-	compacted := func(ctx context.Context) (bool, error) {
-		state, err := ix.cl.GetCompactionState(ctx, id)
-		if err != nil {
-			return false, wrap("compaction state of "+name, err)
-		}
-		return state == entity.CompactionStateCompleted, nil
-	}
-	if err := ix.poll(ctx, "the compaction of "+name, compacted); err != nil {
-		return err
-	}
-	return ix.poll(ctx, "the index of "+name+" to be built and loaded after compaction", ix.indexedAndLoaded)
 }
 
 // indexedAndLoaded reports whether every index of the collection is built

@@ -13,10 +13,9 @@ import (
 	"github.com/kgmem/kgmem/vector/milvus"
 )
 
-// TestSearchOnBuiltIndex repeats the core search checks after Flush and
-// Compact, when Milvus answers from sealed segments through the HNSW index
-// instead of scanning growing segments (what the conformance suite mostly
-// exercises).
+// TestSearchOnBuiltIndex repeats the core search checks after Flush, when
+// Milvus answers from sealed segments through the HNSW index instead of
+// scanning growing segments (what the conformance suite mostly exercises).
 func TestSearchOnBuiltIndex(t *testing.T) {
 	const dim, n, k = 32, 3000, 10
 	ix := openFresh(t, milvus.Config{Dim: dim})
@@ -34,11 +33,6 @@ func TestSearchOnBuiltIndex(t *testing.T) {
 	}
 	if err := ix.Flush(c); err != nil {
 		t.Fatalf("Flush: %v", err)
-	}
-	// Compact merges the sealed segments and waits for their index: the
-	// checks below then run on the merged, indexed segments.
-	if err := ix.Compact(c); err != nil {
-		t.Fatalf("Compact: %v", err)
 	}
 	var pool []kgmem.VectorRecord
 	for _, r := range recs {
