@@ -31,7 +31,7 @@ func (ix *Index) Flush(ctx context.Context) error {
 func (ix *Index) indexedAndLoaded(ctx context.Context) (bool, error) {
 	name := ix.cfg.Collection
 	indexes := map[string]string{ix.vectorIndex: fieldVector}
-	for _, field := range []string{fieldNamespace, fieldKind} {
+	for _, field := range filterFields {
 		indexes[scalarIndexName(field)] = field
 	}
 	for idxName, field := range indexes {

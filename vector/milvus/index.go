@@ -205,18 +205,16 @@ func (ix *Index) ensureIndex(ctx context.Context) error {
 	}
 	// DescribeIndex fails with "index not found" on a fresh collection.
 	have := map[string]bool{}
-	vector := false
 	for _, idx := range idxs {
 		have[idx.Name()] = true
 		if mt, ok := idx.Params()["metric_type"]; ok {
-			vector = true
 			ix.vectorIndex = idx.Name()
 			if mt != string(entity.COSINE) {
 				return fmt.Errorf("milvus open: collection %s: %w: vector index metric is %s, want COSINE", name, kgmem.ErrConflict, mt)
 			}
 		}
 	}
-	if !vector {
+	if ix.vectorIndex == "" {
 		idx, err := entity.NewIndexHNSW(entity.COSINE, ix.cfg.M, ix.cfg.EfConstruction)
 		if err != nil {
 			return fmt.Errorf("milvus open: %w", kgmem.Invalidf("m", "%v", err))
@@ -227,7 +225,7 @@ func (ix *Index) ensureIndex(ctx context.Context) error {
 			return wrap("open: create HNSW index on "+name, err)
 		}
 	}
-	for _, field := range []string{fieldNamespace, fieldKind} {
+	for _, field := range filterFields {
 		idxName := scalarIndexName(field)
 		if have[idxName] {
 			continue
@@ -238,6 +236,10 @@ func (ix *Index) ensureIndex(ctx context.Context) error {
 	}
 	return nil
 }
+
+// filterFields are the fields every search and count filters on; each gets
+// a scalar index (ensureIndex), named by scalarIndexName.
+var filterFields = []string{fieldNamespace, fieldKind}
 
 // scalarIndexName names the scalar index kgmem creates on a field.
 func scalarIndexName(field string) string { return "kgmem_" + field }

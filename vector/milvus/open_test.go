@@ -44,14 +44,22 @@ func TestReopenDimensionMismatch(t *testing.T) {
 	}
 }
 
-func TestOpenRefusesForeignCollection(t *testing.T) {
-	addr := testenv.MilvusAddr(t)
-	c := testCtx(t)
-	cl, err := client.NewClient(c, client.Config{Address: addr})
+// rawClient connects an SDK client to the test Milvus, for what the tests
+// set up or inspect behind the Index's back; it is closed when the test ends.
+func rawClient(t *testing.T, c context.Context) client.Client {
+	t.Helper()
+	cl, err := client.NewClient(c, client.Config{Address: testenv.MilvusAddr(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer cl.Close()
+	t.Cleanup(func() { _ = cl.Close() })
+	return cl
+}
+
+func TestOpenRefusesForeignCollection(t *testing.T) {
+	addr := testenv.MilvusAddr(t)
+	c := testCtx(t)
+	cl := rawClient(t, c)
 	name := freshCollection(t)
 	// AutoID int64 keys: not a collection kgmem can upsert into.
 	sch := entity.NewSchema().WithName(name).WithAutoID(true).
@@ -61,7 +69,7 @@ func TestOpenRefusesForeignCollection(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = cl.DropCollection(context.Background(), name) })
-	_, err = milvus.Open(c, milvus.Config{Address: addr, Collection: name, Dim: 8})
+	_, err := milvus.Open(c, milvus.Config{Address: addr, Collection: name, Dim: 8})
 	if !errors.Is(err, kgmem.ErrConflict) || errors.Is(err, kgmem.ErrDimensionMismatch) {
 		t.Errorf("Open of a foreign collection: got %v, want ErrConflict", err)
 	}
@@ -109,11 +117,7 @@ func TestPingAfterOpen(t *testing.T) {
 func TestOpenIndexesFilterFields(t *testing.T) {
 	addr := testenv.MilvusAddr(t)
 	c := testCtx(t)
-	cl, err := client.NewClient(c, client.Config{Address: addr})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cl.Close()
+	cl := rawClient(t, c)
 	ix := openFresh(t, milvus.Config{Dim: 4})
 	name := ix.Collection()
 	scalar := []struct{ field, index string }{{"namespace", "kgmem_namespace"}, {"kind", "kgmem_kind"}}
