@@ -309,3 +309,56 @@ func TestBuildSearchAndRecall(t *testing.T) {
 		t.Fatalf("a query of a foreign namespace: %v, want ErrInvalid", err)
 	}
 }
+
+// TestPurge checks that Purge empties every namespace of the graph, and of
+// the vector index only when the sink has one: a nil Vectors (the bench
+// drops its Milvus collection instead) leaves the vectors alone.
+func TestPurge(t *testing.T) {
+	ctx := context.Background()
+	cfg := small(11)
+	cfg.Facts, cfg.Entities = 600, 120
+	g := newGen(t, cfg)
+	dir := t.TempDir()
+	graph, err := sqlite.Open(ctx, filepath.Join(dir, "graph.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer graph.Close()
+	emb := embed.NewHashing(0)
+	vectors, err := hnsw.Open(ctx, filepath.Join(dir, "vectors.db"), emb.Dimension(), hnsw.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer vectors.Close()
+	sink := synth.Sink{Graph: graph, Vectors: vectors, Embedder: emb}
+	if _, err := synth.Build(ctx, g, sink, synth.BuildOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	left := func(when string, wantVectors bool) {
+		t.Helper()
+		for _, p := range g.Plan() {
+			facts, err := graph.ListFacts(ctx, p.Namespace, kgmem.FactFilter{IncludeExpired: true})
+			if err != nil || len(facts) != 0 {
+				t.Errorf("%s: %s holds %d facts (%v), want none", when, p.Namespace, len(facts), err)
+			}
+			want := 0
+			if wantVectors {
+				want = g.Namespace(p.Index).Records()
+			}
+			if n, err := vectors.Count(ctx, p.Namespace, ""); err != nil || n != want {
+				t.Errorf("%s: %s holds %d vectors (%v), want %d", when, p.Namespace, n, err, want)
+			}
+		}
+	}
+	graphOnly := sink
+	graphOnly.Vectors = nil
+	st, err := synth.Purge(ctx, g, graphOnly)
+	if err != nil || st.Facts != cfg.Facts || st.Entities != cfg.Entities {
+		t.Fatalf("graph-only purge: %+v, %v; want %d facts and %d entities", st, err, cfg.Facts, cfg.Entities)
+	}
+	left("after the graph-only purge", true)
+	if _, err := synth.Purge(ctx, g, sink); err != nil {
+		t.Fatal(err)
+	}
+	left("after the full purge", false)
+}
