@@ -72,13 +72,11 @@ func New[V any](budget, refreshAbove int) *Cache[V] {
 // waiting on it, so it runs without the caller's cancellation: one caller's
 // deadline must not fail the others.
 func (c *Cache[V]) Get(ctx context.Context, key string, version int64, load func(context.Context) (Loaded[V], error)) (v V, ok bool, err error) {
+	if l, ok := c.cached(key, version); ok {
+		return l.Value, true, nil
+	}
 	c.mu.Lock()
 	el, found := c.entries[key]
-	if found && el.Value.(*entry[V]).view.Version == version {
-		c.lru.MoveToFront(el)
-		c.mu.Unlock()
-		return el.Value.(*entry[V]).view.Value, true, nil
-	}
 	stale := found && el.Value.(*entry[V]).view.Size > c.refreshAbove
 	c.mu.Unlock()
 	if stale {
@@ -95,6 +93,12 @@ func (c *Cache[V]) Get(ctx context.Context, key string, version int64, load func
 // and caches it.
 func (c *Cache[V]) load(ctx context.Context, key string, version int64, load func(context.Context) (Loaded[V], error)) (v V, ok bool, err error) {
 	got, err, _ := c.loads.Do(key+"\x00"+strconv.FormatInt(version, 10), func() (any, error) {
+		// A caller that missed the cache just before an earlier load of
+		// this version put its view, and reached Do just after that load
+		// left it, finds the view here instead of loading it again.
+		if l, ok := c.cached(key, version); ok {
+			return l, nil
+		}
 		l, err := load(context.WithoutCancel(ctx))
 		if errors.Is(err, ErrTooLarge) {
 			return nil, nil
@@ -112,6 +116,17 @@ func (c *Cache[V]) load(ctx context.Context, key string, version int64, load fun
 		return v, false, err
 	}
 	return got.(Loaded[V]).Value, true, nil
+}
+
+// cached returns the view of key read at version, if it is cached.
+func (c *Cache[V]) cached(key string, version int64) (Loaded[V], bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if el, found := c.entries[key]; found && el.Value.(*entry[V]).view.Version == version {
+		c.lru.MoveToFront(el)
+		return el.Value.(*entry[V]).view, true
+	}
+	return Loaded[V]{}, false
 }
 
 // put caches l as the view of key, replacing the one cached, and drops the
