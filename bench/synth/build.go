@@ -228,3 +228,38 @@ func Purge(ctx context.Context, g *Generator, sink Sink) (kgmem.PurgeStats, erro
 	}
 	return total, nil
 }
+
+// CheckBuilt reports whether sink holds g's memory, so that a run can search
+// what an earlier one built and kept: every namespace must have its planned
+// numbers of fact, entity and episode vectors, and its last fact in the graph.
+// It returns the memory's statistics (Seconds is 0: nothing was built); the
+// error names the first namespace that differs.
+func CheckBuilt(ctx context.Context, g *Generator, sink Sink) (BuildStats, error) {
+	var stats BuildStats
+	var degrees Degrees
+	for i, p := range g.plan {
+		m := g.Namespace(i)
+		for kind, want := range map[kgmem.Kind]int{kgmem.KindFact: len(m.Facts), kgmem.KindEntity: len(m.Entities), kgmem.KindEpisode: len(m.Episodes)} {
+			got, err := sink.Vectors.Count(ctx, p.Namespace, kind)
+			if err != nil {
+				return stats, fmt.Errorf("count the %s vectors of %s: %w", kind, p.Namespace, err)
+			}
+			if got != want {
+				return stats, fmt.Errorf("%s holds %d %s vectors, the memory has %d: %w", p.Namespace, got, kind, want, kgmem.ErrNotFound)
+			}
+		}
+		last := m.Facts[len(m.Facts)-1].ID
+		if _, err := sink.Graph.Fact(ctx, p.Namespace, last); err != nil {
+			return stats, fmt.Errorf("fact %s of %s: %w", last, p.Namespace, err)
+		}
+		stats.Namespaces++
+		stats.Entities += len(m.Entities)
+		stats.Facts += len(m.Facts)
+		stats.Episodes += len(m.Episodes)
+		stats.Mentions += len(m.Mentions)
+		stats.Vectors += m.Records()
+		degrees.Add(m)
+	}
+	stats.Degrees = degrees.Stats()
+	return stats, nil
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/kgmem/kgmem"
@@ -361,4 +362,54 @@ func TestPurge(t *testing.T) {
 		t.Fatal(err)
 	}
 	left("after the full purge", false)
+}
+
+// TestCheckBuilt checks that CheckBuilt accepts the memory Build wrote, with
+// the same statistics, and refuses one that differs: another seed's memory
+// (same sizes, other facts) and a namespace that lost a vector.
+func TestCheckBuilt(t *testing.T) {
+	ctx := context.Background()
+	cfg := small(13)
+	cfg.Facts, cfg.Entities = 600, 120
+	g := newGen(t, cfg)
+	dir := t.TempDir()
+	graph, err := sqlite.Open(ctx, filepath.Join(dir, "graph.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer graph.Close()
+	emb := embed.NewHashing(0)
+	vectors, err := hnsw.Open(ctx, filepath.Join(dir, "vectors.db"), emb.Dimension(), hnsw.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer vectors.Close()
+	sink := synth.Sink{Graph: graph, Vectors: vectors, Embedder: emb}
+	built, err := synth.Build(ctx, g, sink, synth.BuildOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	found, err := synth.CheckBuilt(ctx, g, sink)
+	if err != nil {
+		t.Fatalf("CheckBuilt of the memory just built: %v", err)
+	}
+	built.Seconds = 0
+	if found != built {
+		t.Fatalf("CheckBuilt = %+v, want Build's %+v", found, built)
+	}
+
+	other := cfg
+	other.Seed++
+	if _, err := synth.CheckBuilt(ctx, newGen(t, other), sink); !errors.Is(err, kgmem.ErrNotFound) {
+		t.Errorf("CheckBuilt of another seed's memory: %v, want ErrNotFound", err)
+	}
+	last := g.Plan()[len(g.Plan())-1]
+	m := g.Namespace(last.Index)
+	if err := vectors.Delete(ctx, last.Namespace, []string{m.Entities[0].ID}); err != nil {
+		t.Fatal(err)
+	}
+	_, err = synth.CheckBuilt(ctx, g, sink)
+	if !errors.Is(err, kgmem.ErrNotFound) || !strings.Contains(err.Error(), string(last.Namespace)) {
+		t.Errorf("CheckBuilt with a vector missing from %s: %v, want ErrNotFound naming it", last.Namespace, err)
+	}
 }

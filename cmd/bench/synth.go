@@ -41,6 +41,7 @@ type synthFlags struct {
 	milvusCons   string
 	milvusExact  int
 	flush        bool
+	settle       time.Duration
 	hnswEf       int
 	hnswMaxBytes int64
 
@@ -58,6 +59,7 @@ type synthFlags struct {
 	rebuild      bool
 	buildOnly    bool
 	keep         bool
+	reuse        bool
 	jsonOut      string
 	progress     bool
 	cpuProfile   string
@@ -87,6 +89,7 @@ func parseSynthFlags(args []string, stderr io.Writer) (synthFlags, error) {
 	fs.StringVar(&f.milvusColl, "milvus-collection", "kgmem_synth", "Milvus collection (its own, so the bench never touches the server's)")
 	fs.StringVar(&f.milvusCons, "milvus-consistency", "Session", "Milvus read consistency: Session, Strong or Bounded")
 	fs.BoolVar(&f.flush, "flush", false, "before searching, flush the vector index and wait until every row is indexed (Milvus: the steady state, not the minutes after a bulk load while segments are sealed and indexed)")
+	fs.DurationVar(&f.settle, "milvus-settle", 90*time.Second, "with --flush on Milvus, then wait until the collection's segments have stayed the same, indexed and served, this long: Milvus merges a bulk load's segments about a minute later and indexes them again, slowing searches meanwhile (0: do not wait)")
 	fs.IntVar(&f.milvusExact, "milvus-exact-below", 0, "rank filters matching at most this many Milvus records in the client (0: the index default, 2048; -1: off, for a server with its interim index off)")
 	fs.IntVar(&f.hnswEf, "hnsw-ef", 0, "embedded HNSW search beam width (0: the index default)")
 	fs.Int64Var(&f.hnswMaxBytes, "hnsw-max-loaded-bytes", 0, "embedded HNSW memory budget for loaded namespaces (0: the index default)")
@@ -103,6 +106,7 @@ func parseSynthFlags(args []string, stderr io.Writer) (synthFlags, error) {
 	fs.BoolVar(&f.rebuild, "rebuild", false, "delete the embedded stores in --data-dir and build again")
 	fs.BoolVar(&f.buildOnly, "build-only", false, "build (or reuse) the memory and stop")
 	fs.BoolVar(&f.keep, "keep", false, "with neo4j or milvus, keep the generated namespaces after the run (default: purge them)")
+	fs.BoolVar(&f.reuse, "reuse", false, "with neo4j and milvus, search the memory an earlier run left with --keep (same --seed and sizes) instead of building it again")
 	fs.StringVar(&f.jsonOut, "json", "", "also write the full report as JSON to this file")
 	fs.BoolVar(&f.progress, "progress", false, "draw a progress bar while building")
 	fs.StringVar(&f.cpuProfile, "cpuprofile", "", "write a CPU profile of the measured searches to this file")
@@ -129,6 +133,10 @@ func parseSynthFlags(args []string, stderr io.Writer) (synthFlags, error) {
 		return f, kgmem.Invalidf("batch", "must be at least 1, got %d", f.batch)
 	case f.recallQueries < 0:
 		return f, kgmem.Invalidf("recall-queries", "must not be negative, got %d", f.recallQueries)
+	case f.settle < 0:
+		return f, kgmem.Invalidf("milvus-settle", "must not be negative, got %s", f.settle)
+	case f.reuse && (f.graph != "neo4j" || f.vector != "milvus"):
+		return f, kgmem.Invalidf("reuse", "needs --graph neo4j --vector milvus (embedded stores are reused from --data-dir by themselves)")
 	}
 	return f, f.cfg.Validate()
 }
@@ -144,6 +152,7 @@ type synthReport struct {
 	Build        synth.BuildStats    `json:"build"`
 	DiskBytes    int64               `json:"disk_bytes,omitempty"`
 	AfterBuild   synth.Resources     `json:"resources_after_build"`
+	Settle       *milvus.SettleStats `json:"settle,omitempty"`
 	WarmUpSecs   float64             `json:"warm_up_seconds"`
 	Search       []synth.SearchStats `json:"search"`
 	Recall       *synth.RecallStats  `json:"recall,omitempty"`
@@ -200,6 +209,12 @@ func runSynth(ctx context.Context, args []string, stdout, stderr io.Writer) (err
 		}
 		rep.Build = m.Build
 		fmt.Fprintf(stderr, "reusing the memory in %s (built in %.0f s)\n", f.dataDir, m.Build.Seconds)
+	} else if f.reuse {
+		if rep.Build, err = synth.CheckBuilt(ctx, gen, sink); err != nil {
+			return fmt.Errorf("--reuse: %w", err)
+		}
+		rep.Reused = true
+		fmt.Fprintln(stderr, "reusing the memory on the servers")
 	} else {
 		if !embedded || f.graph == "neo4j" || f.vector == "milvus" {
 			// Start from a clean slate on the shared servers.
@@ -370,6 +385,15 @@ func measureSynth(ctx context.Context, f synthFlags, gen *synth.Generator, sink 
 			return err
 		}
 		fmt.Fprintf(stderr, "flushed and indexed in %.1f s\n", time.Since(t0).Seconds())
+	}
+	if ix, ok := sink.Vectors.(*milvus.Index); ok && f.flush && f.settle > 0 {
+		fmt.Fprintf(stderr, "waiting until the Milvus segments stay the same for %s…\n", f.settle)
+		st, err := ix.Settle(ctx, f.settle)
+		if err != nil {
+			return err
+		}
+		rep.Settle = &st
+		fmt.Fprintf(stderr, "settled in %.1f s (%d segment changes)\n", st.Waited.Seconds(), st.Changes)
 	}
 	queries := gen.Queries(f.querySeed, f.queries, runtime.GOMAXPROCS(0))
 	rep.QueryStyles = map[string]int{}

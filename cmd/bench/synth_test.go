@@ -67,6 +67,9 @@ func TestSynthFlagErrors(t *testing.T) {
 		{[]string{"--limit", "500"}, "limit"},
 		{[]string{"--namespaces", "0"}, "namespaces"},
 		{[]string{"--prefix", "no spaces"}, "prefix"},
+		{[]string{"--reuse"}, "reuse"},
+		{[]string{"--reuse", "--graph", "neo4j"}, "reuse"},
+		{[]string{"--milvus-settle", "-1s"}, "milvus-settle"},
 	}
 	for _, tt := range tests {
 		err := run(context.Background(), append([]string{"synth"}, tt.args...), &bytes.Buffer{}, &bytes.Buffer{})
