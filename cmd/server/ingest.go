@@ -30,6 +30,7 @@ type ingestFlags struct {
 	extract      bool
 	rpm, tpm     int
 	checkpoint   string
+	saveEvery    time.Duration
 	errorsPath   string
 	dryRun       bool
 	progress     string
@@ -57,6 +58,7 @@ func ingest(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	fs.IntVar(&f.rpm, "llm-rpm", 0, "LLM requests per minute (0: unlimited)")
 	fs.IntVar(&f.tpm, "llm-tpm", 0, "LLM tokens per minute (0: unlimited)")
 	fs.StringVar(&f.checkpoint, "checkpoint", "", "checkpoint file (default INPUT.kgmem-checkpoint; none for stdin)")
+	fs.DurationVar(&f.saveEvery, "checkpoint-every", time.Second, "how often the checkpoint is saved while running")
 	fs.StringVar(&f.errorsPath, "errors", "", "file of bad records, one JSON line each (default next to the checkpoint: INPUT.kgmem-errors.jsonl)")
 	fs.BoolVar(&f.dryRun, "dry-run", false, "read and validate everything, report what would be ingested, write nothing")
 	fs.StringVar(&f.progress, "progress", "auto", "progress bar on stderr: auto (when stderr is a terminal), always or never")
@@ -89,8 +91,8 @@ func ingest(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 			f.batch = 50
 		}
 	}
-	if f.concurrency < 1 || f.batch < 1 || f.batch > 1000 || f.rpm < 0 || f.tpm < 0 {
-		return errors.New("--concurrency must be >= 1, --batch within 1..1000 (the server's per-request limit), --llm-rpm and --llm-tpm >= 0")
+	if f.concurrency < 1 || f.batch < 1 || f.batch > 1000 || f.rpm < 0 || f.tpm < 0 || f.saveEvery <= 0 {
+		return errors.New("--concurrency must be >= 1, --batch within 1..1000 (the server's per-request limit), --llm-rpm and --llm-tpm >= 0, --checkpoint-every > 0")
 	}
 	var ns kgmem.Namespace
 	if f.namespace != "" {
@@ -187,7 +189,7 @@ func ingestOne(ctx context.Context, in string, f ingestFlags, format chatlog.For
 	}
 	im, err := importer.New(importer.Config{
 		Sink: sink, Concurrency: f.concurrency, Batch: f.batch, Extract: f.extract, RPM: f.rpm, TPM: f.tpm,
-		Checkpoint: ck, Errors: errOut, DryRun: f.dryRun,
+		Checkpoint: ck, SaveEvery: f.saveEvery, Errors: errOut, DryRun: f.dryRun,
 	})
 	if err != nil {
 		return nil, err

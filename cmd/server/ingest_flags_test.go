@@ -30,6 +30,7 @@ oops
 		{"batch over the server limit", []string{"--batch", "5000", input}, "--batch"},
 		{"one checkpoint for two inputs", []string{"--checkpoint", "x", input, input}, "one input"},
 		{"bad namespace", []string{"--namespace", "a//b", input}, "--namespace"},
+		{"checkpoint never saved", []string{"--checkpoint-every", "0s", input}, "--checkpoint-every"},
 		{"extraction without LLM", []string{"--data-dir", dataDir, "--extract", input}, "--extract needs an LLM"},
 	}
 	for _, tc := range cases {

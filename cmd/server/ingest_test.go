@@ -115,10 +115,10 @@ func TestIngestKillAndResume(t *testing.T) {
 	if os.Getenv(childEnv) != "" {
 		t.Skip("helper process")
 	}
-	// Each extraction takes 60 ms, so a run lasts about 3 s and its
-	// checkpoint (saved every second) is seen part way: with instant answers
-	// a run took under a second, finished before the first save was seen,
-	// and left nothing to resume.
+	// Each extraction takes 60 ms, so a run lasts about 3 s; the checkpoint
+	// is saved every 100 ms, so it shows progress long before the run ends.
+	// With instant answers a run took under a second and could finish before
+	// a save was seen, leaving nothing to resume.
 	llm := gentest.LLM(t, 60*time.Millisecond)
 	dir := t.TempDir()
 	input := filepath.Join(dir, "chat.jsonl")
@@ -133,7 +133,7 @@ func TestIngestKillAndResume(t *testing.T) {
 	}
 	ingestArgs := func(dataDir string) []string {
 		return []string{"ingest", "--data-dir", dataDir, "--batch", "10", "--concurrency", "3", "--extract",
-			"--llm-base-url", llm.URL(), "--llm-model", "m", "--checkpoint", filepath.Join(dataDir, "ck"), input}
+			"--llm-base-url", llm.URL(), "--llm-model", "m", "--checkpoint", filepath.Join(dataDir, "ck"), "--checkpoint-every", "100ms", input}
 	}
 
 	clean := filepath.Join(dir, "clean")
