@@ -40,6 +40,12 @@ type ReinforcerConfig struct {
 	ApplyTimeout time.Duration
 	// Logger reports background failures; nil means slog.Default().
 	Logger *slog.Logger
+	// Lock, when set, is held for a namespace while an apply reads and
+	// writes its decay states, and returns the function that releases it.
+	// Give it the lock the other writers of the namespace hold (the engine's,
+	// nslock.Striped.Lock) so that neither overwrites the other's update.
+	// nil: no lock, the last writer wins.
+	Lock func(ns kgmem.Namespace) (unlock func())
 }
 
 // Reinforcer applies reinforcements (recalls, restatements) off the request
@@ -52,9 +58,10 @@ type ReinforcerConfig struct {
 //
 // Each queued reinforcement keeps the time it was enqueued at, so a backlog
 // applied late still reinforces at the right times. Refs whose records were
-// deleted meanwhile are dropped. The store is written with SetDecay only; a
-// concurrent upsert of the same record by the engine may overwrite one
-// reinforcement (last writer wins).
+// deleted meanwhile are dropped. The store is written with SetDecay only,
+// under ReinforcerConfig.Lock when one is set; without it a concurrent
+// upsert of the same record by the engine may overwrite one reinforcement
+// (last writer wins).
 //
 // All methods are safe for concurrent use. One journal file serves one
 // Reinforcer at a time: give each process its own path.
@@ -340,6 +347,10 @@ func (r *Reinforcer) applyNamespace(ctx context.Context, ns kgmem.Namespace, ent
 			}
 			times[ref] = append(times[ref], e.At)
 		}
+	}
+	if r.cfg.Lock != nil {
+		unlock := r.cfg.Lock(ns)
+		defer unlock()
 	}
 	records, err := loadRecords(ctx, r.cfg.Store, ns, refs)
 	if err != nil {

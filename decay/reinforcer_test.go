@@ -377,3 +377,88 @@ func TestReinforcerConcurrentEnqueue(t *testing.T) {
 		}
 	})
 }
+
+// lockedStore records, for every read and write of decay states, whether
+// the namespace's lock was held at the time.
+type lockedStore struct {
+	kgmem.GraphStore
+	mu       sync.Mutex
+	held     map[kgmem.Namespace]bool
+	calls    int
+	unlocked []string // calls made without the lock
+}
+
+func (s *lockedStore) lock(ns kgmem.Namespace) func() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.held[ns] {
+		panic("lock of " + string(ns) + " taken twice")
+	}
+	s.held[ns] = true
+	return func() {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		s.held[ns] = false
+	}
+}
+
+func (s *lockedStore) note(call string, ns kgmem.Namespace) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.calls++
+	if !s.held[ns] {
+		s.unlocked = append(s.unlocked, call+" "+string(ns))
+	}
+}
+
+func (s *lockedStore) Facts(ctx context.Context, ns kgmem.Namespace, ids []string) ([]kgmem.Fact, error) {
+	s.note("Facts", ns)
+	return s.GraphStore.Facts(ctx, ns, ids)
+}
+
+func (s *lockedStore) Entities(ctx context.Context, ns kgmem.Namespace, ids []string) ([]kgmem.Entity, error) {
+	s.note("Entities", ns)
+	return s.GraphStore.Entities(ctx, ns, ids)
+}
+
+func (s *lockedStore) Episodes(ctx context.Context, ns kgmem.Namespace, ids []string) ([]kgmem.Episode, error) {
+	s.note("Episodes", ns)
+	return s.GraphStore.Episodes(ctx, ns, ids)
+}
+
+func (s *lockedStore) SetDecay(ctx context.Context, ns kgmem.Namespace, updates []kgmem.DecayUpdate) error {
+	s.note("SetDecay", ns)
+	return s.GraphStore.SetDecay(ctx, ns, updates)
+}
+
+// TestReinforcerHoldsLockWhileApplying checks that with ReinforcerConfig.Lock
+// an apply reads and writes each namespace's decay states only while holding
+// that namespace's lock, so an engine write holding the same lock cannot
+// land between its read and its write.
+func TestReinforcerHoldsLockWhileApplying(t *testing.T) {
+	forEachStore(t, func(t *testing.T, store kgmem.GraphStore) {
+		const ns1, ns2 = kgmem.Namespace("acme/u1"), kgmem.Namespace("acme/u2")
+		fact1, entity1, _ := reinforcerFixture(t, store, ns1)
+		fact2, _, episode2 := reinforcerFixture(t, store, ns2)
+		ls := &lockedStore{GraphStore: store, held: map[kgmem.Namespace]bool{}}
+		r := newReinforcer(t, ReinforcerConfig{
+			Store: ls, Models: StoreModels(store), Lock: ls.lock,
+			JournalPath: filepath.Join(t.TempDir(), "reinforce.journal"), Clock: &fakeClock{now: epoch.Add(day)},
+		})
+		if err := r.Enqueue(ns1, fact1, entity1); err != nil {
+			t.Fatal(err)
+		}
+		if err := r.Enqueue(ns2, fact2, episode2); err != nil {
+			t.Fatal(err)
+		}
+		if err := r.Flush(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		if ls.calls < 4 || len(ls.unlocked) > 0 {
+			t.Fatalf("%d store calls, made without the namespace's lock: %v", ls.calls, ls.unlocked)
+		}
+		if got := stateOf(t, store, ns2, fact2); got.Reinforcements == 0 {
+			t.Errorf("fact of %s not reinforced: %+v", ns2, got)
+		}
+	})
+}

@@ -4,14 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"hash/fnv"
 	"log/slog"
-	"sync"
 	"time"
 
 	"github.com/kgmem/kgmem"
 	"github.com/kgmem/kgmem/decay"
 	"github.com/kgmem/kgmem/episodes"
+	"github.com/kgmem/kgmem/internal/nslock"
 	"github.com/kgmem/kgmem/triples"
 	"github.com/prometheus/client_golang/prometheus"
 )
@@ -41,6 +40,10 @@ type Config struct {
 	// Reinforcer records recalls (search results, feedback) off the request
 	// path; nil disables search-time reinforcement and POST /v1/feedback.
 	Reinforcer *decay.Reinforcer
+	// WriteLocks serialises the writes to each namespace; give the
+	// Reinforcer's Lock the same set (its Lock method) so that its decay
+	// writes do not interleave with the engine's. nil: the engine's own.
+	WriteLocks *nslock.Striped
 	// Metrics receives the engine's Prometheus counters (nil: not exported).
 	Metrics prometheus.Registerer
 	// Outbox journals every write's vector ops before its graph write and
@@ -70,7 +73,7 @@ type Engine struct {
 	reinforcer *decay.Reinforcer
 	metrics    *metrics
 	outbox     *outboxState
-	writeLocks [64]sync.Mutex
+	writeLocks *nslock.Striped
 }
 
 // New checks cfg and returns an Engine.
@@ -101,6 +104,10 @@ func New(cfg Config) (*Engine, error) {
 		models:     cfg.Decay,
 		reinforcer: cfg.Reinforcer,
 		metrics:    newMetrics(cfg.Metrics),
+		writeLocks: cfg.WriteLocks,
+	}
+	if e.writeLocks == nil {
+		e.writeLocks = new(nslock.Striped)
 	}
 	e.initOutbox(cfg, cfg.Metrics)
 	if e.models == nil {
@@ -138,14 +145,9 @@ func (e *Engine) Limits() episodes.Limits { return e.limits }
 // ExtractionEnabled reports whether an Extractor is configured.
 func (e *Engine) ExtractionEnabled() bool { return e.extractor != nil }
 
-// lockNamespace serialises writes to ns (striped: bounded memory for any number of namespaces).
-func (e *Engine) lockNamespace(ns kgmem.Namespace) func() {
-	h := fnv.New32a()
-	h.Write([]byte(ns))
-	m := &e.writeLocks[h.Sum32()%uint32(len(e.writeLocks))]
-	m.Lock()
-	return m.Unlock
-}
+// lockNamespace serialises writes to ns (and, when the Reinforcer shares
+// the locks, its decay writes).
+func (e *Engine) lockNamespace(ns kgmem.Namespace) func() { return e.writeLocks.Lock(ns) }
 
 // Ready checks that every backend answers.
 func (e *Engine) Ready(ctx context.Context) error {

@@ -13,6 +13,7 @@ import (
 	"github.com/kgmem/kgmem/decay"
 	"github.com/kgmem/kgmem/embed"
 	"github.com/kgmem/kgmem/graph/sqlite"
+	"github.com/kgmem/kgmem/internal/nslock"
 	"github.com/kgmem/kgmem/memory"
 	"github.com/kgmem/kgmem/vector/hnsw"
 	"github.com/prometheus/client_golang/prometheus"
@@ -42,12 +43,13 @@ func startInProcess(ctx context.Context, dir string) (*inProcess, error) {
 		return nil, fmt.Errorf("open vector index: %w", err)
 	}
 	models := decay.StoreModels(g)
-	rf, err := decay.NewReinforcer(decay.ReinforcerConfig{Store: g, JournalPath: filepath.Join(dir, "recall.journal"), Models: models, Interval: 5 * time.Second, Logger: quiet})
+	locks := new(nslock.Striped)
+	rf, err := decay.NewReinforcer(decay.ReinforcerConfig{Store: g, JournalPath: filepath.Join(dir, "recall.journal"), Models: models, Interval: 5 * time.Second, Logger: quiet, Lock: locks.Lock})
 	if err != nil {
 		_, _ = v.Close(), g.Close()
 		return nil, fmt.Errorf("open recall journal: %w", err)
 	}
-	eng, err := memory.New(memory.Config{Graph: g, Vectors: v, Embedder: emb, Decay: models, Reinforcer: rf, Logger: quiet, Metrics: reg})
+	eng, err := memory.New(memory.Config{Graph: g, Vectors: v, Embedder: emb, Decay: models, Reinforcer: rf, WriteLocks: locks, Logger: quiet, Metrics: reg})
 	if err != nil {
 		_, _ = v.Close(), g.Close()
 		return nil, err

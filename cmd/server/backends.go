@@ -15,6 +15,7 @@ import (
 	"github.com/kgmem/kgmem/graph/neo4j"
 	"github.com/kgmem/kgmem/graph/sqlite"
 	"github.com/kgmem/kgmem/instrument"
+	"github.com/kgmem/kgmem/internal/nslock"
 	"github.com/kgmem/kgmem/memory"
 	"github.com/kgmem/kgmem/outbox"
 	"github.com/kgmem/kgmem/rerank"
@@ -89,9 +90,12 @@ func openBackendsWith(ctx context.Context, cfg *config, log *slog.Logger, withOu
 		integratorOpts.LLM = &llm
 	}
 	models := decay.StoreModels(b.graph)
+	// The engine and the reinforcer serialise their writes of a namespace
+	// on the same locks.
+	locks := new(nslock.Striped)
 	b.reinforcer, err = decay.NewReinforcer(decay.ReinforcerConfig{
 		Store: b.graph, JournalPath: filepath.Join(cfg.DataDir, "recall.journal"), Models: models,
-		Interval: cfg.ReinforceInterval, Logger: log,
+		Interval: cfg.ReinforceInterval, Logger: log, Lock: locks.Lock,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("open recall journal: %w", err)
@@ -127,7 +131,7 @@ func openBackendsWith(ctx context.Context, cfg *config, log *slog.Logger, withOu
 	b.engine, err = memory.New(memory.Config{
 		Outbox: box,
 		Graph:  graph, Vectors: vectors, Embedder: embedder, Extractor: extractor, Logger: log,
-		Integrator: triples.NewIntegrator(graph, integratorOpts), Decay: models, Reinforcer: b.reinforcer,
+		Integrator: triples.NewIntegrator(graph, integratorOpts), Decay: models, Reinforcer: b.reinforcer, WriteLocks: locks,
 		Search: memory.SearchOptions{VectorWeight: cfg.VectorWeight, TextWeight: cfg.TextWeight, RRFK: cfg.RRFK,
 			ThreadWeight: offIfZero(cfg.ThreadWeight), SpeakerWeight: offIfZero(cfg.SpeakerWeight), GraphWeight: offIfZero(cfg.GraphWeight),
 			GraphDepth: cfg.GraphDepth, RetrieverTimeout: cfg.RetrieverTimeout, MMRLambda: cfg.MMRLambda,
