@@ -140,12 +140,21 @@ func (e *Engine) guardedWrite(ctx context.Context, ops []kgmem.VectorOp, graphWr
 		}
 		o.mu.Unlock()
 	}
+	deferred := false // the ops were left for the drain loop
 	defer func() {
 		o.mu.Lock()
 		for _, s := range seqs {
 			delete(o.inflight, s)
 		}
 		o.mu.Unlock()
+		if deferred {
+			// Wake the drain loop only now: woken while the ops were still
+			// in flight, it found nothing to drain and slept for outboxPoll.
+			select {
+			case o.kick <- struct{}{}:
+			default:
+			}
+		}
 	}()
 	if err := graphWrite(); err != nil {
 		e.settle(ctx, seqs)
@@ -181,10 +190,7 @@ func (e *Engine) guardedWrite(ctx context.Context, ops []kgmem.VectorOp, graphWr
 			"namespace", ops[0].Namespace, "ops", len(ops), "error", serr, "cause", err)
 	}
 	e.log.WarnContext(ctx, "vector write deferred to the outbox", "namespace", ops[0].Namespace, "ops", len(ops), "cause", err)
-	select {
-	case o.kick <- struct{}{}:
-	default:
-	}
+	deferred = true
 	return nil
 }
 
