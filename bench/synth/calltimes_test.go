@@ -1,32 +1,19 @@
 package synth_test
 
 import (
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/kgmem/kgmem"
 	"github.com/kgmem/kgmem/bench/synth"
-	"github.com/kgmem/kgmem/graph/sqlite"
-	"github.com/kgmem/kgmem/vector/hnsw"
 )
 
 // TestCallTimes checks that the wrapped stores pass calls through and that
 // the report counts them per search.
 func TestCallTimes(t *testing.T) {
 	ctx := t.Context()
-	dir := t.TempDir()
-	graph, err := sqlite.Open(ctx, filepath.Join(dir, "graph.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = graph.Close() })
-	vectors, err := hnsw.Open(ctx, filepath.Join(dir, "vectors.db"), 4, hnsw.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = vectors.Close() })
+	graph, vectors := openEmbedded(t, 4)
 	times := synth.NewCallTimes()
 	g, v := times.Graph(graph), times.Vectors(vectors)
 	if err := v.Upsert(ctx, []kgmem.VectorRecord{{Namespace: "ct", Kind: kgmem.KindFact, ID: "f1", Vector: []float32{1, 0, 0, 0}}}); err != nil {

@@ -32,6 +32,24 @@ func newGen(t *testing.T, c synth.Config) *synth.Generator {
 	return g
 }
 
+// openEmbedded opens a SQLite graph store and an HNSW index of dimension dim
+// in a fresh temporary directory; both close when the test ends.
+func openEmbedded(t *testing.T, dim int) (*sqlite.Store, *hnsw.Index) {
+	t.Helper()
+	dir := t.TempDir()
+	graph, err := sqlite.Open(t.Context(), filepath.Join(dir, "graph.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = graph.Close() })
+	vectors, err := hnsw.Open(t.Context(), filepath.Join(dir, "vectors.db"), dim, hnsw.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = vectors.Close() })
+	return graph, vectors
+}
+
 func TestGeneratorIsDeterministic(t *testing.T) {
 	a, b := newGen(t, small(1)), newGen(t, small(1))
 	for i := range 3 {
@@ -319,18 +337,8 @@ func TestPurge(t *testing.T) {
 	cfg := small(11)
 	cfg.Facts, cfg.Entities = 600, 120
 	g := newGen(t, cfg)
-	dir := t.TempDir()
-	graph, err := sqlite.Open(ctx, filepath.Join(dir, "graph.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer graph.Close()
 	emb := embed.NewHashing(0)
-	vectors, err := hnsw.Open(ctx, filepath.Join(dir, "vectors.db"), emb.Dimension(), hnsw.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer vectors.Close()
+	graph, vectors := openEmbedded(t, emb.Dimension())
 	sink := synth.Sink{Graph: graph, Vectors: vectors, Embedder: emb}
 	if _, err := synth.Build(ctx, g, sink, synth.BuildOptions{}); err != nil {
 		t.Fatal(err)
@@ -372,18 +380,8 @@ func TestCheckBuilt(t *testing.T) {
 	cfg := small(13)
 	cfg.Facts, cfg.Entities = 600, 120
 	g := newGen(t, cfg)
-	dir := t.TempDir()
-	graph, err := sqlite.Open(ctx, filepath.Join(dir, "graph.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer graph.Close()
 	emb := embed.NewHashing(0)
-	vectors, err := hnsw.Open(ctx, filepath.Join(dir, "vectors.db"), emb.Dimension(), hnsw.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer vectors.Close()
+	graph, vectors := openEmbedded(t, emb.Dimension())
 	sink := synth.Sink{Graph: graph, Vectors: vectors, Embedder: emb}
 	built, err := synth.Build(ctx, g, sink, synth.BuildOptions{})
 	if err != nil {
