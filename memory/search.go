@@ -564,7 +564,7 @@ func (e *Engine) hydrate(ctx context.Context, req SearchRequest, model decay.Mod
 					return w
 				}
 				return func(s *Score) {
-					s.Relevance += e.search.SpeakerWeight / (e.search.RRFK + 1)
+					s.Relevance += speakerBonus
 					s.Sources = append(slices.Clip(s.Sources), SourceScore{Retriever: RetrieverSpeaker, Rank: 1, Score: 1})
 					w(s)
 				}
