@@ -62,4 +62,7 @@ type TypeDef struct {
 	Description string `json:"description,omitempty"`
 	// Attributes is a JSON Schema object describing the type's attributes.
 	Attributes map[string]any `json:"attributes,omitempty"`
+	// Cardinality, on a relation type only, overrides the built-in
+	// cardinality table for this predicate in the namespace (empty: the table).
+	Cardinality Cardinality `json:"cardinality,omitempty"`
 }

@@ -35,13 +35,17 @@ type Fact struct {
 	Decay      DecayState     `json:"decay"`
 }
 
-// Current reports whether the fact is kgmem's current belief: not expired by a
-// contradiction and not ended in world time.
+// Current reports whether the fact is kgmem's current belief with no end in
+// world time: not expired by a contradiction and not ended. Status tells, at a
+// given instant, whether it is also true then.
 func (f Fact) Current() bool { return f.ExpiredAt.IsZero() && f.InvalidAt.IsZero() }
 
-// ValidAtInstant reports whether the fact held at world time t, as far as was
-// known at system time t: it had been recorded by t, it had started by t, it had
-// not ended by t, and it had not been superseded by t.
+// ValidAtInstant reports whether the fact held at world time t: this is how
+// "as_of" is evaluated everywhere (listings, search, graph expansion). It held
+// when its validity had started by t (ValidAt ≤ t; an unknown ValidAt counts
+// from when kgmem recorded it, CreatedAt, so as_of never returns what was not
+// yet known to be true) and had not ended by t (InvalidAt zero or after t).
+// An invalidated fact held until its InvalidAt, like any other.
 func (f Fact) ValidAtInstant(t time.Time) bool {
 	if !f.CreatedAt.IsZero() && f.CreatedAt.After(t) && (f.ValidAt.IsZero() || f.ValidAt.After(t)) {
 		return false

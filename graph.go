@@ -198,6 +198,10 @@ type NamespaceSettings struct {
 	Writes WritePolicy `json:"writes"`
 	// Decay holds the decay package's parameters as JSON; that package owns the shape.
 	Decay json.RawMessage `json:"decay,omitempty"`
+	// Cardinality overrides the built-in cardinality table per predicate
+	// ("drives": "one_object", "works_at": "many"); it wins over a schema
+	// relation type's cardinality. Keys are predicates in any spelling.
+	Cardinality map[string]Cardinality `json:"cardinality,omitempty"`
 }
 
 // WritePolicy says which changes ingestion may make. The zero value allows all.

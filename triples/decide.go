@@ -3,26 +3,11 @@ package triples
 import (
 	"context"
 	"fmt"
-	"maps"
 	"slices"
 	"time"
 
 	"github.com/kgmem/kgmem"
 )
-
-// subjectFunctional predicates hold for one object per subject at a time: a new
-// object for the same subject invalidates the old fact ("lives_in Paris" ends
-// "lives_in Berlin").
-var subjectFunctional = map[string]bool{
-	"lives_in": true, "works_at": true, "is_married_to": true, "reports_to": true, "has_age": true,
-	"is_aged": true, "has_job_title": true, "has_title": true, "has_role": true, "is_dating": true,
-	"has_phone_number": true, "has_email": true, "has_manager": true, "is_engaged_to": true,
-}
-
-// objectExclusive predicates hold for one subject per object at a time, across
-// the predicates of one role group: "Bob leads the ML team" ends "Alice manages
-// the ML team".
-var objectExclusive = map[string]string{"leads": "lead", "manages": "lead"}
 
 // opposite reports whether two canonical predicates contradict each other for
 // the same subject and object: "p" and "not_p", "likes" and "dislikes".
@@ -75,13 +60,14 @@ func (w *work) decideAll(ctx context.Context) error {
 	return nil
 }
 
-// loadRelated reads into the working set every stored current fact decide can
-// weigh for the triple (sID, predicate, oID): the facts between the two
-// entities (restatements, opposites), the facts of either with the same
-// predicate (functional predicates, refinements, the LLM judge's related
-// facts) and the object's facts in the predicate's exclusive role group. It
-// reads those slices, not every fact of both entities, so a hub entity with
-// thousands of facts costs an index lookup per message, not a full load.
+// loadRelated reads into the working set every stored fact decide can weigh
+// for the triple (sID, predicate, oID): the facts between the two entities,
+// history included (restatements, opposites), the facts of either in the
+// predicate's exclusive timelines, history included (single-valued
+// relations), and the current facts of either with the same predicate (the
+// LLM judge's related facts). It reads those slices, not every fact of both
+// entities, so a hub entity with thousands of facts costs an index lookup per
+// message, not a full load.
 func (w *work) loadRelated(ctx context.Context, sID, predicate, oID string) error {
 	type load struct {
 		filter kgmem.FactFilter
@@ -90,24 +76,26 @@ func (w *work) loadRelated(ctx context.Context, sID, predicate, oID string) erro
 	var loads []load
 	sStored, oStored := w.storedEntity(sID), w.storedEntity(oID)
 	if sStored && oStored {
-		loads = append(loads, load{kgmem.FactFilter{EntityID: sID, OtherID: oID}, true})
+		loads = append(loads, load{kgmem.FactFilter{EntityID: sID, OtherID: oID, IncludeExpired: true}, true})
 	}
-	if sStored {
+	card := w.cards.of(predicate)
+	subjectSide := card == kgmem.CardinalityOneObject || card == kgmem.CardinalityOneEach
+	objectSide := card == kgmem.CardinalityOneSubject || card == kgmem.CardinalityOneEach
+	for _, p := range w.cards.groupPredicates(predicate) {
+		if sStored && subjectSide {
+			loads = append(loads, load{kgmem.FactFilter{EntityID: sID, Predicate: p, IncludeExpired: true}, true})
+		}
+		if oStored && objectSide {
+			loads = append(loads, load{kgmem.FactFilter{EntityID: oID, Predicate: p, IncludeExpired: true}, true})
+		}
+	}
+	// The judge's related facts: current ones, a few of them. "Lisbon" may
+	// have thousands of residents, and a newcomer needs eight of them.
+	if sStored && !subjectSide {
 		loads = append(loads, load{kgmem.FactFilter{EntityID: sID, Predicate: predicate}, true})
 	}
-	if oStored {
-		// The object's facts with this predicate only matter as the judge's
-		// related facts, unless the predicate's role has one holder: "Lisbon"
-		// may have thousands of residents, and a newcomer needs eight of them.
-		group := objectExclusive[predicate]
-		loads = append(loads, load{kgmem.FactFilter{EntityID: oID, Predicate: predicate}, group != ""})
-		if group != "" {
-			for _, p := range slices.Sorted(maps.Keys(objectExclusive)) {
-				if p != predicate && objectExclusive[p] == group {
-					loads = append(loads, load{kgmem.FactFilter{EntityID: oID, Predicate: p}, true})
-				}
-			}
-		}
+	if oStored && !objectSide {
+		loads = append(loads, load{kgmem.FactFilter{EntityID: oID, Predicate: predicate}, false})
 	}
 	for _, l := range loads {
 		if err := w.loadFacts(ctx, l.filter, l.all); err != nil {
@@ -117,11 +105,11 @@ func (w *work) loadRelated(ctx context.Context, sID, predicate, oID string) erro
 	return nil
 }
 
-// loadFacts reads the current facts matching f into the working set, once
-// per filter: all of them with the entities at their other ends, or (all
-// false) the first maxRelatedFacts alone.
+// loadFacts reads the facts matching f into the working set (history only
+// when f.IncludeExpired), once per filter: all of them with the entities at
+// their other ends, or (all false) the first maxRelatedFacts alone.
 func (w *work) loadFacts(ctx context.Context, f kgmem.FactFilter, all bool) error {
-	key := f.EntityID + "\x00" + f.OtherID + "\x00" + f.Predicate
+	key := fmt.Sprintf("%s\x00%s\x00%s\x00%t", f.EntityID, f.OtherID, f.Predicate, f.IncludeExpired)
 	if w.loadedFacts[key] {
 		return nil
 	}
@@ -137,7 +125,7 @@ func (w *work) loadFacts(ctx context.Context, f kgmem.FactFilter, all bool) erro
 		}
 		var missing []string
 		for _, fact := range page {
-			if _, ok := w.facts[fact.ID]; ok || !fact.ExpiredAt.IsZero() {
+			if _, ok := w.facts[fact.ID]; ok {
 				continue
 			}
 			cp := fact
@@ -219,52 +207,31 @@ func (w *work) newFact(c candidate, sID, oID string) *kgmem.Fact {
 	return f
 }
 
-// decide applies the rules to one candidate. What the rules cannot decide goes
-// to the LLM judge: in the first pass it is recorded as a question (and added
-// provisionally), in the decided pass the judge's answer is applied.
+// decide applies the rules to one candidate: a restatement merges into the
+// known fact (timeline.go); a fact in a single-valued or opposite timeline is
+// added and the timeline's ends re-derived; a more specific object refines
+// the known fact. What the rules cannot decide goes to the LLM judge: in the
+// first pass it is recorded as a question (and added provisionally), in the
+// decided pass the judge's answer is applied.
 func (w *work) decide(c candidate, sID, oID string) {
 	nf := w.newFact(c, sID, oID)
-	facts := w.current(sID, oID)
-	// An exact restatement wins over every other relation.
-	for _, f := range facts {
-		if f.SubjectID != sID || f.ObjectID != oID || f.Predicate != nf.Predicate {
-			continue
+	if handled, changed := w.restate(c, nf); handled {
+		if changed != nil {
+			w.reconcile(changed)
 		}
-		switch {
-		case f.InvalidAt.IsZero() && !nf.InvalidAt.IsZero():
-			w.end(c, f, nf.InvalidAt)
-			return
-		case f.InvalidAt.IsZero():
-			w.duplicate(c, f, "same subject, predicate and object")
-			return
-		case nf.ValidAt.IsZero() || nf.ValidAt.Before(f.InvalidAt):
-			w.duplicate(c, f, "restates a fact of the same period")
-			return
-		}
-	}
-	if !nf.InvalidAt.IsZero() {
-		// A fact that has already ended contradicts nothing current: it is history.
-		w.add(nf, "")
 		return
 	}
-	var contradicted []*kgmem.Fact
-	var reasons []string
 	var related []string
-	for _, f := range facts {
+	excluded := false
+	for _, f := range w.current(sID, oID) {
 		sameS, sameO, sameP := f.SubjectID == sID, f.ObjectID == oID, f.Predicate == nf.Predicate
 		if !f.InvalidAt.IsZero() || sameS && sameO && sameP {
 			continue
 		}
 		switch {
-		case sameS && sameO && opposite(f.Predicate, nf.Predicate):
-			contradicted = append(contradicted, f)
-			reasons = append(reasons, fmt.Sprintf("%s contradicts %s", nf.Predicate, f.Predicate))
-		case sameS && sameP && subjectFunctional[nf.Predicate]:
-			contradicted = append(contradicted, f)
-			reasons = append(reasons, fmt.Sprintf("%s holds for one object at a time", nf.Predicate))
-		case sameO && !sameS && objectExclusive[nf.Predicate] != "" && objectExclusive[nf.Predicate] == objectExclusive[f.Predicate]:
-			contradicted = append(contradicted, f)
-			reasons = append(reasons, fmt.Sprintf("%s %s has one holder at a time", w.entities[oID].Name, objectExclusive[nf.Predicate]))
+		case w.excludes(nf, f):
+			excluded = true
+		case excluded:
 		case sameS && sameP && refines(w.entities[oID], w.entities[f.ObjectID]):
 			w.refine(c, nf, f)
 			return
@@ -276,12 +243,10 @@ func (w *work) decide(c candidate, sID, oID string) {
 			related = append(related, f.ID)
 		}
 	}
-	if len(contradicted) > 0 {
-		w.supersede(nf, contradicted, reasons)
-		return
-	}
-	if w.in.llm == nil || len(related) == 0 || w.req.Policy.DisableInserts {
-		w.add(nf, "")
+	if excluded || !nf.InvalidAt.IsZero() || w.in.llm == nil || len(related) == 0 || w.req.Policy.DisableInserts {
+		if w.add(nf, "") {
+			w.reconcile(nf)
+		}
 		return
 	}
 	if len(related) > maxRelatedFacts {
@@ -412,27 +377,6 @@ func (w *work) supersede(nf *kgmem.Fact, olds []*kgmem.Fact, reasons []string) {
 	for i, f := range ends {
 		w.invalidate(f, nf, reasons[min(i, len(reasons)-1)])
 	}
-}
-
-// end records that f stopped being true at `at` (the triple restated it with an
-// invalid_at): f keeps its id, gains provenance and is no longer current.
-func (w *work) end(c candidate, f *kgmem.Fact, at time.Time) {
-	if w.req.Policy.DisableInvalidations {
-		w.duplicate(c, f, "states the fact ended; write policy disables invalidations")
-		return
-	}
-	for _, ep := range c.episodes {
-		if !slices.Contains(f.Episodes, ep) {
-			f.Episodes = append(f.Episodes, ep)
-		}
-	}
-	if !f.ValidAt.IsZero() && at.Before(f.ValidAt) {
-		at = f.ValidAt
-	}
-	f.InvalidAt = at
-	w.changedFact[f.ID] = true
-	w.changes = append(w.changes, kgmem.FactChange{Op: kgmem.OpInvalidated, Fact: *f,
-		Reason: "the fact ended at " + at.Format(time.RFC3339)})
 }
 
 // invalidate ends f in world time at nf's valid_at (else now) and expires it now.

@@ -64,8 +64,12 @@ type IntegrateRequest struct {
 	OwnProvenance bool
 	// Policy switches kinds of changes off.
 	Policy kgmem.WritePolicy
-	// Schema, when set, adds the namespace's entity types to the known types.
+	// Schema, when set, adds the namespace's entity types to the known types
+	// and its relation types' cardinalities override the built-in table.
 	Schema *kgmem.Schema
+	// Cardinality overrides the built-in cardinality table (and the schema)
+	// per predicate, in any spelling (NamespaceSettings.Cardinality).
+	Cardinality map[string]kgmem.Cardinality
 }
 
 // IntegrateResult is what integrating a batch decided.
@@ -200,6 +204,8 @@ type work struct {
 	ambiguous []*group
 	pending   []pendingDecision
 	decisions *decisions
+
+	cards cardinalities
 }
 
 func newWork(in *Integrator, req IntegrateRequest, d *decisions) *work {
@@ -216,6 +222,7 @@ func newWork(in *Integrator, req IntegrateRequest, d *decisions) *work {
 		loadedFacts:    map[string]bool{},
 		changedFact:    map[string]bool{},
 		addedNow:       map[string]bool{},
+		cards:          newCardinalities(in.preds, req.Schema, req.Cardinality),
 	}
 	for _, ep := range req.Episodes {
 		w.episodes[ep.ID] = ep

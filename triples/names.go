@@ -17,11 +17,13 @@ const MaxNameLen = 200
 var annotation = regexp.MustCompile(`\s*[\(\[\{][^\)\]\}]*[\)\]\}]`)
 
 // CleanEntityName returns the display form of an entity name: Unicode NFKC,
-// parenthesised or bracketed annotations removed ("Bob Smith (he)" → "Bob Smith"),
+// invisible format characters removed (zero-width spaces, bidi controls, soft
+// hyphens; a zero-width joiner or non-joiner is kept between two letters, where
+// scripts such as Persian or Devanagari need it), parenthesised or bracketed annotations removed ("Bob Smith (he)" → "Bob Smith"),
 // surrounding quotes, punctuation and spaces trimmed, inner whitespace collapsed.
 // Case is kept; kgmem.NormalizeName of the result is the matching key.
 func CleanEntityName(s string) string {
-	s = norm.NFKC.String(s)
+	s = cleanFormatChars(norm.NFKC.String(s))
 	if stripped := annotation.ReplaceAllString(s, ""); strings.TrimSpace(stripped) != "" {
 		s = stripped
 	}
@@ -29,6 +31,25 @@ func CleanEntityName(s string) string {
 	return strings.TrimFunc(s, func(r rune) bool {
 		return unicode.IsSpace(r) || strings.ContainsRune(nameTrim, r)
 	})
+}
+
+// cleanFormatChars removes format characters (Unicode Cf) from a display
+// name, keeping ZWJ and ZWNJ between two letters or marks.
+func cleanFormatChars(s string) string {
+	rs := []rune(s)
+	out := rs[:0:0]
+	letter := func(r rune) bool { return unicode.IsLetter(r) || unicode.IsMark(r) }
+	for i, r := range rs {
+		if !unicode.Is(unicode.Cf, r) {
+			out = append(out, r)
+			continue
+		}
+		joiner := r == '\u200c' || r == '\u200d'
+		if joiner && len(out) > 0 && letter(out[len(out)-1]) && i+1 < len(rs) && letter(rs[i+1]) {
+			out = append(out, r)
+		}
+	}
+	return string(out)
 }
 
 // nameTrim are the characters trimmed from both ends of a name: quotes and

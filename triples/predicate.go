@@ -9,8 +9,10 @@ import (
 	"golang.org/x/text/unicode/norm"
 )
 
-// MaxPredicateLen is the longest canonical predicate, in bytes. Longer
-// predicates are cut at the last word boundary that fits.
+// MaxPredicateLen is the longest canonical predicate, in bytes (the
+// lower_snake form, after synonyms and the "not_" of a negation). A longer
+// predicate is an error wrapping kgmem.ErrInvalid, never cut: two long
+// predicates that share their first 64 bytes stay two relations.
 const MaxPredicateLen = 64
 
 // NegationPrefix marks a negated predicate: "doesn't like" becomes "not_likes".
@@ -69,15 +71,27 @@ var negationPrefixes = []string{
 // It is immutable and safe for concurrent use.
 type PredicateNormalizer struct {
 	synonyms map[string]string
+	inverse  map[string]string // passive spelling → canonical, subject and object swapped
 }
 
 // NewPredicateNormalizer returns a normalizer whose synonym map is the default
 // one extended (and overridden) by extra. Keys and values of extra are
 // normalised mechanically first, so {"Is Boss Of": "manages"} works.
 func NewPredicateNormalizer(extra map[string]string) *PredicateNormalizer {
-	syn := make(map[string]string, len(defaultSynonyms)+len(extra))
+	active, passive := tableSynonyms()
+	syn := make(map[string]string, len(defaultSynonyms)+len(active)+len(extra))
 	for k, v := range defaultSynonyms {
 		syn[k] = v
+	}
+	for k, v := range active {
+		syn[k] = v
+	}
+	inverse := make(map[string]string, len(inversePredicates)+len(passive))
+	for k, v := range inversePredicates {
+		inverse[k] = v
+	}
+	for k, v := range passive {
+		inverse[k] = v
 	}
 	for k, v := range extra {
 		kk, vv := snake(k), snake(v)
@@ -85,7 +99,7 @@ func NewPredicateNormalizer(extra map[string]string) *PredicateNormalizer {
 			syn[kk] = vv
 		}
 	}
-	return &PredicateNormalizer{synonyms: syn}
+	return &PredicateNormalizer{synonyms: syn, inverse: inverse}
 }
 
 var defaultNormalizer = NewPredicateNormalizer(nil)
@@ -96,8 +110,8 @@ var defaultNormalizer = NewPredicateNormalizer(nil)
 // dropped ("doesn't" → "doesnt"), every other run of punctuation, symbols or
 // spaces collapsed to one "_", synonyms mapped ("is manager of" → "manages"),
 // negations written as "not_" + the canonical positive ("doesn't like any more"
-// → "not_likes"), at most MaxPredicateLen bytes. A predicate with nothing left
-// is an error wrapping kgmem.ErrInvalid.
+// → "not_likes"). A predicate with nothing left, or longer than
+// MaxPredicateLen bytes, is an error wrapping kgmem.ErrInvalid.
 func NormalizePredicate(p string) (string, error) { return defaultNormalizer.Normalize(p) }
 
 // Normalize returns the canonical form of p; see NormalizePredicate.
@@ -126,15 +140,15 @@ func (n *PredicateNormalizer) normalize(p string) (canon string, swap bool, err 
 	}
 	if v, ok := n.synonyms[s]; ok {
 		s = v
-	} else if v, ok := inversePredicates[s]; ok {
+	} else if v, ok := n.inverse[s]; ok {
 		s, swap = v, true
 	}
 	if negated {
 		s = NegationPrefix + s
 	}
-	s = clip(s, MaxPredicateLen)
-	if s == "" {
-		return "", false, kgmem.Invalidf("predicate", "%q has no letters or digits", truncateForMessage(p))
+	if len(s) > MaxPredicateLen {
+		return "", false, kgmem.Invalidf("predicate", "%q is %d bytes in canonical form (%s…), at most %d allowed",
+			truncateForMessage(p), len(s), truncateForMessage(s), MaxPredicateLen)
 	}
 	return s, swap, nil
 }
@@ -188,22 +202,6 @@ func snake(p string) string {
 // foldLetter transliterates Latin letters that do not decompose.
 var foldLetter = map[rune]string{
 	'ß': "ss", 'æ': "ae", 'œ': "oe", 'ø': "o", 'ł': "l", 'đ': "d", 'ð': "d", 'þ': "th", 'ı': "i",
-}
-
-// clip cuts s to at most n bytes, at the last "_" that fits when there is one,
-// never inside a UTF-8 sequence.
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	cut := s[:n]
-	for !utf8.ValidString(cut) {
-		cut = cut[:len(cut)-1]
-	}
-	if i := strings.LastIndexByte(cut, '_'); i > 0 && len(s) > n && s[n] != '_' {
-		cut = cut[:i]
-	}
-	return strings.Trim(cut, "_")
 }
 
 func truncateForMessage(s string) string {

@@ -87,7 +87,7 @@ func TestIntegrateRuleCases(t *testing.T) {
 		{name: "a stated end date ends the current fact",
 			steps: []step{{triples: []kgmem.Triple{tr("Ann", "works at", "Initech")}},
 				{triples: []kgmem.Triple{{Subject: "Ann", Predicate: "works_at", Object: "Initech", InvalidAt: t0.Add(30 * time.Minute)}}}},
-			lastOps: "invalidated", history: []string{"Ann works_at Initech"}, entities: 2},
+			lastOps: "updated", history: []string{"Ann works_at Initech"}, entities: 2},
 		{name: "an ended fact does not contradict the current one",
 			steps: []step{{triples: []kgmem.Triple{tr("Ann", "works at", "Globex")}},
 				{triples: []kgmem.Triple{{Subject: "Ann", Predicate: "works_at", Object: "Initech", ValidAt: day(-900), InvalidAt: day(-400)}}}},
