@@ -94,7 +94,12 @@ func (s *Server) listFacts(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	facts, err := s.engine.ListFacts(c.Request().Context(), memory.ListFactsRequest{Namespace: ns, Entity: c.QueryParam("entity"), CurrentOnly: current, Page: page})
+	asOf, err := parseTime("as_of", c.QueryParam("as_of"))
+	if err != nil {
+		return err
+	}
+	facts, err := s.engine.ListFacts(c.Request().Context(), memory.ListFactsRequest{Namespace: ns, Entity: c.QueryParam("entity"),
+		CurrentOnly: current, AsOf: asOf, Page: page})
 	if err != nil {
 		return err
 	}

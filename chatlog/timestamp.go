@@ -29,6 +29,11 @@ func (t *flexTime) UnmarshalJSON(b []byte) error {
 		}
 		for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05", "2006-01-02 15:04:05", time.DateOnly} {
 			if v, err := time.Parse(layout, s); err == nil {
+				if v.IsZero() {
+					// The zero instant means "no time" to kgmem (stamped
+					// now): reject it rather than replace it.
+					return fmt.Errorf("timestamp %q is the zero time, which kgmem reserves for \"no time\"", s)
+				}
 				t.Time = v.UTC()
 				return nil
 			}

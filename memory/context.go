@@ -2,6 +2,8 @@ package memory
 
 import (
 	"fmt"
+
+	"github.com/kgmem/kgmem"
 	"strings"
 	"time"
 )
@@ -41,17 +43,36 @@ func RenderContext(res SearchResult) string {
 	return b.String()
 }
 
+// factDates renders a fact's validity and status for the context block, one
+// wording per kgmem.FactStatus:
+//
+//	current      (since 2024-03-01) — nothing when the start is unknown
+//	upcoming     (from 2027-01-01, not yet true)
+//	ended        (2023-01-10 – 2024-03-01, ended)
+//	invalidated  (2023-01-10 – 2024-03-01, no longer true)
 func factDates(f FactView) string {
 	day := func(t time.Time) string { return t.UTC().Format("2006-01-02") }
-	switch {
-	case f.Status == "current" && !f.ValidAt.IsZero():
-		return " (since " + day(f.ValidAt) + ")"
-	case f.Status == "current":
+	span := func() string {
+		switch {
+		case !f.ValidAt.IsZero() && !f.InvalidAt.IsZero():
+			return day(f.ValidAt) + " – " + day(f.InvalidAt) + ", "
+		case !f.InvalidAt.IsZero():
+			return "until " + day(f.InvalidAt) + ", "
+		case !f.ValidAt.IsZero():
+			return "since " + day(f.ValidAt) + ", "
+		}
 		return ""
-	case !f.ValidAt.IsZero() && !f.InvalidAt.IsZero():
-		return " (" + day(f.ValidAt) + " – " + day(f.InvalidAt) + ", no longer true)"
-	case !f.InvalidAt.IsZero():
-		return " (until " + day(f.InvalidAt) + ", no longer true)"
 	}
-	return " (no longer true)"
+	switch f.Status {
+	case kgmem.FactCurrent:
+		if f.ValidAt.IsZero() {
+			return ""
+		}
+		return " (since " + day(f.ValidAt) + ")"
+	case kgmem.FactUpcoming:
+		return " (from " + day(f.ValidAt) + ", not yet true)"
+	case kgmem.FactEnded:
+		return " (" + span() + "ended)"
+	}
+	return " (" + span() + "no longer true)"
 }

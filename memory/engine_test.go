@@ -146,7 +146,7 @@ func TestIngestWithExtractionInvalidatesAndCountsCalls(t *testing.T) {
 	}
 	texts := map[string]string{}
 	for _, f := range res.Facts {
-		texts[f.Text] = f.Status
+		texts[f.Text] = string(f.Status)
 	}
 	if texts["Bob leads the ML team."] != "current" || texts["Alice mentors Bob."] != "current" {
 		t.Errorf("current facts %v", texts)

@@ -3,6 +3,7 @@ package memory
 import (
 	"context"
 	"fmt"
+	"time"
 	"unicode/utf8"
 
 	"github.com/kgmem/kgmem"
@@ -15,6 +16,8 @@ const (
 	maxFactsPerRequest = 1000
 	maxNameBytes       = 256
 	maxFactTextBytes   = 4096
+	// defaultPageLimit is the stores' default page size (kgmem.Page).
+	defaultPageLimit = 100
 )
 
 // AddFactsRequest posts triples directly (bring-your-own extraction).
@@ -55,6 +58,7 @@ func (e *Engine) AddFacts(ctx context.Context, req AddFactsRequest) (AddFactsRes
 		OwnProvenance: true,
 		Policy:        settings.Writes,
 		Schema:        settings.Schema,
+		Cardinality:   settings.Cardinality,
 	})
 	if err != nil {
 		return AddFactsResult{}, fmt.Errorf("integrate facts: %w", err)
@@ -149,21 +153,23 @@ func (e *Engine) provenanceEpisodes(ctx context.Context, ns kgmem.Namespace, ts 
 // FactView is a fact with its status spelled out for clients.
 type FactView struct {
 	kgmem.Fact
-	// Status is "current", "invalidated" (contradicted by a newer fact; history)
-	// or "ended" (its world time ended without a contradiction).
-	Status string `json:"status"`
+	// Status is the fact's kgmem.FactStatus at the engine's clock: "current",
+	// "upcoming", "ended" or "invalidated".
+	Status kgmem.FactStatus `json:"status"`
 }
 
-// NewFactView labels f with its status.
-func NewFactView(f kgmem.Fact) FactView {
-	switch {
-	case !f.ExpiredAt.IsZero():
-		return FactView{Fact: f, Status: "invalidated"}
-	case !f.InvalidAt.IsZero():
-		return FactView{Fact: f, Status: "ended"}
-	}
-	return FactView{Fact: f, Status: "current"}
+// NewFactView labels f with its status at the wall clock. The engine labels
+// with its own clock (Engine.FactViewAt); use NewFactViewAt where the instant
+// matters.
+func NewFactView(f kgmem.Fact) FactView { return NewFactViewAt(f, time.Now()) }
+
+// NewFactViewAt labels f with its status at now.
+func NewFactViewAt(f kgmem.Fact, now time.Time) FactView {
+	return FactView{Fact: f, Status: f.Status(now)}
 }
+
+// FactViewAt labels f with its status at the engine's clock.
+func (e *Engine) FactViewAt(f kgmem.Fact) FactView { return NewFactViewAt(f, e.now()) }
 
 // Fact returns one fact of ns, current or historical.
 func (e *Engine) Fact(ctx context.Context, ns kgmem.Namespace, id string) (FactView, error) {
@@ -171,7 +177,7 @@ func (e *Engine) Fact(ctx context.Context, ns kgmem.Namespace, id string) (FactV
 	if err != nil {
 		return FactView{}, fmt.Errorf("fact %q: %w", id, err)
 	}
-	return NewFactView(f), nil
+	return e.FactViewAt(f), nil
 }
 
 // ListFactsRequest selects facts to list.
@@ -179,14 +185,22 @@ type ListFactsRequest struct {
 	Namespace kgmem.Namespace
 	// Entity is an entity id or a name/alias; empty lists the whole namespace.
 	Entity string
-	// CurrentOnly leaves out invalidated facts (history is included by default).
+	// CurrentOnly keeps only facts whose status is "current" (true now and
+	// still believed); by default history (ended, invalidated) and upcoming
+	// facts are included.
 	CurrentOnly bool
+	// AsOf, when set, keeps only the facts that held at that world time
+	// (kgmem.Fact.ValidAtInstant), whatever their status now: never one that
+	// was not yet true. With CurrentOnly, both must hold.
+	AsOf time.Time
 	kgmem.Page
 }
 
-// ListFacts lists facts of ns, with history, optionally about one entity.
+// ListFacts lists facts of ns in id order, with history, optionally about
+// one entity. Filters apply before paging: a page holds up to Limit matching
+// facts, and the last one's id is the cursor for the next page.
 func (e *Engine) ListFacts(ctx context.Context, req ListFactsRequest) ([]FactView, error) {
-	filter := kgmem.FactFilter{IncludeExpired: !req.CurrentOnly, Page: req.Page}
+	filter := kgmem.FactFilter{IncludeExpired: !req.CurrentOnly || !req.AsOf.IsZero(), Page: req.Page}
 	if req.Entity != "" {
 		ent, err := e.resolveEntity(ctx, req.Namespace, req.Entity)
 		if err != nil {
@@ -194,15 +208,33 @@ func (e *Engine) ListFacts(ctx context.Context, req ListFactsRequest) ([]FactVie
 		}
 		filter.EntityID = ent.ID
 	}
-	facts, err := e.graph.ListFacts(ctx, req.Namespace, filter)
-	if err != nil {
-		return nil, fmt.Errorf("list facts: %w", err)
+	if filter.Limit == 0 {
+		filter.Limit = defaultPageLimit
 	}
-	views := make([]FactView, len(facts))
-	for i, f := range facts {
-		views[i] = NewFactView(f)
+	limit := filter.Limit
+	now := e.now()
+	keep := func(f kgmem.Fact) bool {
+		if req.CurrentOnly && f.Status(now) != kgmem.FactCurrent {
+			return false
+		}
+		return req.AsOf.IsZero() || f.ValidAtInstant(req.AsOf)
 	}
-	return views, nil
+	views := []FactView{}
+	for {
+		facts, err := e.graph.ListFacts(ctx, req.Namespace, filter)
+		if err != nil {
+			return nil, fmt.Errorf("list facts: %w", err)
+		}
+		for _, f := range facts {
+			if keep(f) && len(views) < limit {
+				views = append(views, NewFactViewAt(f, now))
+			}
+		}
+		if len(views) >= limit || len(facts) < filter.Limit {
+			return views, nil
+		}
+		filter.After = facts[len(facts)-1].ID
+	}
 }
 
 // DeleteFact hard-deletes one fact and its vector.

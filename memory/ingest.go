@@ -194,8 +194,9 @@ func (e *Engine) integrate(ctx context.Context, req IngestRequest, x *extraction
 		Entities:  ext.Entities,
 		Triples:   ext.Triples,
 		Episodes:  x.episodes,
-		Policy:    x.settings.Writes,
-		Schema:    x.schema,
+		Policy:      x.settings.Writes,
+		Schema:      x.schema,
+		Cardinality: x.settings.Cardinality,
 	})
 	usage := x.usage.Add(out.Usage)
 	if err != nil {

@@ -3,9 +3,12 @@ package memory
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 
 	"github.com/kgmem/kgmem"
 	"github.com/kgmem/kgmem/decay"
+	"github.com/kgmem/kgmem/triples"
 )
 
 // Settings returns the settings of ns with the effective decay parameters
@@ -29,6 +32,9 @@ func (e *Engine) PutSettings(ctx context.Context, ns kgmem.Namespace, s kgmem.Na
 		return err
 	}
 	if err := validateSchema(s.Schema); err != nil {
+		return err
+	}
+	if err := validateCardinality(s.Cardinality); err != nil {
 		return err
 	}
 	unlock := e.lockNamespace(ns)
@@ -60,10 +66,43 @@ func validateSchema(s *kgmem.Schema) error {
 				return kgmem.Invalidf(fmt.Sprintf("%s[%d].name", group.field, i), "declares %q twice", d.Name)
 			}
 			seen[key] = true
+			at := fmt.Sprintf("%s[%d]", group.field, i)
+			if err := checkCardinality(at+".cardinality", at+".name", d.Name, d.Cardinality); err != nil {
+				return err
+			}
+			if d.Cardinality != "" && group.field == "schema.entity_types" {
+				return kgmem.Invalidf(fmt.Sprintf("%s[%d].cardinality", group.field, i), "applies to relation types only")
+			}
 			if t, ok := d.Attributes["type"]; ok && t != "object" {
 				return kgmem.Invalidf(fmt.Sprintf("%s[%d].attributes.type", group.field, i), "must be \"object\" (a JSON Schema of the attributes), got %v", t)
 			}
 		}
+	}
+	return nil
+}
+
+// validateCardinality checks the settings' cardinality overrides: valid
+// predicates, known cardinalities.
+func validateCardinality(m map[string]kgmem.Cardinality) error {
+	for _, name := range slices.Sorted(maps.Keys(m)) {
+		if err := checkCardinality("cardinality."+name, "cardinality."+name, name, m[name]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkCardinality checks one override (at valuePath, its predicate at
+// namePath); an empty cardinality is none.
+func checkCardinality(valuePath, namePath, predicate string, c kgmem.Cardinality) error {
+	if c == "" {
+		return nil
+	}
+	if !c.Valid() {
+		return kgmem.Invalidf(valuePath, "is %q, must be one of many, one_object, one_subject, one_each", c)
+	}
+	if _, err := triples.NormalizePredicate(predicate); err != nil {
+		return kgmem.Invalidf(namePath, "is not a usable predicate: %v", err)
 	}
 	return nil
 }

@@ -30,8 +30,8 @@ type GraphEdge struct {
 	Target    string `json:"target"`
 	Predicate string `json:"predicate"`
 	Fact      string `json:"fact"`
-	// Status is the fact's status: "current", "invalidated" or "ended".
-	Status string `json:"status"`
+	// Status is the fact's kgmem.FactStatus.
+	Status kgmem.FactStatus `json:"status"`
 }
 
 // resultGraph builds the graph of the returned facts and entities, loading
