@@ -89,6 +89,8 @@ type settingsBody struct {
 	Schema *kgmem.Schema     `json:"schema,omitempty"`
 	Writes kgmem.WritePolicy `json:"writes"`
 	Decay  json.RawMessage   `json:"decay,omitempty"`
+	// Cardinality overrides the built-in cardinality table per predicate.
+	Cardinality map[string]kgmem.Cardinality `json:"cardinality,omitempty"`
 }
 
 func (s *Server) getSettings(c echo.Context) error {
@@ -104,7 +106,7 @@ func (s *Server) getSettings(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, settingsBody{Schema: st.Schema, Writes: st.Writes, Decay: raw})
+	return c.JSON(http.StatusOK, settingsBody{Schema: st.Schema, Writes: st.Writes, Decay: raw, Cardinality: st.Cardinality})
 }
 
 func (s *Server) putSettings(c echo.Context) error {
@@ -116,7 +118,7 @@ func (s *Server) putSettings(c echo.Context) error {
 	if err := decodeJSON(c, &body); err != nil {
 		return err
 	}
-	if err := s.engine.PutSettings(c.Request().Context(), ns, kgmem.NamespaceSettings{Schema: body.Schema, Writes: body.Writes, Decay: body.Decay}); err != nil {
+	if err := s.engine.PutSettings(c.Request().Context(), ns, kgmem.NamespaceSettings{Schema: body.Schema, Writes: body.Writes, Decay: body.Decay, Cardinality: body.Cardinality}); err != nil {
 		return err
 	}
 	return s.getSettings(c)
