@@ -110,7 +110,8 @@ var defaultNormalizer = NewPredicateNormalizer(nil)
 // dropped ("doesn't" → "doesnt"), every other run of punctuation, symbols or
 // spaces collapsed to one "_", synonyms mapped ("is manager of" → "manages"),
 // negations written as "not_" + the canonical positive ("doesn't like any more"
-// → "not_likes"). A predicate with nothing left, or longer than
+// → "not_likes"), articles dropped ("is the CEO of" → "is_ceo_of"), British
+// spellings unified ("favourite colour" → "favorite_color"). A predicate with nothing left, or longer than
 // MaxPredicateLen bytes, is an error wrapping kgmem.ErrInvalid.
 func NormalizePredicate(p string) (string, error) { return defaultNormalizer.Normalize(p) }
 
@@ -128,6 +129,7 @@ func (n *PredicateNormalizer) normalize(p string) (canon string, swap bool, err 
 		return "", false, kgmem.Invalidf("predicate", "%q has no letters or digits", truncateForMessage(p))
 	}
 	s = strings.TrimSuffix(strings.TrimSuffix(strings.TrimSuffix(s, "_any_more"), "_anymore"), "_any_longer")
+	s = plainWords(s)
 	negated := false
 	for changed := true; changed; {
 		changed = false
@@ -151,6 +153,32 @@ func (n *PredicateNormalizer) normalize(p string) (canon string, swap bool, err 
 			truncateForMessage(p), len(s), truncateForMessage(s), MaxPredicateLen)
 	}
 	return s, swap, nil
+}
+
+// articles are dropped from predicates: "is the CEO of" is "is CEO of".
+var articles = map[string]bool{"the": true, "a": true, "an": true}
+
+// spellings maps British spellings of predicate words to one spelling, so
+// "favourite colour" and "favorite color" are one relation.
+var spellings = map[string]string{
+	"favourite": "favorite", "colour": "color", "organisation": "organization", "neighbour": "neighbor",
+	"centre": "center", "theatre": "theater", "licence": "license", "programme": "program",
+}
+
+// plainWords drops articles after the first word and unifies spellings.
+func plainWords(s string) string {
+	words := strings.Split(s, "_")
+	out := words[:0:0]
+	for i, w := range words {
+		if i > 0 && articles[w] {
+			continue
+		}
+		if v, ok := spellings[w]; ok {
+			w = v
+		}
+		out = append(out, w)
+	}
+	return strings.Join(out, "_")
 }
 
 // Negated reports whether a canonical predicate is a negation and returns its

@@ -169,7 +169,9 @@ func (w *work) exclusions(f *kgmem.Fact) []exclusion {
 	var out []exclusion
 	card := w.cards.of(f.Predicate)
 	group := w.cards.group(f.Predicate)
-	inGroup := func(g *kgmem.Fact) bool { return w.cards.group(g.Predicate) == group && w.cards.of(g.Predicate) == card }
+	inGroup := func(g *kgmem.Fact) bool {
+		return w.cards.group(g.Predicate) == group && w.cards.of(g.Predicate) == card
+	}
 	// facts of anchor in the group, at the given side(s)
 	collect := func(anchor string, subjectSide, objectSide bool) []*kgmem.Fact {
 		var ms []*kgmem.Fact
