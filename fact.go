@@ -59,6 +59,18 @@ func (f Fact) ValidAtInstant(t time.Time) bool {
 	return true
 }
 
+// StatedEndAttribute is the attribute in which kgmem keeps what the
+// statements of a fact said about its end ("open", or an RFC 3339 time) once
+// a later conflicting fact cut its validity shorter (InvalidAt is then the
+// cut). Restatements that arrive afterwards merge with the stated end, so the
+// outcome does not depend on arrival order. Attributes with the prefix
+// ReservedAttributePrefix are kgmem's own: clients cannot set them and
+// responses leave them out.
+const StatedEndAttribute = ReservedAttributePrefix + "stated_end"
+
+// ReservedAttributePrefix starts the fact attributes that kgmem keeps for itself.
+const ReservedAttributePrefix = "kgmem_"
+
 // Triple is a fact as a client or an LLM states it, before entity resolution:
 // names instead of ids. POST /v1/facts takes these; extraction produces them.
 type Triple struct {

@@ -3,6 +3,7 @@ package memory
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 	"unicode/utf8"
 
@@ -115,6 +116,11 @@ func validateTriples(ts []kgmem.Triple) error {
 		if t.Importance < 0 || t.Importance > 10 {
 			return kgmem.Invalidf(path+".importance", "is %d, must be within 1..10 (0: default)", t.Importance)
 		}
+		for k := range t.Attributes {
+			if strings.HasPrefix(k, kgmem.ReservedAttributePrefix) {
+				return kgmem.Invalidf(path+".metadata."+k, "uses the prefix %q, which kgmem reserves for itself", kgmem.ReservedAttributePrefix)
+			}
+		}
 		if !t.ValidAt.IsZero() && !t.InvalidAt.IsZero() && t.InvalidAt.Before(t.ValidAt) {
 			return kgmem.Invalidf(path+".invalid_at", "is before valid_at")
 		}
@@ -163,8 +169,24 @@ type FactView struct {
 // matters.
 func NewFactView(f kgmem.Fact) FactView { return NewFactViewAt(f, time.Now()) }
 
-// NewFactViewAt labels f with its status at now.
+// NewFactViewAt labels f with its status at now; kgmem's own attributes
+// (kgmem.ReservedAttributePrefix) are left out.
 func NewFactViewAt(f kgmem.Fact, now time.Time) FactView {
+	for k := range f.Attributes {
+		if strings.HasPrefix(k, kgmem.ReservedAttributePrefix) {
+			attrs := make(map[string]any, len(f.Attributes))
+			for k, v := range f.Attributes {
+				if !strings.HasPrefix(k, kgmem.ReservedAttributePrefix) {
+					attrs[k] = v
+				}
+			}
+			if len(attrs) == 0 {
+				attrs = nil
+			}
+			f.Attributes = attrs
+			break
+		}
+	}
 	return FactView{Fact: f, Status: f.Status(now)}
 }
 

@@ -95,16 +95,28 @@ func (w *work) restate(c candidate, nf *kgmem.Fact) (handled bool, changed *kgme
 	if start.IsZero() || !nf.ValidAt.IsZero() && nf.ValidAt.Before(start) {
 		start = nf.ValidAt
 	}
-	end := r.InvalidAt
+	// What the statements say about the end: a closed statement closes an
+	// open period, an open statement inside a closed period restates it, two
+	// closed ones give the later end.
+	stated := statedEnd(r)
 	switch {
-	case r.InvalidAt.IsZero():
-		end = nf.InvalidAt // a closed statement closes an open period
+	case stated.IsZero():
+		stated = nf.InvalidAt
 	case nf.InvalidAt.IsZero():
-		// an open statement inside a closed period restates it
-	case nf.InvalidAt.After(r.InvalidAt):
-		end = nf.InvalidAt
+	case nf.InvalidAt.After(stated):
+		stated = nf.InvalidAt
 	}
-	if start.Equal(r.ValidAt) && end.Equal(r.InvalidAt) {
+	// The end is the stated end, or the cut a later conflicting fact made,
+	// whichever comes first.
+	end, expired := stated, time.Time{}
+	if !r.ExpiredAt.IsZero() && (stated.IsZero() || r.InvalidAt.Before(stated)) {
+		end, expired = r.InvalidAt, r.ExpiredAt
+	}
+	if start.Equal(r.ValidAt) && end.Equal(r.InvalidAt) && expired.Equal(r.ExpiredAt) {
+		if !expired.IsZero() {
+			setStatedEnd(r, stated)
+			w.changedFact[r.ID] = true
+		}
 		w.duplicate(c, r, "restates a known period of the same fact")
 		return true, nil
 	}
@@ -113,7 +125,12 @@ func (w *work) restate(c candidate, nf *kgmem.Fact) (handled bool, changed *kgme
 		return true, nil
 	}
 	old := period(r.ValidAt, r.InvalidAt)
-	r.ValidAt, r.InvalidAt = start, end
+	r.ValidAt, r.InvalidAt, r.ExpiredAt = start, end, expired
+	if expired.IsZero() {
+		clearStatedEnd(r)
+	} else {
+		setStatedEnd(r, stated)
+	}
 	w.duplicate(c, r, "")
 	last := &w.changes[len(w.changes)-1]
 	last.Op = kgmem.OpUpdated
@@ -121,6 +138,53 @@ func (w *work) restate(c candidate, nf *kgmem.Fact) (handled bool, changed *kgme
 		period(nf.ValidAt, nf.InvalidAt), old, period(start, end)), last.Reason)
 	w.changedFact[r.ID] = true
 	return true, r
+}
+
+// statedEnd is what the statements of f said about its end (zero: open).
+// It is InvalidAt unless a later conflicting fact cut f short; then it is
+// kept in f's kgmem.StatedEndAttribute (a fact cut before that attribute
+// existed counts as open).
+func statedEnd(f *kgmem.Fact) time.Time {
+	if f.ExpiredAt.IsZero() {
+		return f.InvalidAt
+	}
+	if v, ok := f.Attributes[kgmem.StatedEndAttribute].(string); ok {
+		if t, err := time.Parse(time.RFC3339Nano, v); err == nil {
+			return t.UTC()
+		}
+	}
+	return time.Time{}
+}
+
+// setStatedEnd records f's stated end before a cut overwrites InvalidAt.
+func setStatedEnd(f *kgmem.Fact, end time.Time) {
+	v := "open"
+	if !end.IsZero() {
+		v = end.UTC().Format(time.RFC3339Nano)
+	}
+	attrs := make(map[string]any, len(f.Attributes)+1)
+	for k, x := range f.Attributes {
+		attrs[k] = x
+	}
+	attrs[kgmem.StatedEndAttribute] = v
+	f.Attributes = attrs
+}
+
+// clearStatedEnd drops the attribute once InvalidAt is the stated end again.
+func clearStatedEnd(f *kgmem.Fact) {
+	if _, ok := f.Attributes[kgmem.StatedEndAttribute]; !ok {
+		return
+	}
+	attrs := make(map[string]any, len(f.Attributes))
+	for k, x := range f.Attributes {
+		if k != kgmem.StatedEndAttribute {
+			attrs[k] = x
+		}
+	}
+	if len(attrs) == 0 {
+		attrs = nil
+	}
+	f.Attributes = attrs
 }
 
 // period renders an interval for reasons.
@@ -267,10 +331,11 @@ func (w *work) reconcile(f *kgmem.Fact) {
 			if !a.ValidAt.IsZero() && cut.Before(a.ValidAt) {
 				cut = a.ValidAt
 			}
-			a.InvalidAt = cut
 			if a.ExpiredAt.IsZero() {
+				setStatedEnd(a, a.InvalidAt)
 				a.ExpiredAt = w.now
 			}
+			a.InvalidAt = cut
 			w.changedFact[a.ID] = true
 			reason := ex.reason
 			if w.addedNow[a.ID] {
