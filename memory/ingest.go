@@ -190,10 +190,10 @@ func (e *Engine) integrate(ctx context.Context, req IngestRequest, x *extraction
 		}
 	}
 	out, err := e.integrator.Integrate(ctx, triples.IntegrateRequest{
-		Namespace: req.Namespace,
-		Entities:  ext.Entities,
-		Triples:   ext.Triples,
-		Episodes:  x.episodes,
+		Namespace:   req.Namespace,
+		Entities:    ext.Entities,
+		Triples:     ext.Triples,
+		Episodes:    x.episodes,
 		Policy:      x.settings.Writes,
 		Schema:      x.schema,
 		Cardinality: x.settings.Cardinality,
