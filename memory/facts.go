@@ -2,6 +2,7 @@ package memory
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -108,6 +109,10 @@ func validateTriples(ts []kgmem.Triple) error {
 			}
 		}
 		if _, err := triples.NormalizePredicate(t.Predicate); err != nil {
+			var fe *kgmem.FieldError
+			if errors.As(err, &fe) {
+				return kgmem.Invalidf(path+".predicate", "%s", fe.Reason)
+			}
 			return kgmem.Invalidf(path+".predicate", "%v", err)
 		}
 		if t.Confidence < 0 || t.Confidence > 1 {

@@ -264,13 +264,13 @@ func (w *work) exclusions(f *kgmem.Fact) []exclusion {
 		if !w.cards.needsSpecific(f.Predicate) || specificName(w.entities[o].Name) {
 			out = append(out, exclusion{members: collect(o, false, true),
 				conflict: func(a, b *kgmem.Fact) bool { return a.SubjectID != b.SubjectID },
-				reason:   fmt.Sprintf("%s %s has one holder at a time", w.entities[o].Name, group)})
+				reason:   fmt.Sprintf("%s holds for one subject per object at a time (%s)", f.Predicate, w.entities[o].Name)})
 		}
 	case kgmem.CardinalityOneEach:
 		for _, anchor := range []string{f.SubjectID, f.ObjectID} {
 			out = append(out, exclusion{members: collect(anchor, true, true),
 				conflict: func(a, b *kgmem.Fact) bool { return other(a, anchor) != other(b, anchor) },
-				reason:   fmt.Sprintf("%s %s one at a time", w.entities[anchor].Name, predicateWords(f.Predicate))})
+				reason:   fmt.Sprintf("%s holds for one partner at a time (%s)", f.Predicate, w.entities[anchor].Name)})
 		}
 	}
 	// p versus not_p, likes versus dislikes, between the same two entities
@@ -338,7 +338,7 @@ func (w *work) reconcile(f *kgmem.Fact) {
 			a.InvalidAt = cut
 			w.changedFact[a.ID] = true
 			reason := ex.reason
-			if w.addedNow[a.ID] {
+			if a == f {
 				reason = joinReason(reason, "older than a known fact that replaced it; stored as history")
 			}
 			w.changes = append(w.changes, kgmem.FactChange{Op: kgmem.OpInvalidated, Fact: *a, SupersededBy: next.ID, Reason: reason})

@@ -12,6 +12,10 @@
 //	(:FactText {id, namespace, subject_id, object_id, predicate, rel_type, expired})
 //	(:KgmemSettings {namespace, json})   (:KgmemSchema {name, version})
 //
+// A fact's status (kgmem.FactStatus) reads off its properties: invalidated
+// when expired_at is set; else ended when invalid_at is at or before now,
+// upcoming when valid_at is after now, current otherwise.
+//
 // A fact is a relationship typed by its predicate in UPPER_SNAKE_CASE
 // (RelType) between its subject and object; an entity carries its type as a
 // second label (Label). Both mappings only ever produce identifiers matching a
