@@ -223,13 +223,14 @@ func (w *work) decide(c candidate, sID, oID string) {
 	}
 	var related []string
 	excluded := false
+	excludes := w.excluder(nf)
 	for _, f := range w.current(sID, oID) {
 		sameS, sameO, sameP := f.SubjectID == sID, f.ObjectID == oID, f.Predicate == nf.Predicate
 		if !f.InvalidAt.IsZero() || sameS && sameO && sameP {
 			continue
 		}
 		switch {
-		case w.excludes(nf, f):
+		case excludes(f):
 			excluded = true
 		case excluded:
 		case sameS && sameP && refines(w.entities[oID], w.entities[f.ObjectID]):

@@ -22,12 +22,14 @@
 // # Normalisation
 //
 // Predicates become lower_snake: Latin diacritics are folded to ASCII, letters
-// of other scripts are kept, punctuation collapses to "_", synonyms map to one
+// of other scripts are kept, punctuation collapses to "_", articles after the
+// first word are dropped, British spellings unified, synonyms map to one
 // canonical verb ("is manager of" → "manages", "loves" → "likes": the fact text
 // keeps the nuance), passive forms swap subject and object ("is managed by"),
 // negations become "not_" + the positive ("doesn't like any more" → "not_likes").
-// Names lose parenthesised annotations ("Bob Smith (he)" → "Bob Smith") and
-// match through kgmem.NormalizeName; types map to the default or schema types.
+// A canonical predicate longer than MaxPredicateLen is rejected, never cut.
+// Names lose format characters and parenthesised annotations ("Bob Smith
+// (he)" → "Bob Smith") and match through kgmem.NormalizeName; types map to the default or schema types.
 //
 // # Resolution and decisions
 //
@@ -37,20 +39,21 @@
 // candidates (Jaro–Winkler, word subsets for named types, optional embedding
 // cosine). Each triple is then decided by rules:
 //
-//   - same subject, predicate and object: duplicate (provenance added), or
-//     update when the new text says strictly more;
-//   - p versus not_p, likes versus dislikes: the older fact is invalidated;
-//   - a subject-functional predicate (lives_in, works_at, is_married_to, …) with
-//     a new object: the older fact is invalidated;
-//   - an object-exclusive role (leads, manages) taken by another subject: the
-//     older holder's fact is invalidated;
+//   - same subject, predicate and object, current or history: a restatement
+//     (timeline.go) — duplicate (provenance added) for the same validity,
+//     else the intervals merge by a documented rule, or it is a new period;
+//   - single-valued relations (cardinality.go: lives_in, works_at,
+//     is_ceo_of, is_married_to, …, overridable per namespace), p versus
+//     not_p, likes versus dislikes: the facts that exclude each other form a
+//     timeline ordered by start, and each ends where the next conflicting one
+//     starts (invalidated), unless its own end comes first (ended); a late
+//     fact takes its place in the timeline, so the end state does not depend
+//     on arrival order;
 //   - a more specific object for the same subject and predicate ("likes miso
-//     ramen" after "likes ramen"): the fact is updated in place;
-//   - a triple that had already ended, or is older than the fact it contradicts,
-//     is stored as history and invalidates nothing.
+//     ramen" after "likes ramen"): the fact is updated in place.
 //
-// Invalidation sets InvalidAt to the new fact's valid_at (else the message
-// time) and ExpiredAt to now; the fact stays as history. What the rules leave
+// Invalidation sets InvalidAt to the successor's valid_at (else the time it
+// was recorded) and ExpiredAt to now; the fact stays as history. What the rules leave
 // open (ambiguous names, related facts with the same subject and predicate or
 // object) goes to ONE batched LLM judge call per ingest; with extraction that is
 // at most two LLM calls per batch. The write policy can switch off inserts,

@@ -291,15 +291,29 @@ func (w *work) exclusions(f *kgmem.Fact) []exclusion {
 	return out
 }
 
-// excludes reports whether a stored fact g is in one of nf's timelines and
-// conflicts with it.
-func (w *work) excludes(nf, g *kgmem.Fact) bool {
-	for _, ex := range w.exclusions(nf) {
-		if slices.Contains(ex.members, g) && ex.conflict(nf, g) {
-			return true
-		}
+// excluder reports, for stored facts g, whether g is in one of nf's
+// timelines and conflicts with it (the timelines are computed once).
+func (w *work) excluder(nf *kgmem.Fact) func(g *kgmem.Fact) bool {
+	type member struct {
+		set      map[*kgmem.Fact]bool
+		conflict func(a, b *kgmem.Fact) bool
 	}
-	return false
+	var ms []member
+	for _, ex := range w.exclusions(nf) {
+		set := make(map[*kgmem.Fact]bool, len(ex.members))
+		for _, m := range ex.members {
+			set[m] = true
+		}
+		ms = append(ms, member{set, ex.conflict})
+	}
+	return func(g *kgmem.Fact) bool {
+		for _, m := range ms {
+			if m.set[g] && m.conflict(nf, g) {
+				return true
+			}
+		}
+		return false
+	}
 }
 
 // reconcile re-derives the ends of every timeline f takes part in: each
