@@ -104,14 +104,13 @@ func genFactSet(rng *rand.Rand) []kgmem.Triple {
 		} else {
 			o = r.objects[rng.IntN(len(r.objects))]
 		}
-		// One open period per subject, predicate and object: two open
-		// statements with different starts are one period (see the README's
-		// restatement rule), so the generator states a return as a new object.
-		if slices.ContainsFunc(out, func(f kgmem.Triple) bool { return f.Subject == s && f.Predicate == r.pred && f.Object == o }) {
-			continue
-		}
 		f := kgmem.Triple{Subject: s, Predicate: r.pred, Object: o, ValidAt: month(), Text: fmt.Sprintf("%s %s %s.", s, r.pred, o)}
-		if rng.IntN(4) == 0 {
+		// A fact stated again later ("back in Rome since 2015") is stated
+		// open: closed periods of one fact with gaps between them, mixed with
+		// open statements, are outside what the merge rule keeps order-free
+		// (README, Restatement and order: known limit).
+		again := slices.ContainsFunc(out, func(g kgmem.Triple) bool { return g.Subject == s && g.Predicate == r.pred && g.Object == o })
+		if !again && rng.IntN(4) == 0 {
 			f.InvalidAt = f.ValidAt.AddDate(0, 1+rng.IntN(60), 0)
 		}
 		out = append(out, f)
@@ -119,7 +118,7 @@ func genFactSet(rng *rand.Rand) []kgmem.Triple {
 		case 0: // the same statement again
 			out = append(out, f)
 		case 1: // the same start, closed
-			if f.InvalidAt.IsZero() {
+			if f.InvalidAt.IsZero() && !again {
 				c := f
 				c.InvalidAt = f.ValidAt.AddDate(0, 1+rng.IntN(60), 0)
 				out = append(out, c)

@@ -3,6 +3,7 @@ package triples
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/kgmem/kgmem"
@@ -95,6 +96,16 @@ func (w *work) restate(c candidate, nf *kgmem.Fact) (handled bool, changed *kgme
 	if start.IsZero() || !nf.ValidAt.IsZero() && nf.ValidAt.Before(start) {
 		start = nf.ValidAt
 	}
+	// Remember the later starts merged into the period: an end before one
+	// of them (a conflicting fact, a closing restatement) splits the period
+	// there (spawnRestated).
+	restated := restatedStarts(r)
+	for _, s := range []time.Time{nf.ValidAt, r.ValidAt} {
+		if !s.IsZero() && s.After(start) && !slices.ContainsFunc(restated, s.Equal) {
+			restated = append(restated, s)
+		}
+	}
+	startsChanged := len(restated) != len(restatedStarts(r))
 	// What the statements say about the end: a closed statement closes an
 	// open period, an open statement inside a closed period restates it, two
 	// closed ones give the later end.
@@ -117,7 +128,14 @@ func (w *work) restate(c candidate, nf *kgmem.Fact) (handled bool, changed *kgme
 			setStatedEnd(r, stated)
 			w.changedFact[r.ID] = true
 		}
+		if startsChanged {
+			setRestatedStarts(r, restated)
+			w.changedFact[r.ID] = true
+		}
 		w.duplicate(c, r, "restates a known period of the same fact")
+		if startsChanged {
+			return true, r
+		}
 		return true, nil
 	}
 	if w.req.Policy.DisableUpdates {
@@ -131,6 +149,7 @@ func (w *work) restate(c candidate, nf *kgmem.Fact) (handled bool, changed *kgme
 	} else {
 		setStatedEnd(r, stated)
 	}
+	setRestatedStarts(r, restated)
 	w.duplicate(c, r, "")
 	last := &w.changes[len(w.changes)-1]
 	last.Op = kgmem.OpUpdated
@@ -321,41 +340,153 @@ func (w *work) excluder(nf *kgmem.Fact) func(g *kgmem.Fact) bool {
 // its own end. It only ever moves ends earlier, so applying it after every
 // statement gives the same result in any order.
 func (w *work) reconcile(f *kgmem.Fact) {
-	for _, ex := range w.exclusions(f) {
-		ms := slices.Clone(ex.members)
-		slices.SortStableFunc(ms, w.compareStart)
-		for i, a := range ms {
-			var next *kgmem.Fact
-			for _, b := range ms[i+1:] {
-				if ex.conflict(a, b) {
-					next = b
-					break
+	// A cut can free restated starts into a new period, which can cut
+	// again: repeat until nothing changes (each round adds a record, and
+	// there are finitely many restated starts).
+	for {
+		spawned := w.spawnRestated(f)
+		for _, ex := range w.exclusions(f) {
+			ms := slices.Clone(ex.members)
+			slices.SortStableFunc(ms, w.compareStart)
+			for i, a := range ms {
+				var next *kgmem.Fact
+				for _, b := range ms[i+1:] {
+					if ex.conflict(a, b) {
+						next = b
+						break
+					}
+				}
+				if next != nil {
+					w.cut(f, a, next, ex.reason)
+				}
+				if w.spawnRestated(a) {
+					spawned = true
 				}
 			}
-			if next == nil {
-				continue
-			}
-			cut := effectiveStart(next)
-			if !a.InvalidAt.IsZero() && !cut.Before(a.InvalidAt) {
-				continue // its own end comes first: it ended
-			}
-			if w.req.Policy.DisableInvalidations && !w.addedNow[a.ID] {
-				continue
-			}
-			if !a.ValidAt.IsZero() && cut.Before(a.ValidAt) {
-				cut = a.ValidAt
-			}
-			if a.ExpiredAt.IsZero() {
-				setStatedEnd(a, a.InvalidAt)
-				a.ExpiredAt = w.now
-			}
-			a.InvalidAt = cut
-			w.changedFact[a.ID] = true
-			reason := ex.reason
-			if a == f {
-				reason = joinReason(reason, "older than a known fact that replaced it; stored as history")
-			}
-			w.changes = append(w.changes, kgmem.FactChange{Op: kgmem.OpInvalidated, Fact: *a, SupersededBy: next.ID, Reason: reason})
+		}
+		if !spawned {
+			return
 		}
 	}
+}
+
+// cut ends a where its conflicting successor next starts, when that is
+// before a's own end; f is the fact being decided.
+func (w *work) cut(f, a, next *kgmem.Fact, reason string) {
+	cut := effectiveStart(next)
+	if !a.InvalidAt.IsZero() && !cut.Before(a.InvalidAt) {
+		return // its own end comes first: it ended
+	}
+	if w.req.Policy.DisableInvalidations && !w.addedNow[a.ID] {
+		return
+	}
+	if !a.ValidAt.IsZero() && cut.Before(a.ValidAt) {
+		cut = a.ValidAt
+	}
+	if a.ExpiredAt.IsZero() {
+		setStatedEnd(a, a.InvalidAt)
+		a.ExpiredAt = w.now
+	}
+	a.InvalidAt = cut
+	w.changedFact[a.ID] = true
+	if a == f {
+		reason = joinReason(reason, "older than a known fact that replaced it; stored as history")
+	}
+	w.changes = append(w.changes, kgmem.FactChange{Op: kgmem.OpInvalidated, Fact: *a, SupersededBy: next.ID, Reason: reason})
+}
+
+// spawnRestated splits off a new period when a ended (cut short, or closed
+// by a restatement) before starts its statements restated: "in Paris since
+// 2020" and "since 2024" were one period until "in Berlin since 2022"
+// arrived; then Paris since 2024 is a period of its own, as if the
+// statements had arrived in time order.
+func (w *work) spawnRestated(a *kgmem.Fact) bool {
+	starts := restatedStarts(a)
+	if a.InvalidAt.IsZero() || len(starts) == 0 {
+		return false
+	}
+	var keep, later []time.Time
+	for _, s := range starts {
+		if s.Before(a.InvalidAt) {
+			keep = append(keep, s)
+		} else {
+			later = append(later, s)
+		}
+	}
+	if len(later) == 0 {
+		return false
+	}
+	setRestatedStarts(a, keep)
+	w.changedFact[a.ID] = true
+	// The new period runs to what a's statements said about the end, or is
+	// open when that end came before it (it was an open statement).
+	stated := statedEnd(a)
+	if !stated.IsZero() && !stated.After(later[0]) {
+		stated = time.Time{}
+	}
+	g := *a
+	g.ID = kgmem.NewID("fact")
+	g.ValidAt, g.InvalidAt, g.ExpiredAt, g.CreatedAt = later[0], stated, time.Time{}, w.now
+	g.Episodes = slices.Clone(a.Episodes)
+	g.Attributes = nil
+	for k, v := range a.Attributes {
+		if !strings.HasPrefix(k, kgmem.ReservedAttributePrefix) {
+			if g.Attributes == nil {
+				g.Attributes = map[string]any{}
+			}
+			g.Attributes[k] = v
+		}
+	}
+	setRestatedStarts(&g, later[1:])
+	w.registerFact(&g, true)
+	w.addedNow[g.ID] = true
+	w.changes = append(w.changes, kgmem.FactChange{Op: kgmem.OpAdded, Fact: g,
+		Reason: "a restated period of " + a.ID + ", which ended before it"})
+	return true
+}
+
+// restatedStartsAttribute keeps the starts of statements merged into a
+// period after its own start, so a conflicting fact that later cuts the
+// period short can split them off (spawnRestated).
+const restatedStartsAttribute = kgmem.ReservedAttributePrefix + "restated_starts"
+
+func restatedStarts(f *kgmem.Fact) []time.Time {
+	raw, _ := f.Attributes[restatedStartsAttribute].([]any)
+	var out []time.Time
+	for _, v := range raw {
+		if s, ok := v.(string); ok {
+			if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
+				out = append(out, t.UTC())
+			}
+		}
+	}
+	if ss, ok := f.Attributes[restatedStartsAttribute].([]string); ok {
+		for _, s := range ss {
+			if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
+				out = append(out, t.UTC())
+			}
+		}
+	}
+	slices.SortFunc(out, time.Time.Compare)
+	return slices.CompactFunc(out, time.Time.Equal)
+}
+
+func setRestatedStarts(f *kgmem.Fact, ts []time.Time) {
+	attrs := make(map[string]any, len(f.Attributes)+1)
+	for k, x := range f.Attributes {
+		attrs[k] = x
+	}
+	delete(attrs, restatedStartsAttribute)
+	if len(ts) > 0 {
+		slices.SortFunc(ts, time.Time.Compare)
+		vs := make([]any, 0, len(ts))
+		for _, t := range slices.CompactFunc(ts, time.Time.Equal) {
+			vs = append(vs, t.UTC().Format(time.RFC3339Nano))
+		}
+		attrs[restatedStartsAttribute] = vs
+	}
+	if len(attrs) == 0 {
+		attrs = nil
+	}
+	f.Attributes = attrs
 }
