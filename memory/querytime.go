@@ -79,8 +79,12 @@ func parseQueryTime(query string) queryTime {
 		if pastMarkers[w] {
 			qt.past = true
 		}
-		if (w == "has" || w == "have") && i+1 < len(ws) && isParticiple(ws[i+1]) {
-			qt.past = true
+		if w == "has" || w == "have" { // "has Ann lived", "have you worked"
+			for _, next := range ws[i+1 : min(i+4, len(ws))] {
+				if isParticiple(next) {
+					qt.past = true
+				}
+			}
 		}
 	}
 	qt.when = asksWhen(ws)
@@ -415,7 +419,7 @@ func statesTime(text string) bool {
 		if _, ok := year(w); ok {
 			return true
 		}
-		if m, ok := months[w]; ok && (m != time.May || (i > 0 && isDatePreposition(ws[i-1]))) && len(w) > 3 {
+		if m, ok := months[w]; ok && len(w) > 3 || (m == time.May && i > 0 && isDatePreposition(ws[i-1])) {
 			return true
 		}
 	}
