@@ -153,6 +153,20 @@ func (e *Engine) buildPriors(ctx context.Context, st *searchState, names []strin
 		case PriorCurrency:
 			st.priors = append(st.priors, currencyPrior{at: e.now(), factor: st.opts.CurrencyFactor})
 		case PriorTime:
+			if expr := st.query.time.expr; expr.event != nil {
+				at, ok, err := e.eventTime(ctx, st.req.Namespace, expr.event, st.req.AsOf)
+				if err != nil {
+					return err
+				}
+				if ok {
+					w := timeWindow{To: at}
+					if expr.after {
+						w = timeWindow{From: at}
+					}
+					st.priors = append(st.priors, timePrior{window: w, factor: st.opts.TimeFactor})
+				}
+				continue
+			}
 			ref := st.req.AsOf
 			if ref.IsZero() && st.query.time.expr.relative {
 				end, err := e.timelineEnd(ctx, st.req.Namespace)

@@ -58,7 +58,8 @@ func (currencyPrior) episode(kgmem.Episode) float64 { return 1 }
 func (currencyPrior) entity(kgmem.Entity) float64   { return 1 }
 
 // timePrior multiplies facts whose validity and episodes whose message time
-// fall outside window by factor; records that cannot be placed (no
+// fall outside window (for messages, the window as reported: see
+// timeWindow.reported) by factor; records that cannot be placed (no
 // validity, no timestamp) get its square root, between the two.
 type timePrior struct {
 	window timeWindow
@@ -83,10 +84,28 @@ func (p timePrior) episode(ep kgmem.Episode) float64 {
 	switch {
 	case ep.Timestamp.IsZero():
 		return math.Sqrt(p.factor)
-	case p.window.contains(ep.Timestamp):
+	case p.window.reported().contains(ep.Timestamp):
 		return 1
 	}
 	return p.factor
+}
+
+// reportLag bounds how long after a span the messages that tell of it are
+// still counted within it (see reported).
+const reportLag = 31 * 24 * time.Hour
+
+// reported is the span of message times that tell of events within w: a
+// message reports what happened before it ("last week I…"), so the span
+// runs on past w's end by w's length, at most reportLag.
+func (w timeWindow) reported() timeWindow {
+	if w.To.IsZero() {
+		return w
+	}
+	lag := reportLag
+	if !w.From.IsZero() {
+		lag = min(lag, w.To.Sub(w.From))
+	}
+	return timeWindow{From: w.From, To: w.To.Add(lag)}
 }
 
 func (timePrior) entity(kgmem.Entity) float64 { return 1 }

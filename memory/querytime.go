@@ -34,6 +34,12 @@ type timeExpr struct {
 	relative bool
 	// resolve gives the window, given the reference (ignored when absolute).
 	resolve func(ref time.Time) timeWindow
+	// event, for "before/after <event>" ("before she moved to Berlin"), holds
+	// the event's keywords; the search dates the event from the namespace
+	// (event.go) and the window is everything before (after) it.
+	event []string
+	// after is true for "after <event>".
+	after bool
 }
 
 // queryTime is what a question says about time.
@@ -88,10 +94,47 @@ func parseQueryTime(query string) queryTime {
 		}
 	}
 	qt.when = asksWhen(ws)
+	// A span anchored on a date ("the week before August 3, 2023", "two
+	// weeks before 11 August 2023") wins over the relative words in it.
+	for i := 1; i < len(ws) && qt.expr == nil; i++ {
+		qt.expr = anchoredSpanAt(ws, i)
+	}
 	for i := 0; i < len(ws) && qt.expr == nil; i++ {
 		qt.expr = timeExprAt(ws, i)
 	}
 	return qt
+}
+
+// anchoredSpanAt reads "<span> before|after <date>" with ws[i] the
+// preposition and the span ("the week", "last weekend", "two weeks", "a
+// few days") in the three words before it: the span of that length just
+// before (after) the date. It returns nil for anything else.
+func anchoredSpanAt(ws []string, i int) *timeExpr {
+	if ws[i] != "before" && ws[i] != "after" {
+		return nil
+	}
+	d, _ := dateAt(ws, i+1, false)
+	if d == nil {
+		return nil
+	}
+	u, ok := unitOf(ws[i-1])
+	if !ok {
+		return nil
+	}
+	n := 1
+	if i >= 2 {
+		if c, ok := count(ws[i-2]); ok {
+			n = c
+		}
+	}
+	before := ws[i] == "before"
+	return &timeExpr{text: ws[i-1] + " " + ws[i] + " " + d.text, relative: d.relative, resolve: func(ref time.Time) timeWindow {
+		w := d.resolve(ref)
+		if before {
+			return timeWindow{From: addUnits(w.From, u, -n), To: w.From}
+		}
+		return timeWindow{From: w.To, To: addUnits(w.To, u, n)}
+	}}
 }
 
 // isParticiple guesses a past participle ("lived", "been", "worked").
@@ -135,6 +178,9 @@ func timeExprAt(ws []string, i int) *timeExpr {
 	case "before", "until", "after", "since", "between", "from":
 		d, n := dateAt(ws, i+1, false)
 		if d == nil {
+			if w == "before" || w == "after" {
+				return eventExpr(ws[i+1:], w == "after")
+			}
 			return nil
 		}
 		text := w + " " + d.text
@@ -194,6 +240,28 @@ func timeExprAt(ws []string, i int) *timeExpr {
 	}
 	d, _ := dateAt(ws, i, i > 0 && isDatePreposition(ws[i-1]))
 	return d
+}
+
+// eventExpr reads "before/after <event>": the event's content words (stop
+// words dropped), nil when there are none ("before that").
+func eventExpr(rest []string, after bool) *timeExpr {
+	var kws []string
+	for _, w := range rest {
+		if !isQueryStopWord(w) {
+			kws = append(kws, w)
+		}
+	}
+	if len(kws) == 0 {
+		return nil
+	}
+	text := "before"
+	if after {
+		text = "after"
+	}
+	for _, w := range rest {
+		text += " " + w
+	}
+	return &timeExpr{text: text, relative: true, event: kws, after: after}
 }
 
 // choose returns a when cond holds, else b.

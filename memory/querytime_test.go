@@ -53,6 +53,11 @@ func TestParseQueryTime(t *testing.T) {
 		{"What did Ann do 100 days ago?", &timeWindow{ref.AddDate(0, 0, -100).Truncate(24 * time.Hour), ref.AddDate(0, 0, -99).Truncate(24 * time.Hour)}, true, true, false},
 		{"What did Ann do 5000 days ago?", nil, false, true, false},
 		{"Room 1234 number 42", nil, false, false, false},
+		{"Have you been there before?", nil, false, true, false},
+		{"What did John do the week before August 3, 2023?", &timeWindow{day(2023, 7, 27), day(2023, 8, 3)}, false, true, false},
+		{"What is the puppy she got two weeks before August 11, 2023?", &timeWindow{day(2023, 7, 28), day(2023, 8, 11)}, false, true, false},
+		{"What did Maria do last weekend before April 10, 2023?", &timeWindow{day(2023, 4, 3), day(2023, 4, 10)}, false, true, false},
+		{"What did Ann do the month after 2 May 2023?", &timeWindow{day(2023, 5, 3), day(2023, 6, 3)}, false, true, false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.query, func(t *testing.T) {

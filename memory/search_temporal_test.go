@@ -15,7 +15,8 @@ func ymd(y int, m time.Month, d int) time.Time { return time.Date(y, m, d, 0, 0,
 
 // TestTemporalFactSearch pins time-aware retrieval of facts on every
 // backend: a present-tense question ranks the fact true now first, a year
-// in the question ranks the fact valid then first (no as_of needed), and
+// in the question ranks the fact valid then first (no as_of needed), an
+// event ("before she moved to Berlin") is dated from the facts, and
 // as_of never returns what was not yet true. Each case posts its facts in
 // both orders, so a tie broken by arrival order cannot pass.
 func TestTemporalFactSearch(t *testing.T) {
@@ -37,6 +38,9 @@ func TestTemporalFactSearch(t *testing.T) {
 	}{
 		{"present tense prefers what is true now", alice, memory.SearchRequest{Query: "Where does Alice live?"}, "Alice lives in Berlin.", nil},
 		{"present tense, no question word", alice, memory.SearchRequest{Query: "Alice's city"}, "Alice lives in Berlin.", nil},
+		{"before an event", alice, memory.SearchRequest{Query: "Where did Alice live before she moved to Berlin?"}, "Alice lives in Paris.", nil},
+		{"after an event that ends a fact", kim, memory.SearchRequest{Query: "Where did Kim live after leaving Oslo?"}, "Kim lives in Rome.", nil},
+		{"before an event that ends a fact", kim, memory.SearchRequest{Query: "Where did Kim go before leaving Lima?"}, "Kim lived in Lima.", nil},
 		{"a year in the question", kim, memory.SearchRequest{Query: "Where did Kim live in 2021?"}, "Kim lives in Oslo.", nil},
 		{"another year", kim, memory.SearchRequest{Query: "Where did Kim live in 2017?"}, "Kim lived in Lima.", nil},
 		{"a month and year", kim, memory.SearchRequest{Query: "Where was Kim living in May 2023?"}, "Kim lives in Rome.", nil},

@@ -200,12 +200,6 @@ func runLocomoCV(ctx context.Context, args []string, stdout, stderr io.Writer) e
 					ids[i] = ep.MessageID
 				}
 				retrieved[p][c] = ids
-				if os.Getenv("KGMEM_CV_DEBUG") != "" && c < 3 {
-					fmt.Fprintf(stderr, "%s %q → %v %q\n", cs.Conversation, cs.Text, ids, res.Warnings)
-					for _, ep := range res.Episodes[:min(3, len(res.Episodes))] {
-						fmt.Fprintf(stderr, "   %+v\n", ep.Score)
-					}
-				}
 				return nil
 			})
 		}
