@@ -159,11 +159,14 @@ func (e *Engine) buildPriors(ctx context.Context, st *searchState, names []strin
 					return err
 				}
 				if ok {
-					w := timeWindow{To: at}
+					// Messages: anything before (after) the event. Facts: the
+					// state that held just before (after) it ("where did Kim
+					// live before she moved to Rome?" is the city she left).
+					w, just := timeWindow{To: at}, timeWindow{From: at.Add(-time.Second), To: at}
 					if expr.after {
-						w = timeWindow{From: at}
+						w, just = timeWindow{From: at}, timeWindow{From: at, To: at.Add(time.Second)}
 					}
-					st.priors = append(st.priors, timePrior{window: w, factor: st.opts.TimeFactor})
+					st.priors = append(st.priors, timePrior{window: w, facts: just, factor: st.opts.TimeFactor})
 				}
 				continue
 			}

@@ -63,6 +63,9 @@ func (currencyPrior) entity(kgmem.Entity) float64   { return 1 }
 // validity, no timestamp) get its square root, between the two.
 type timePrior struct {
 	window timeWindow
+	// facts, when set, is the window facts are held to instead (an event's
+	// eve or morrow).
+	facts  timeWindow
 	factor float64
 }
 
@@ -71,10 +74,14 @@ func (timePrior) Name() string { return PriorTime }
 
 func (p timePrior) fact(f kgmem.Fact) float64 {
 	span, known := factSpan(f)
+	w := p.window
+	if p.facts != (timeWindow{}) {
+		w = p.facts
+	}
 	switch {
 	case !known:
 		return math.Sqrt(p.factor)
-	case span.overlaps(p.window):
+	case span.overlaps(w):
 		return 1
 	}
 	return p.factor

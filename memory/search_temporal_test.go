@@ -38,6 +38,7 @@ func TestTemporalFactSearch(t *testing.T) {
 	}{
 		{"present tense prefers what is true now", alice, memory.SearchRequest{Query: "Where does Alice live?"}, "Alice lives in Berlin.", nil},
 		{"present tense, no question word", alice, memory.SearchRequest{Query: "Alice's city"}, "Alice lives in Berlin.", nil},
+		{"before an event: the state just before it", kim, memory.SearchRequest{Query: "Where did Kim live before she moved to Rome?"}, "Kim lives in Oslo.", nil},
 		{"before an event", alice, memory.SearchRequest{Query: "Where did Alice live before she moved to Berlin?"}, "Alice lives in Paris.", nil},
 		{"after an event that ends a fact", kim, memory.SearchRequest{Query: "Where did Kim live after leaving Oslo?"}, "Kim lives in Rome.", nil},
 		{"before an event that ends a fact", kim, memory.SearchRequest{Query: "Where did Kim go before leaving Lima?"}, "Kim lived in Lima.", nil},
