@@ -35,7 +35,7 @@ func TestPlan(t *testing.T) {
 		{"episodes only", SearchRequest{Query: "Where does Alice live?", Include: []kgmem.Kind{kgmem.KindEpisode}}, def,
 			[]string{"retrieve:vector|bm25", "fuse", "retrieve:thread", "fuse", "hydrate", "prior:currency", "provenance", "context"}},
 		{"facts only", SearchRequest{Query: "When did Alice move?", Include: []kgmem.Kind{kgmem.KindFact}}, def,
-			[]string{"retrieve:vector|bm25", "fuse", "retrieve:graph", "fuse", "hydrate", "provenance", "context"}},
+			[]string{"retrieve:vector|bm25", "fuse", "retrieve:graph", "fuse", "hydrate", "prior:when", "provenance", "context"}},
 		{"stages off, MMR on", SearchRequest{Query: "When did Alice move in 2021?", Include: all}, off,
 			[]string{"retrieve:vector|bm25", "fuse", "hydrate", "mmr", "provenance", "context"}},
 	}
@@ -47,11 +47,11 @@ func TestPlan(t *testing.T) {
 			}
 		})
 	}
-	when := def
-	when.WhenFactor = 0.7
-	got := e.plan(SearchRequest{Query: "When did Alice move?", Include: all}, when, parseQuery("When did Alice move?")).stageNames()
-	if !slices.Contains(got, "prior:when") {
-		t.Errorf("a when-question with WhenFactor < 1 plans %v, want the when prior", got)
+	noWhen := def
+	noWhen.WhenFactor = -1
+	got := e.plan(SearchRequest{Query: "When did Alice move?", Include: all}, noWhen.withDefaults(), parseQuery("When did Alice move?")).stageNames()
+	if slices.Contains(got, "prior:when") {
+		t.Errorf("a when-question with the when prior off plans %v", got)
 	}
 }
 

@@ -75,7 +75,7 @@ type Fold struct {
 type CVResult struct {
 	K     int  `json:"k"`
 	Grid  Grid `json:"grid"`
-	Folds []Fold
+	Folds []Fold `json:"folds"`
 	// Pooled is the held-out recall over every question, each answered with
 	// its fold's chosen point: the figure to expect on unseen conversations.
 	Pooled RecallTable `json:"pooled"`
