@@ -73,8 +73,8 @@ type Fold struct {
 
 // CVResult is a leave-one-conversation-out cross-validation of the grid.
 type CVResult struct {
-	K     int  `json:"k"`
-	Grid  Grid `json:"grid"`
+	K     int    `json:"k"`
+	Grid  Grid   `json:"grid"`
 	Folds []Fold `json:"folds"`
 	// Pooled is the held-out recall over every question, each answered with
 	// its fold's chosen point: the figure to expect on unseen conversations.
