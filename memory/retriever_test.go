@@ -88,11 +88,11 @@ func TestRetrievers(t *testing.T) {
 		first string // the id expected first
 		also  string // another id expected among the hits
 	}{
-		{"vector", vectorRetriever{e}, "baked bread", nil, []kgmem.Kind{kgmem.KindEpisode}, episodeID("m3")},
-		{"bm25", textRetriever{e}, "what did Ann research?", nil, []kgmem.Kind{kgmem.KindEpisode}, episodeID("m1")},
-		{"bm25 facts", textRetriever{e}, "who builds rockets", nil, []kgmem.Kind{kgmem.KindFact}, factID("Falcon builds Rocket.")},
+		{"vector", vectorRetriever{e}, "baked bread", nil, []kgmem.Kind{kgmem.KindEpisode}, episodeID("m3"), ""},
+		{"bm25", textRetriever{e}, "what did Ann research?", nil, []kgmem.Kind{kgmem.KindEpisode}, episodeID("m1"), ""},
+		{"bm25 facts", textRetriever{e}, "who builds rockets", nil, []kgmem.Kind{kgmem.KindFact}, factID("Falcon builds Rocket."), ""},
 		{"thread: the next turn", threadRetriever{e}, "research",
-			map[kgmem.Kind][]*fused{kgmem.KindEpisode: {{kind: kgmem.KindEpisode, id: episodeID("m1")}}}, []kgmem.Kind{kgmem.KindEpisode}, episodeID("m2")},
+			map[kgmem.Kind][]*fused{kgmem.KindEpisode: {{kind: kgmem.KindEpisode, id: episodeID("m1")}}}, []kgmem.Kind{kgmem.KindEpisode}, episodeID("m2"), ""},
 		{"graph: two hops from Ann", graphRetriever{e}, "what does the team Ann manages build?", nil, []kgmem.Kind{kgmem.KindFact}, factID("Ann manages Falcon."), factID("Falcon builds Rocket.")},
 	}
 	for _, tc := range tests {
