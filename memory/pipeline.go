@@ -239,13 +239,15 @@ func joinRetrieverErrors(phase []retriever, errs []error) error {
 	return err
 }
 
-// retrieverLabel is how warnings name a retriever.
+// retrieverLabel is how warnings name a retriever (or a prior).
 func retrieverLabel(name string) string {
 	switch name {
 	case RetrieverVector:
 		return "vector recall"
 	case RetrieverBM25:
 		return "full-text search"
+	case "time prior":
+		return name
 	}
 	return name + " retriever"
 }

@@ -192,8 +192,9 @@ func (e *Engine) Search(ctx context.Context, req SearchRequest) (SearchResult, e
 		return SearchResult{}, phaseErr
 	case modelErr != nil:
 		return SearchResult{}, fmt.Errorf("decay parameters of %q: %w", req.Namespace, modelErr)
-	case prioErr != nil:
-		return SearchResult{}, prioErr
+	}
+	if prioErr != nil { // a time prior that could not date its span: rank without it
+		st.res.Warnings = append(st.res.Warnings, e.degraded(ctx, req.Namespace, "time prior", prioErr))
 	}
 	st.cands = fuse(st.opts, order, st.lists)
 	for _, phase := range plan.phases[1:] {

@@ -1,7 +1,10 @@
 package memory_test
 
 import (
+	"context"
+	"errors"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -147,5 +150,36 @@ func TestTemporalEpisodeSearch(t *testing.T) {
 				})
 			}
 		})
+	}
+}
+
+// timelineDown fails the listings the timeline scan reads.
+type timelineDown struct{ kgmem.GraphStore }
+
+func (timelineDown) ListEpisodes(context.Context, kgmem.Namespace, kgmem.Page) ([]kgmem.Episode, error) {
+	return nil, errors.New("listing unavailable")
+}
+
+// TestTimePriorDegrades checks that a relative time the namespace's
+// timeline cannot resolve (its store fails) degrades the search with a
+// warning instead of failing it.
+func TestTimePriorDegrades(t *testing.T) {
+	g := searchBackends(t)["sqlite"](t)
+	v := openVectors(t, embed.NewHashing(256))
+	ctx := t.Context()
+	ns := kgmem.Namespace("memtest/timeline-down")
+	seed := newSearchEngineWith(t, g, memory.Config{Vectors: v})
+	if _, err := seed.Ingest(ctx, memory.IngestRequest{Namespace: ns, ThreadID: "t", Messages: []episodes.Message{
+		{ID: "m1", Role: "user", Name: "Ann", Content: "I cooked paella.", Timestamp: ymd(2022, 7, 3)},
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	e := newSearchEngineWith(t, timelineDown{g}, memory.Config{Vectors: v})
+	res, err := e.Search(ctx, memory.SearchRequest{Namespace: ns, Query: "What did Ann cook last year?"})
+	if err != nil {
+		t.Fatalf("search failed instead of degrading: %v", err)
+	}
+	if len(res.Warnings) != 1 || !strings.Contains(res.Warnings[0], "time prior unavailable") || len(res.Episodes) == 0 {
+		t.Errorf("warnings %q, episodes %d: want one time-prior warning and the message", res.Warnings, len(res.Episodes))
 	}
 }
