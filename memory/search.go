@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -170,7 +171,7 @@ func (e *Engine) Search(ctx context.Context, req SearchRequest) (SearchResult, e
 		phaseErr = e.runPhase(ctx, st, plan.phases[0], true)
 		return nil
 	})
-	if len(plan.phases) > 1 && slicesContainsRetriever(plan.phases[1], RetrieverGraph) {
+	if len(plan.phases) > 1 && slices.ContainsFunc(plan.phases[1], func(r retriever) bool { return r.Name() == RetrieverGraph }) {
 		first.Go(func() error {
 			st.linked, st.linkErr = withDeadline(ctx, st.opts.RetrieverTimeout, func(ctx context.Context) ([]string, error) {
 				return e.linkEntities(ctx, req.Namespace, req.Query)
@@ -178,7 +179,7 @@ func (e *Engine) Search(ctx context.Context, req SearchRequest) (SearchResult, e
 			return nil
 		})
 	}
-	first.Go(func() (err error) {
+	first.Go(func() error {
 		st.model, modelErr = e.models(ctx, req.Namespace)
 		return nil
 	})
@@ -211,14 +212,4 @@ func (e *Engine) Search(ctx context.Context, req SearchRequest) (SearchResult, e
 		return SearchResult{}, err
 	}
 	return st.res, nil
-}
-
-// slicesContainsRetriever reports whether phase holds the named retriever.
-func slicesContainsRetriever(phase []retriever, name string) bool {
-	for _, r := range phase {
-		if r.Name() == name {
-			return true
-		}
-	}
-	return false
 }
