@@ -74,6 +74,9 @@ type Engine struct {
 	metrics    *metrics
 	outbox     *outboxState
 	writeLocks *nslock.Striped
+	// timelines caches each namespace's latest time, for relative time
+	// expressions in queries (timeline.go).
+	timelines timelines
 }
 
 // New checks cfg and returns an Engine.

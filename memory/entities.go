@@ -61,6 +61,7 @@ func (e *Engine) resolveEntity(ctx context.Context, ns kgmem.Namespace, ref stri
 func (e *Engine) PurgeNamespace(ctx context.Context, ns kgmem.Namespace) (kgmem.PurgeStats, error) {
 	unlock := e.lockNamespace(ns)
 	defer unlock()
+	defer e.timelines.forget(ns)
 	var stats kgmem.PurgeStats
 	err := e.guardedWrite(ctx, purgeOps(ns),
 		func() error {

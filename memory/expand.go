@@ -60,7 +60,8 @@ func (e *Engine) linkEntities(ctx context.Context, ns kgmem.Namespace, query str
 // path that are query words ("who leads the team Alice used to manage?"
 // follows manages, then leads). Only facts in the request's temporal view
 // (current by default) are ranked; history still carries paths.
-func (e *Engine) graphHits(ctx context.Context, req SearchRequest, linked []string, cands map[kgmem.Kind][]*fused) ([]kgmem.Hit, error) {
+func (e *Engine) graphHits(ctx context.Context, st *searchState, linked []string, cands map[kgmem.Kind][]*fused) ([]kgmem.Hit, error) {
+	req := st.req
 	seeds := slices.Clone(linked)
 	for _, c := range cands[kgmem.KindEntity][:min(seedEntityHits, len(cands[kgmem.KindEntity]))] {
 		if !slices.Contains(seeds, c.id) {
@@ -71,13 +72,13 @@ func (e *Engine) graphHits(ctx context.Context, req SearchRequest, linked []stri
 		return nil, nil
 	}
 	sub, err := e.graph.Neighborhood(ctx, req.Namespace, kgmem.NeighborhoodQuery{
-		Seeds: seeds, Depth: e.search.GraphDepth, FanOut: e.search.GraphFanOut, IncludeExpired: true, FactsOnly: true,
+		Seeds: seeds, Depth: st.opts.GraphDepth, FanOut: st.opts.GraphFanOut, IncludeExpired: true, FactsOnly: true,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("graph expansion: %w", err)
 	}
 	stems := map[string]bool{}
-	for _, w := range keywords(req.Query) {
+	for _, w := range st.query.keywords {
 		stems[english.Stem(w, false)] = true
 	}
 	// A fact's path score is 1 per predicate matching a query word along its
@@ -156,15 +157,4 @@ func predicateMatches(predicate string, stems map[string]bool) bool {
 		}
 	}
 	return false
-}
-
-// inView reports whether a fact belongs to the request's temporal view.
-func inView(req SearchRequest, f kgmem.Fact) bool {
-	switch {
-	case req.IncludeHistory:
-		return true
-	case !req.AsOf.IsZero():
-		return f.ValidAtInstant(req.AsOf)
-	}
-	return f.ExpiredAt.IsZero()
 }

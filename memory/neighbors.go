@@ -15,15 +15,15 @@ import (
 // In a conversation the answer to a question is often the turn right after
 // the one that matches its words ("what did you research?" — "adoption
 // agencies"), which shares none of them.
-func (e *Engine) threadHits(ctx context.Context, ns kgmem.Namespace, anchors []*fused) ([]kgmem.Hit, error) {
-	if len(anchors) == 0 || e.search.ThreadWeight == 0 {
+func (e *Engine) threadHits(ctx context.Context, ns kgmem.Namespace, opts SearchOptions, anchors []*fused) ([]kgmem.Hit, error) {
+	if len(anchors) == 0 || opts.ThreadWeight == 0 {
 		return nil, nil
 	}
 	ids := make([]string, len(anchors))
 	for i, a := range anchors {
 		ids[i] = a.id
 	}
-	near, err := e.graph.ThreadNeighbors(ctx, ns, kgmem.ThreadNeighborsQuery{IDs: ids, Window: e.search.ThreadWindow})
+	near, err := e.graph.ThreadNeighbors(ctx, ns, kgmem.ThreadNeighborsQuery{IDs: ids, Window: opts.ThreadWindow})
 	if err != nil {
 		return nil, fmt.Errorf("thread neighbours: %w", err)
 	}

@@ -10,7 +10,7 @@ import (
 // reranker's scores, in one call for both kinds under RerankTimeout, and
 // keeps the first req.Limit of each. A result's Relevance becomes the
 // reranker's score (its fused score stays in the breakdown as the other
-// sources) and Final is that times DecayWeight. When the reranker fails or
+// sources) and Final is that times DecayWeight and the priors' factors. When the reranker fails or
 // is late, the fused order stands and the response carries a warning.
 func (e *Engine) rerank(ctx context.Context, req SearchRequest, res *SearchResult) {
 	defer func() {
@@ -40,7 +40,7 @@ func (e *Engine) rerank(ctx context.Context, req SearchRequest, res *SearchResul
 	}
 	apply := func(s *Score, raw float64) {
 		s.Relevance = raw
-		s.Final = raw * s.DecayWeight
+		s.Final = raw * s.DecayWeight * s.priorFactor()
 	}
 	for i := range res.Facts {
 		apply(&res.Facts[i].Score, scores[i])

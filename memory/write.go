@@ -22,6 +22,7 @@ func (e *Engine) write(ctx context.Context, cs kgmem.ChangeSet) error {
 	}
 	return e.guardedWrite(ctx, upsertOps(cs.Namespace, records, zero),
 		func() error {
+			defer e.timelines.forget(cs.Namespace)
 			if err := e.graph.Apply(ctx, cs); err != nil {
 				return fmt.Errorf("write graph: %w", err)
 			}

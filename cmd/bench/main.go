@@ -16,6 +16,13 @@
 //	go run ./cmd/bench synth [--facts 1000000 --entities 200000 --namespaces 1000 --seed 1] \
 //	    [--data-dir kgmem-synth] [--graph sqlite|neo4j] [--vector hnsw|milvus] [--concurrency 4] [--json out.json]
 //
+//	go run ./cmd/bench locomo-cv [--data ../shared/bench/locomo] [--k 10] [--grid "thread_weight=1,0.8;…"] [--json out.json]
+//
+// The locomo-cv benchmark ingests the conversations into in-process
+// embedded engines and chooses the search constants by leave-one-
+// conversation-out cross-validation over a declared grid, reporting the
+// held-out recall per fold and pooled.
+//
 // The synth benchmark builds (or reuses) a seeded synthetic memory
 // (bench/synth) and measures the engine's search on it: latency
 // percentiles at concurrency 1 and --concurrency, QPS, recall@k of the
@@ -52,7 +59,7 @@ func main() {
 	}
 }
 
-const usage = `usage: bench locomo|synth [flags]   (bench locomo -h, bench synth -h list the flags)`
+const usage = `usage: bench locomo|locomo-cv|synth [flags]   (bench locomo -h, bench synth -h list the flags)`
 
 // run dispatches the subcommand.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -62,6 +69,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	switch args[0] {
 	case "locomo":
 		return runLocomo(ctx, args[1:], stdout, stderr)
+	case "locomo-cv":
+		return runLocomoCV(ctx, args[1:], stdout, stderr)
 	case "gen-chatlog":
 		return runGenChatlog(ctx, args[1:], stdout, stderr)
 	case "synth":

@@ -1,0 +1,107 @@
+package memory
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/kgmem/kgmem"
+	"github.com/samber/lo"
+	"golang.org/x/sync/errgroup"
+)
+
+// A retriever is one source of candidates: it ranks records of the
+// requested kinds for a search, best first. Retrievers of one phase of the
+// pipeline run at once, each under the per-retriever deadline; those of the
+// second phase read the candidates fused from the first (searchState.cands).
+type retriever interface {
+	// Name is the retriever's name in score breakdowns (RetrieverVector…).
+	Name() string
+	// Retrieve returns the retriever's ranked hits.
+	Retrieve(ctx context.Context, st *searchState) ([]kgmem.Hit, error)
+}
+
+// vectorRetriever is vector recall: the query's embedding against the
+// namespace's vectors of each requested kind.
+type vectorRetriever struct{ e *Engine }
+
+// Name implements retriever.
+func (vectorRetriever) Name() string { return RetrieverVector }
+
+// Retrieve embeds the query once and searches every requested kind at once.
+// A query with nothing to embed (punctuation only) gives no hits and no error.
+func (r vectorRetriever) Retrieve(ctx context.Context, st *searchState) ([]kgmem.Hit, error) {
+	vecs, err := r.e.embedder.Embed(ctx, []string{st.req.Query})
+	if err != nil {
+		return nil, fmt.Errorf("embed query: %w", err)
+	}
+	if kgmem.IsZeroVector(vecs[0]) {
+		return nil, nil
+	}
+	k := st.req.Limit * st.opts.Candidates
+	perKind := make([][]kgmem.Hit, len(st.req.Include))
+	var g errgroup.Group
+	for i, kind := range st.req.Include {
+		g.Go(func() error {
+			hits, err := r.e.vectors.Search(ctx, kgmem.VectorQuery{Namespace: st.req.Namespace, Vector: vecs[0], Kinds: []kgmem.Kind{kind}, K: k})
+			perKind[i] = hits
+			return err
+		})
+	}
+	err = g.Wait()
+	return lo.Flatten(perKind), err
+}
+
+// textRetriever is full-text search (BM25) over the query's keywords, per
+// requested kind.
+type textRetriever struct{ e *Engine }
+
+// Name implements retriever.
+func (textRetriever) Name() string { return RetrieverBM25 }
+
+// Retrieve searches every requested kind at once; with history or as_of
+// asked for, invalidated facts are searched too (the view drops what does
+// not belong to it later).
+func (r textRetriever) Retrieve(ctx context.Context, st *searchState) ([]kgmem.Hit, error) {
+	k := st.req.Limit * st.opts.Candidates
+	text := strings.Join(st.query.keywords, " ")
+	perKind := make([][]kgmem.Hit, len(st.req.Include))
+	var g errgroup.Group
+	for i, kind := range st.req.Include {
+		g.Go(func() error {
+			hits, err := r.e.graph.SearchText(ctx, st.req.Namespace, kgmem.TextQuery{Text: text, Kinds: []kgmem.Kind{kind}, IncludeExpired: st.req.IncludeHistory || !st.req.AsOf.IsZero(), Limit: k})
+			perKind[i] = hits
+			return err
+		})
+	}
+	err := g.Wait()
+	return lo.Flatten(perKind), err
+}
+
+// threadRetriever ranks the episodes next to the best fused episode
+// candidates in their threads (neighbors.go).
+type threadRetriever struct{ e *Engine }
+
+// Name implements retriever.
+func (threadRetriever) Name() string { return RetrieverThread }
+
+// Retrieve starts from the first Limit fused episode candidates.
+func (r threadRetriever) Retrieve(ctx context.Context, st *searchState) ([]kgmem.Hit, error) {
+	eps := st.cands[kgmem.KindEpisode]
+	return r.e.threadHits(ctx, st.req.Namespace, st.opts, eps[:min(st.req.Limit, len(eps))])
+}
+
+// graphRetriever ranks the facts near the entities the query names or the
+// search found (expand.go).
+type graphRetriever struct{ e *Engine }
+
+// Name implements retriever.
+func (graphRetriever) Name() string { return RetrieverGraph }
+
+// Retrieve walks from the linked entities and the best entity candidates.
+func (r graphRetriever) Retrieve(ctx context.Context, st *searchState) ([]kgmem.Hit, error) {
+	if st.linkErr != nil {
+		return nil, st.linkErr
+	}
+	return r.e.graphHits(ctx, st, st.linked, st.cands)
+}

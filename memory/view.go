@@ -1,0 +1,44 @@
+package memory
+
+import (
+	"time"
+
+	"github.com/kgmem/kgmem"
+)
+
+// This file is the one place search reads a fact's status: which facts a
+// request may see (inView) and which are true now (currentAt, for the
+// currency prior). When kgmem.Fact.Status lands, both switch to it.
+
+// inView reports whether a fact belongs to the request's temporal view:
+// with history, every fact; with as_of, the facts valid then (never one
+// not yet true); otherwise those not invalidated by a contradiction.
+func inView(req SearchRequest, f kgmem.Fact) bool {
+	switch {
+	case req.IncludeHistory:
+		return true
+	case !req.AsOf.IsZero():
+		return f.ValidAtInstant(req.AsOf)
+	}
+	return f.ExpiredAt.IsZero()
+}
+
+// currentAt reports whether f is true at world time at and still
+// believed: not invalidated, not ended by at, and started by at.
+func currentAt(f kgmem.Fact, at time.Time) bool {
+	switch {
+	case !f.ExpiredAt.IsZero():
+		return false
+	case !f.InvalidAt.IsZero() && !f.InvalidAt.After(at):
+		return false
+	case !f.ValidAt.IsZero() && f.ValidAt.After(at):
+		return false
+	}
+	return true
+}
+
+// factSpan is the world-time interval a fact held: [ValidAt, InvalidAt),
+// open at a zero end; known is false when neither end is set.
+func factSpan(f kgmem.Fact) (span timeWindow, known bool) {
+	return timeWindow{From: f.ValidAt, To: f.InvalidAt}, !f.ValidAt.IsZero() || !f.InvalidAt.IsZero()
+}
