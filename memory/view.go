@@ -8,7 +8,7 @@ import (
 
 // This file is the one place search reads a fact's status: which facts a
 // request may see (inView) and which are true now (currentAt, for the
-// currency prior). When kgmem.Fact.Status lands, both switch to it.
+// currency prior), both in the terms of kgmem.FactStatus.
 
 // inView reports whether a fact belongs to the request's temporal view:
 // with history, every fact; with as_of, the facts valid then (never one
@@ -24,17 +24,9 @@ func inView(req SearchRequest, f kgmem.Fact) bool {
 }
 
 // currentAt reports whether f is true at world time at and still
-// believed: not invalidated, not ended by at, and started by at.
+// believed: its status then is FactCurrent.
 func currentAt(f kgmem.Fact, at time.Time) bool {
-	switch {
-	case !f.ExpiredAt.IsZero():
-		return false
-	case !f.InvalidAt.IsZero() && !f.InvalidAt.After(at):
-		return false
-	case !f.ValidAt.IsZero() && f.ValidAt.After(at):
-		return false
-	}
-	return true
+	return f.Status(at) == kgmem.FactCurrent
 }
 
 // factSpan is the world-time interval a fact held: [ValidAt, InvalidAt),
