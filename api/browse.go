@@ -59,17 +59,9 @@ func (s *Server) listEpisodes(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	ids := c.QueryParams()["id"]
-	if len(ids) > s.opts.MaxPageSize {
-		return kgmem.Invalidf("id", "names %d episodes, at most %d allowed", len(ids), s.opts.MaxPageSize)
-	}
-	for _, id := range ids {
-		if id == "" {
-			return kgmem.Invalidf("id", "is empty")
-		}
-	}
-	if len(ids) > 0 && page.After != "" {
-		return kgmem.Invalidf("after", "pages a listing; it cannot be combined with id")
+	ids, err := s.idsParam(c, page)
+	if err != nil {
+		return err
 	}
 	eps, err := s.engine.ListEpisodes(c.Request().Context(), memory.ListEpisodesRequest{Namespace: ns, IDs: ids, Page: page})
 	if err != nil {
@@ -80,6 +72,24 @@ func (s *Server) listEpisodes(c echo.Context) error {
 		out.Next = eps[len(eps)-1].ID
 	}
 	return c.JSON(http.StatusOK, out)
+}
+
+// idsParam reads the repeated ?id= of a list route that can also fetch
+// records by id: at most a page of them, none empty, and not with ?after=.
+func (s *Server) idsParam(c echo.Context, page kgmem.Page) ([]string, error) {
+	ids := c.QueryParams()["id"]
+	if len(ids) > s.opts.MaxPageSize {
+		return nil, kgmem.Invalidf("id", "names %d records, at most %d allowed", len(ids), s.opts.MaxPageSize)
+	}
+	for _, id := range ids {
+		if id == "" {
+			return nil, kgmem.Invalidf("id", "is empty")
+		}
+	}
+	if len(ids) > 0 && page.After != "" {
+		return nil, kgmem.Invalidf("after", "pages a listing; it cannot be combined with id")
+	}
+	return ids, nil
 }
 
 // jobList is the body of GET /v1/jobs.

@@ -140,6 +140,69 @@ func TestStrength(t *testing.T) {
 	})
 }
 
+func TestEntitiesByIDAndContributions(t *testing.T) {
+	eachBackend(t, func(t *testing.T, b backend) {
+		s := newTestServer(t, b, api.Options{}, nil)
+		ns := "browse/ents"
+		walkthroughFacts(t, s, ns)
+		q := "/v1/entities?namespace=" + url.QueryEscape(ns)
+		type ent struct {
+			ID   string `json:"id"`
+			Name string `json:"name"`
+			Type string `json:"type"`
+		}
+		var all struct {
+			Entities []ent `json:"entities"`
+			Next     string
+		}
+		if st := s.json(http.MethodGet, q, nil, &all); st != http.StatusOK || len(all.Entities) != 3 {
+			t.Fatalf("entities: %d %+v", st, all)
+		}
+		var some struct {
+			Entities []ent `json:"entities"`
+			Next     string
+		}
+		a, c := all.Entities[0], all.Entities[2]
+		if st := s.json(http.MethodGet, q+"&limit=2&id="+c.ID+"&id=ent_missing&id="+a.ID, nil, &some); st != http.StatusOK ||
+			len(some.Entities) != 2 || some.Entities[0] != c || some.Entities[1] != a || some.Next != "" {
+			t.Fatalf("by id: %d %+v", st, some)
+		}
+		var p struct {
+			Field string `json:"field"`
+		}
+		if st := s.json(http.MethodGet, q+"&q=ML&id="+a.ID, nil, &p); st != http.StatusBadRequest || p.Field != "id" {
+			t.Fatalf("id with q: %d %+v", st, p)
+		}
+		// Each retriever's contribution is its share of the fused relevance.
+		var res struct {
+			Facts []struct {
+				Score struct {
+					Relevance float64 `json:"relevance"`
+					Sources   []struct {
+						Retriever    string  `json:"retriever"`
+						Contribution float64 `json:"contribution"`
+					} `json:"sources"`
+				} `json:"score"`
+			} `json:"facts"`
+		}
+		if st := s.json(http.MethodPost, "/v1/search", map[string]any{"namespace": ns, "query": "Who leads the ML team?", "reinforce": false}, &res); st != http.StatusOK || len(res.Facts) == 0 {
+			t.Fatalf("search: %d %+v", st, res)
+		}
+		for i, f := range res.Facts {
+			sum := 0.0
+			for _, src := range f.Score.Sources {
+				if src.Contribution <= 0 {
+					t.Errorf("fact %d: %s contributed %v", i, src.Retriever, src.Contribution)
+				}
+				sum += src.Contribution
+			}
+			if sum <= 0 || sum > f.Score.Relevance*(1+1e-9) {
+				t.Errorf("fact %d: contributions sum to %v, relevance %v", i, sum, f.Score.Relevance)
+			}
+		}
+	})
+}
+
 func TestListJobs(t *testing.T) {
 	eachBackend(t, func(t *testing.T, b backend) {
 		s := newAsyncServer(t, b)

@@ -196,6 +196,9 @@ type SourceScore struct {
 	Rank int `json:"rank"`
 	// Score is the retriever's raw score (cosine similarity, BM25).
 	Score float64 `json:"score"`
+	// Contribution is what this retriever added to Relevance in the fusion:
+	// its weight / (rrf_k + Rank). Zero for "rerank".
+	Contribution float64 `json:"contribution,omitzero"`
 }
 
 // Retriever names, as reported in score breakdowns.
@@ -496,8 +499,9 @@ func (e *Engine) fuse(lists map[string][]kgmem.Hit) map[kgmem.Kind][]*fused {
 				byKey[key] = f
 				out[h.Kind] = append(out[h.Kind], f)
 			}
-			f.score.Relevance += e.search.weight(name) / (e.search.RRFK + float64(rank))
-			f.score.Sources = append(f.score.Sources, SourceScore{Retriever: name, Rank: rank, Score: h.Score})
+			share := e.search.weight(name) / (e.search.RRFK + float64(rank))
+			f.score.Relevance += share
+			f.score.Sources = append(f.score.Sources, SourceScore{Retriever: name, Rank: rank, Score: h.Score, Contribution: share})
 		}
 	}
 	for k := range out {
