@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/kgmem/kgmem/auth"
@@ -44,6 +45,10 @@ type Options struct {
 	// ReadTimeout, ReadHeaderTimeout, WriteTimeout and IdleTimeout bound the
 	// connection (defaults 60 s, 10 s, RequestTimeout + 10 s, 120 s).
 	ReadTimeout, ReadHeaderTimeout, WriteTimeout, IdleTimeout time.Duration
+	// UI, when set, answers GET /ui and everything under /ui/ (the web
+	// explorer, a static app over this API; package ui). It is outside the
+	// REST API: no key is needed to load the page, which asks for one.
+	UI http.Handler
 }
 
 func (o Options) withDefaults() Options {
@@ -148,8 +153,20 @@ func (s *Server) routes() {
 	v1.POST("/namespaces/:namespace/sweep", s.postSweep)
 }
 
-// Handler returns the server as an http.Handler (for tests and embedding).
-func (s *Server) Handler() http.Handler { return s.echo }
+// Handler returns the server as an http.Handler (for tests and embedding):
+// the REST API, and the web explorer under /ui when Options.UI is set.
+func (s *Server) Handler() http.Handler {
+	if s.opts.UI == nil {
+		return s.echo
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/ui" || strings.HasPrefix(r.URL.Path, "/ui/") {
+			s.opts.UI.ServeHTTP(w, r)
+			return
+		}
+		s.echo.ServeHTTP(w, r)
+	})
+}
 
 // Routes lists the registered method and path pairs.
 func (s *Server) Routes() []*echo.Route { return s.echo.Routes() }
@@ -192,7 +209,7 @@ func (s *Server) requestLogger() echo.MiddlewareFunc {
 // letting in-flight requests (and their writes) finish within grace.
 func (s *Server) Serve(ctx context.Context, ln net.Listener, grace time.Duration) error {
 	srv := &http.Server{
-		Handler:           s.echo,
+		Handler:           s.Handler(),
 		ReadHeaderTimeout: s.opts.ReadHeaderTimeout,
 		ReadTimeout:       s.opts.ReadTimeout,
 		WriteTimeout:      s.opts.WriteTimeout,
