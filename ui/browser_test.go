@@ -86,8 +86,9 @@ func backendPairs(t testing.TB) []backendPair {
 	pairs := []backendPair{{name: "sqlite+hnsw", args: func(testing.TB, string) []string { return []string{"--graph", "sqlite", "--vector", "hnsw"} }}}
 	neo, mil := testenv.Neo4jURIIfAvailable(t), testenv.MilvusAddrIfAvailable(t)
 	if neo != "" && mil != "" {
-		pairs = append(pairs, backendPair{name: "neo4j+milvus", args: func(t testing.TB, _ string) []string {
-			return []string{"--graph", "neo4j", "--neo4j-uri", neo, "--vector", "milvus", "--milvus-addr", mil, "--milvus-collection", "kgmem_ui_" + randomHex(t, 4)}
+		// One collection for every run: each run's namespace is its own and is purged at the end.
+		pairs = append(pairs, backendPair{name: "neo4j+milvus", args: func(testing.TB, string) []string {
+			return []string{"--graph", "neo4j", "--neo4j-uri", neo, "--vector", "milvus", "--milvus-addr", mil, "--milvus-collection", "kgmem_ui_test"}
 		}})
 	}
 	return pairs
@@ -462,7 +463,19 @@ func TestExplorer(t *testing.T) {
 				click(row+`.querySelector("td.label")`),
 				poll(`document.getElementById("detail-retention")?.textContent === "1.0000"`),
 			)
+			// The sweep forgets the faded facts but not the pinned one; restore brings one back.
+			mentors := `[...document.querySelectorAll("table.strength tr[data-id]")].find(r => r.querySelector("td.label").textContent.startsWith("Alice mentors Bob."))`
+			b.do("sweep",
+				chromedp.Click(chromedp.ID("sweep")),
+				poll(`document.getElementById("sweep-result").textContent.includes("Sweep done")`),
+				poll(mentors+`?.querySelector(".badge.forgotten") && `+mentors+`.querySelector("button.restore")`),
+				poll(row+`?.querySelector(".badge.pinned") && !`+row+`.querySelector(".badge.forgotten")`),
+			)
 			b.screenshot(shots, "memory")
+			b.do("restore",
+				click(mentors+`.querySelector("button.restore")`),
+				poll(mentors+` && !`+mentors+`.querySelector(".badge.forgotten")`),
+			)
 
 			// Jobs: an import runs as a background job; its progress ends at 1/1.
 			b.do("jobs",

@@ -67,7 +67,10 @@ export function curveChart(st: Strength, threshold: number, w = 420, ht = 180): 
   }
   for (const d of [1, 7, 30, 365, 3650]) {
     if (d > maxDays) continue;
-    svg.append(s("line", { x1: tx(d), x2: tx(d), y1: pad.t, y2: ht - pad.b, stroke: "#f2f2f2" }), s("text", { x: tx(d) - 8, y: ht - 10, class: "axis" }, days(d)));
+    svg.append(
+      s("line", { x1: tx(d), x2: tx(d), y1: pad.t, y2: ht - pad.b, stroke: "#f2f2f2" }),
+      s("text", { x: Math.min(tx(d), w - pad.r - 14), y: ht - 10, class: "axis", "text-anchor": "middle" }, days(d)),
+    );
   }
   if (threshold > 0) {
     svg.append(
