@@ -494,3 +494,85 @@ func TestExplorer(t *testing.T) {
 		})
 	}
 }
+
+// seedFacts posts n facts among n/5 people and n/20 projects into ns, 1,000
+// per request, and returns the id of the entity "Project 0".
+func seedFacts(b testing.TB, s *server, ns string, n int) string {
+	b.Helper()
+	preds := []string{"works_on", "reviews", "likes", "follows", "writes"}
+	people, projects := max(n/len(preds), 1), max(n/20, 1)
+	for start := 0; start < n; start += 1000 {
+		var batch []map[string]any
+		for i := start; i < min(start+1000, n); i++ {
+			p, o, pred := i%people, (i*7)%projects, preds[(i/people)%len(preds)]
+			batch = append(batch, map[string]any{
+				"subject": fmt.Sprintf("Person %d", p), "subject_type": "Person", "predicate": pred,
+				"object": fmt.Sprintf("Project %d", o), "object_type": "Project",
+				"fact": fmt.Sprintf("Person %d %s Project %d.", p, strings.ReplaceAll(pred, "_", " "), o),
+				"valid_at": time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC).Add(time.Duration(i) * time.Hour).Format(time.RFC3339),
+			})
+		}
+		if st := s.call(http.MethodPost, "/v1/facts", map[string]any{"namespace": ns, "facts": batch}, nil); st != http.StatusOK {
+			b.Fatalf("seed facts %d..: %d", start, st)
+		}
+	}
+	var ents struct {
+		Entities []struct {
+			ID   string `json:"id"`
+			Name string `json:"name"`
+		} `json:"entities"`
+	}
+	s.call(http.MethodGet, "/v1/entities?namespace="+url.QueryEscape(ns)+"&q=Project+0&limit=100", nil, &ents)
+	for _, e := range ents.Entities {
+		if e.Name == "Project 0" {
+			return e.ID
+		}
+	}
+	b.Fatalf("no Project 0 among %+v", ents.Entities)
+	return ""
+}
+
+// BenchmarkFirstRender measures how long each view takes from navigation
+// until it has drawn a 10,000-fact namespace (its data-ready mark), in
+// headless Chromium against the real server on the embedded backends:
+//
+//	go test -tags browser -run '^$' -bench FirstRender -benchtime 10x ./ui
+func BenchmarkFirstRender(b *testing.B) {
+	const facts = 10000
+	s := startServer(b, backendPairs(b)[0], nil)
+	ns := "bench/ui10k"
+	project := seedFacts(b, s, ns, facts)
+	br := newBrowser(b)
+	br.do("key",
+		chromedp.Navigate(s.base+"/ui/"),
+		chromedp.SendKeys(chromedp.ID("key-input"), adminKey),
+		chromedp.Click(chromedp.CSS(`#key-form button[type="submit"]`)),
+		waitView("namespaces"),
+		chromedp.Evaluate[chromedp.Void](`sessionStorage.setItem("kgmem.search", JSON.stringify({query: "Who works on Project 0?", limit: 10}))`),
+	)
+	nsQ := "?ns=" + url.QueryEscape(ns)
+	for _, view := range []struct{ name, route, ready string }{
+		{"graph", "graph", "graph"},
+		{"search", "search", "search"},
+		{"entity", "entity/" + project, "entity"},
+		{"memory", "memory/fact", "memory"},
+		{"jobs", "jobs", "jobs"},
+	} {
+		b.Run(view.name, func(b *testing.B) {
+			for b.Loop() {
+				b.StopTimer()
+				br.do("blank", chromedp.Navigate("about:blank"))
+				b.StartTimer()
+				br.do(view.name, chromedp.Navigate(s.base+"/ui/#/"+view.route+nsQ), waitView(view.ready))
+			}
+		})
+	}
+	// A picture of the overview of the 10,000-fact namespace (its first 300 facts).
+	if dir := os.Getenv("KGMEM_UI_SCREENSHOTS"); dir != "" {
+		br.do("graph-10k", chromedp.Navigate(s.base+"/ui/#/graph"+nsQ), waitView("graph"))
+		br.screenshot(dir, "graph-10k")
+	}
+	if errs := br.consoleErrors(); len(errs) > 0 {
+		b.Fatalf("console errors:\n%s", strings.Join(errs, "\n"))
+	}
+}

@@ -93,6 +93,15 @@ export class MemoryGraph {
 
   /** add merges nodes and edges; returns how many were new. */
   add(nodes: GraphNode[], edges: GraphEdge[], seeds: string[] = []): number {
+    let added = 0;
+    this.cy.batch(() => {
+      added = this.addNow(nodes, edges, seeds);
+    });
+    this.refreshText();
+    return added;
+  }
+
+  private addNow(nodes: GraphNode[], edges: GraphEdge[], seeds: string[]): number {
     const els: ElementDefinition[] = [];
     for (const n of nodes) {
       const known = this.nodes.get(n.id);
@@ -115,7 +124,6 @@ export class MemoryGraph {
     this.cy.add(els);
     for (const id of seeds) this.cy.getElementById(id).addClass("seed");
     this.applyHistory();
-    this.refreshText();
     return els.length;
   }
 
@@ -129,19 +137,10 @@ export class MemoryGraph {
     return this.nodes.has(id);
   }
 
-  /** setNodeTypes recolours drawn entities once their types are known. */
-  setNodeTypes(types: Map<string, string>): void {
-    this.add(
-      [...types].filter(([id]) => this.nodes.has(id)).map(([id, type]) => ({ ...this.nodes.get(id)!, type })),
-      [],
-    );
-    this.refreshLegend();
-  }
-
   /** setShowHistory shows or hides ended and invalidated facts. */
   setShowHistory(on: boolean): void {
     this.showHistory = on;
-    this.applyHistory();
+    this.cy.batch(() => this.applyHistory());
   }
 
   private applyHistory(): void {
@@ -157,7 +156,7 @@ export class MemoryGraph {
     const opts =
       n > 1500
         ? { name: "grid", animate: false }
-        : { name: "fcose", animate: false, quality: n > 300 ? "draft" : "default", randomize: true, nodeRepulsion: 6000, idealEdgeLength: 90, packComponents: true };
+        : { name: "fcose", animate: false, quality: n > 300 ? "draft" : "default", randomize: true, nodeRepulsion: 8000, idealEdgeLength: n < 40 ? 150 : 90, packComponents: true };
     this.cy.layout(opts as cytoscape.LayoutOptions).run();
     this.fit();
   }
@@ -165,8 +164,8 @@ export class MemoryGraph {
   /** fit shows the whole graph, without blowing a small one up. */
   private fit(): void {
     this.cy.fit(undefined, 30);
-    if (this.cy.zoom() > 1.4) {
-      this.cy.zoom(1.4);
+    if (this.cy.zoom() > 1.6) {
+      this.cy.zoom(1.6);
       this.cy.center();
     }
   }

@@ -27,21 +27,26 @@ export const graphView: View = (app, el, args) => {
     onOpen: (id) => app.go(`entity/${id}`),
   });
 
-  async function typeNodes(): Promise<void> {
-    const ids = graph.nodeIds().filter((id) => !names.has(id));
-    const types = new Map<string, string>();
-    for (const part of chunks(ids, 500)) {
+  // types holds the type of every entity looked up so far.
+  const types = new Map<string, string>();
+
+  /** lookUp fetches the names and types of the entities not seen yet. */
+  async function lookUp(ids: string[]): Promise<void> {
+    const unknown = [...new Set(ids)].filter((id) => !types.has(id));
+    for (const part of chunks(unknown, 500)) {
       const page = await api.entities(app.ns, { ids: part, limit: 1000 });
       for (const e of page.items) {
         types.set(e.id, e.type);
         names.set(e.id, e.name);
       }
     }
-    if (alive) graph.setNodeTypes(types);
   }
 
-  function draw(facts: Fact[], seeds: string[] = []): number {
+  /** draw looks up the entities of facts, then adds facts and entities at once. */
+  async function draw(facts: Fact[], seeds: string[] = []): Promise<number> {
+    await lookUp(facts.flatMap((f) => [f.subject_id, f.object_id]));
     const { nodes, edges } = factEdges(facts);
+    for (const n of nodes) n.type = types.get(n.id) ?? "";
     return graph.add(nodes, edges, seeds);
   }
 
@@ -54,8 +59,8 @@ export const graphView: View = (app, el, args) => {
     try {
       const page = await api.facts(app.ns, { entity: id, limit: neighbourFacts });
       if (!alive) return;
-      const added = draw(page.items, [id]);
-      await typeNodes();
+      if (!alive) return;
+      const added = await draw(page.items, [id]);
       if (!alive) return;
       if (added > 0) graph.layout();
       showPicked(app, picked, id, names.get(id), page.next ? `showing the first ${neighbourFacts} of its facts` : undefined);
@@ -69,8 +74,7 @@ export const graphView: View = (app, el, args) => {
   async function overview(): Promise<void> {
     const page = await api.facts(app.ns, { limit: overviewFacts });
     if (!alive) return;
-    draw(page.items);
-    await typeNodes();
+    await draw(page.items);
     if (!alive) return;
     graph.layout();
     status.textContent = page.next
