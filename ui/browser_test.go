@@ -508,7 +508,7 @@ func seedFacts(b testing.TB, s *server, ns string, n int) string {
 			batch = append(batch, map[string]any{
 				"subject": fmt.Sprintf("Person %d", p), "subject_type": "Person", "predicate": pred,
 				"object": fmt.Sprintf("Project %d", o), "object_type": "Project",
-				"fact": fmt.Sprintf("Person %d %s Project %d.", p, strings.ReplaceAll(pred, "_", " "), o),
+				"fact":     fmt.Sprintf("Person %d %s Project %d.", p, strings.ReplaceAll(pred, "_", " "), o),
 				"valid_at": time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC).Add(time.Duration(i) * time.Hour).Format(time.RFC3339),
 			})
 		}
