@@ -7,6 +7,7 @@ import (
 	"github.com/kgmem/kgmem"
 	"github.com/kgmem/kgmem/auth"
 	"github.com/kgmem/kgmem/decay"
+	"github.com/kgmem/kgmem/jobs"
 	"github.com/kgmem/kgmem/memory"
 	"github.com/labstack/echo/v4"
 )
@@ -94,7 +95,7 @@ func (s *Server) idsParam(c echo.Context, page kgmem.Page) ([]string, error) {
 
 // jobList is the body of GET /v1/jobs.
 type jobList struct {
-	Jobs any `json:"jobs"`
+	Jobs []jobs.Job `json:"jobs"`
 }
 
 // maxJobList bounds ?limit= of GET /v1/jobs.
@@ -115,13 +116,13 @@ func (s *Server) listJobs(c echo.Context) error {
 		limit = n
 	}
 	if s.opts.Jobs == nil {
-		return c.JSON(http.StatusOK, jobList{Jobs: []any{}})
+		return c.JSON(http.StatusOK, jobList{Jobs: []jobs.Job{}})
 	}
-	jobs, err := s.opts.Jobs.List(c.Request().Context(), ns, limit)
+	list, err := s.opts.Jobs.List(c.Request().Context(), ns, limit)
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, jobList{Jobs: jobs})
+	return c.JSON(http.StatusOK, jobList{Jobs: list})
 }
 
 // strengthList is the body of POST /v1/strength.

@@ -61,6 +61,7 @@ export class MemoryGraph {
             height: 22,
             "text-outline-color": "#fff",
             "text-outline-width": 2,
+            "min-zoomed-font-size": 7,
           },
         },
         { selector: "node.seed", style: { "border-width": 3, "border-color": "#222" } },
@@ -80,6 +81,7 @@ export class MemoryGraph {
             "text-background-color": "#fff",
             "text-background-opacity": 0.8,
             "text-background-padding": "1px",
+            "min-zoomed-font-size": 7,
           },
         },
         { selector: ":selected", style: { "overlay-opacity": 0.15 } },
@@ -156,7 +158,7 @@ export class MemoryGraph {
     const opts =
       n > 1500
         ? { name: "grid", animate: false }
-        : { name: "fcose", animate: false, quality: n > 300 ? "draft" : "default", randomize: true, nodeRepulsion: 8000, idealEdgeLength: n < 40 ? 150 : 90, packComponents: true };
+        : { name: "fcose", animate: false, quality: "default", numIter: n > 300 ? 600 : 2500, uniformNodeDimensions: true, randomize: true, nodeRepulsion: 8000, idealEdgeLength: n < 40 ? 150 : 90, packComponents: true };
     this.cy.layout(opts as cytoscape.LayoutOptions).run();
     this.fit();
   }
