@@ -105,8 +105,9 @@ func randomHex(t testing.TB, n int) string {
 
 // server is a running kgmem server process.
 type server struct {
-	t    testing.TB
-	base string
+	t       testing.TB
+	base    string
+	dataDir string
 }
 
 // startServer runs the real server binary on a free loopback port with a
@@ -143,7 +144,7 @@ func startServer(t testing.TB, pair backendPair, llm *llmtest.Server) *server {
 			t.Logf("server log:\n%s", logs.String())
 		}
 	})
-	s := &server{t: t, base: "http://" + addr}
+	s := &server{t: t, base: "http://" + addr, dataDir: dataDir}
 	deadline := time.Now().Add(60 * time.Second)
 	for {
 		resp, err := http.Get(s.base + "/healthz")
@@ -281,8 +282,8 @@ func newBrowser(t testing.TB) *browser {
 			default:
 				continue
 			}
-			// The wrong-key step makes the API answer 401 on purpose.
-			if m.Source == "network" && strings.Contains(m.Text, "status of 401") {
+			// The wrong-key steps make the API answer 401 and 403 on purpose.
+			if m.Source == "network" && (strings.Contains(m.Text, "status of 401") || strings.Contains(m.Text, "status of 403")) {
 				continue
 			}
 			b.mu.Lock()
@@ -435,6 +436,26 @@ func TestExplorer(t *testing.T) {
 			)
 			b.screenshot(shots, "graph")
 
+			// An entity's neighbourhood, then another entity's added by name.
+			var nlp struct {
+				Entities []struct {
+					ID string `json:"id"`
+				} `json:"entities"`
+			}
+			if st := s.call(http.MethodGet, "/v1/entities?namespace="+url.QueryEscape(ns)+"&q=NLP", nil, &nlp); st != http.StatusOK || len(nlp.Entities) != 1 {
+				t.Fatalf("NLP project: %d %+v", st, nlp)
+			}
+			edges := `[...document.querySelectorAll(".edge-list li")].map(li => li.textContent)`
+			b.do("neighbourhood",
+				chromedp.Navigate(s.base+"/ui/#/graph/"+nlp.Entities[0].ID+nsQ),
+				waitView("graph"),
+				poll(edges+`.length === 1 && `+edges+`[0].startsWith("Bob —leads→ NLP project")`),
+				chromedp.SendKeys(chromedp.ID("graph-find"), "Alic"),
+				poll(`document.querySelector(".found button")?.textContent === "Alice (Person)"`),
+				click(`document.querySelector(".found button")`),
+				poll(edges+`.some(e => e.startsWith("Alice —mentors→ Bob")) && `+edges+`.some(e => e.startsWith("Alice —manages→ ML team"))`),
+			)
+
 			// The ML team's timeline: Alice's fact invalidated, superseded by Bob's, with its message.
 			b.do("entity",
 				chromedp.Navigate(s.base+"/ui/#/search"+nsQ),
@@ -492,6 +513,24 @@ func TestExplorer(t *testing.T) {
 			if errs := b.consoleErrors(); len(errs) > 0 {
 				t.Fatalf("console errors:\n%s", strings.Join(errs, "\n"))
 			}
+
+			// A key that does not cover the namespace: its prefix is offered,
+			// and the namespace is refused with a message naming it.
+			out, err := exec.Command(serverBinary(t), "keys", "create", "--data-dir", s.dataDir, "--name", "elsewhere", "--prefix", "elsewhere/team", "--right", "read").Output()
+			if err != nil {
+				t.Fatalf("keys create: %v", err)
+			}
+			other := strings.TrimSpace(strings.SplitN(string(out), "\n", 2)[0])
+			b.do("key of another namespace",
+				chromedp.Navigate(s.base+"/ui/#/namespaces"),
+				chromedp.Click(chromedp.ID("key-forget")),
+				chromedp.SendKeys(chromedp.ID("key-input"), other),
+				chromedp.Click(chromedp.CSS(`#key-form button[type="submit"]`)),
+				waitView("namespaces"),
+				poll(`document.querySelector("main").textContent.includes("This key covers the namespace prefixes: elsewhere/team.") && !document.querySelector("a.ns-link")`),
+				chromedp.Navigate(s.base+"/ui/#/memory/fact"+nsQ),
+				poll(`document.getElementById("notice").textContent.startsWith("This API key may not do that in namespace “`+ns+`” (403)")`),
+			)
 		})
 	}
 }
