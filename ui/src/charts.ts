@@ -12,7 +12,12 @@ export function scoreBreakdown(score: Score, maxRelevance: number): HTMLElement 
   const width = 320;
   const barH = 14;
   const scale = maxRelevance > 0 ? width / maxRelevance : 0;
-  const svg = s("svg", { class: "score-svg", width: width + 2, height: barH * 2 + 12, viewBox: `0 0 ${width + 2} ${barH * 2 + 12}`, role: "img" });
+  const labelW = 70;
+  const svg = s("svg", { class: "score-svg", width: width + 2 + labelW, height: barH * 2 + 12, viewBox: `0 0 ${width + 2 + labelW} ${barH * 2 + 12}`, role: "img" });
+  svg.append(
+    s("text", { x: width + 8, y: barH - 2, class: "axis" }, "relevance"),
+    s("text", { x: width + 8, y: 2 * barH + 4, class: "axis" }, "× decay"),
+  );
   const shares = score.sources.filter((src) => (src.contribution ?? 0) > 0);
   const summed = shares.reduce((a, src) => a + (src.contribution ?? 0), 0);
   // With a reranker the relevance is the reranker's score: draw the fusion
