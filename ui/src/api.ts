@@ -131,6 +131,12 @@ export const api = {
     call<Job>("POST", "/v1/memories", { namespace: ns, thread_id: threadId, messages, extract, mode: "async" }),
 };
 
+/**
+ * maxIdsPerCall bounds the ids one GET names (?id=…&id=…), keeping its URL
+ * under about 8 KB, which every proxy passes.
+ */
+export const maxIdsPerCall = 200;
+
 /** chunks splits xs into slices of at most n. */
 export function chunks<T>(xs: T[], n: number): T[][] {
   const out: T[][] = [];

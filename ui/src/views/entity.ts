@@ -1,6 +1,6 @@
 // Entity page: the entity's facts on a validity timeline (valid_at →
 // invalid_at), what superseded what, and each fact's provenance messages.
-import { api, chunks } from "../api";
+import { api, chunks, maxIdsPerCall } from "../api";
 import type { App, View } from "../app";
 import { timeline } from "../charts";
 import { fmtDate, fmtTime, h } from "../dom";
@@ -47,7 +47,7 @@ async function load(app: App, id: string): Promise<Loaded> {
   } while (after && facts.length < maxFacts);
   const ids = [...new Set(facts.flatMap((f) => f.episodes ?? []))];
   const episodes = new Map<string, Episode>();
-  for (const part of chunks(ids, 1000)) {
+  for (const part of chunks(ids, maxIdsPerCall)) {
     for (const ep of (await api.episodes(app.ns, { ids: part })).items) episodes.set(ep.id, ep);
   }
   facts.sort((a, b) => (a.valid_at ?? a.created_at).localeCompare(b.valid_at ?? b.created_at));

@@ -1,6 +1,6 @@
 // Graph: a namespace's facts as a graph (the first few hundred), or an
 // entity's neighbourhood; clicking an entity adds its own facts.
-import { api, chunks } from "../api";
+import { api, chunks, maxIdsPerCall } from "../api";
 import type { App, View } from "../app";
 import { h } from "../dom";
 import { MemoryGraph, factEdges } from "../graph";
@@ -33,7 +33,7 @@ export const graphView: View = (app, el, args) => {
   /** lookUp fetches the names and types of the entities not seen yet. */
   async function lookUp(ids: string[]): Promise<void> {
     const unknown = [...new Set(ids)].filter((id) => !types.has(id));
-    for (const part of chunks(unknown, 500)) {
+    for (const part of chunks(unknown, maxIdsPerCall)) {
       const page = await api.entities(app.ns, { ids: part, limit: 1000 });
       for (const e of page.items) {
         types.set(e.id, e.type);
