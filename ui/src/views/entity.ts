@@ -47,9 +47,8 @@ async function load(app: App, id: string): Promise<Loaded> {
   } while (after && facts.length < maxFacts);
   const ids = [...new Set(facts.flatMap((f) => f.episodes ?? []))];
   const episodes = new Map<string, Episode>();
-  for (const part of chunks(ids, maxIdsPerCall)) {
-    for (const ep of (await api.episodes(app.ns, { ids: part })).items) episodes.set(ep.id, ep);
-  }
+  const pages = await Promise.all(chunks(ids, maxIdsPerCall).map((part) => api.episodes(app.ns, { ids: part })));
+  for (const ep of pages.flatMap((p) => p.items)) episodes.set(ep.id, ep);
   facts.sort((a, b) => (a.valid_at ?? a.created_at).localeCompare(b.valid_at ?? b.created_at));
   return { entity, facts, truncated: !!after, episodes };
 }

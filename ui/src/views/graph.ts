@@ -33,12 +33,10 @@ export const graphView: View = (app, el, args) => {
   /** lookUp fetches the names and types of the entities not seen yet. */
   async function lookUp(ids: string[]): Promise<void> {
     const unknown = [...new Set(ids)].filter((id) => !types.has(id));
-    for (const part of chunks(unknown, maxIdsPerCall)) {
-      const page = await api.entities(app.ns, { ids: part, limit: 1000 });
-      for (const e of page.items) {
-        types.set(e.id, e.type);
-        names.set(e.id, e.name);
-      }
+    const pages = await Promise.all(chunks(unknown, maxIdsPerCall).map((part) => api.entities(app.ns, { ids: part, limit: 1000 })));
+    for (const e of pages.flatMap((p) => p.items)) {
+      types.set(e.id, e.type);
+      names.set(e.id, e.name);
     }
   }
 
