@@ -141,7 +141,9 @@ export function timeline(facts: Fact[], onPick: (f: Fact) => void): SVGSVGElemen
   while (tick.getTime() <= hi && guard++ < 200) {
     if (tick.getTime() >= lo) {
       const x = tx(tick.getTime());
-      svg.append(s("line", { x1: x, x2: x, y1: 0, y2: ht - 20, stroke: "#eee" }), s("text", { x: x + 2, y: ht - 6, class: "axis" }, fmtDate(tick.toISOString()).slice(0, step === "year" ? 4 : 7)));
+      svg.append(s("line", { x1: x, x2: x, y1: 0, y2: ht - 20, stroke: "#eee" }));
+      // No date label where the "today" label goes.
+      if (Math.abs(x - tx(now)) > 64) svg.append(s("text", { x: x + 2, y: ht - 6, class: "axis" }, fmtDate(tick.toISOString()).slice(0, step === "year" ? 4 : 7)));
     }
     if (step === "year") tick.setUTCFullYear(tick.getUTCFullYear() + 1);
     else tick.setUTCMonth(tick.getUTCMonth() + (span > 365 * 864e5 ? 3 : 1));
