@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Tests of the web explorer (ui/, served at /ui):
-#  1. the committed bundle ui/dist is exactly what `npm ci && npm run build`
-#     makes from ui/ (type-checked by tsc), so `go run ./cmd/server` on a fresh
+#  1. the front end type-checks (tsc) and its unit tests pass (vitest), and
+#     the committed bundle ui/dist is exactly what `npm ci && npm run build`
+#     makes from ui/, so `go run ./cmd/server` on a fresh
 #     clone serves the current sources;
 #  2. a real headless Chromium (Debian's chromium, installed when missing)
 #     drives the explorer against the real server on each backend pair:
@@ -27,7 +28,7 @@ trap 'rm -rf "$tmp"' EXIT
 # 1. The bundle matches its sources.
 if command -v npm >/dev/null; then
   export npm_config_cache="${HOME}/.cache/kgmem/npm"
-  (cd ui && npm ci --no-audit --no-fund --loglevel=error && npm run --silent check && npx vite build --logLevel warn --outDir "$tmp/dist" --emptyOutDir)
+  (cd ui && npm ci --no-audit --no-fund --loglevel=error && npm run --silent check && npm test --silent && npx vite build --logLevel warn --outDir "$tmp/dist" --emptyOutDir)
   if ! diff -r "$tmp/dist" ui/dist; then
     echo "test-ui: ui/dist is stale: run (cd ui && npm ci && npm run build) and commit ui/dist" >&2
     exit 1
