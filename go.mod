@@ -4,6 +4,7 @@ go 1.26.8
 
 require (
 	github.com/blevesearch/go-porterstemmer v1.0.3
+	github.com/chromedp/chromedp v0.23.0
 	github.com/kljensen/snowball v0.10.0
 	github.com/labstack/echo/v4 v4.16.0
 	github.com/milvus-io/milvus-proto/go-api/v2 v2.4.10-0.20240819025435-512e3b98866a
@@ -18,6 +19,11 @@ require (
 	golang.org/x/text v0.43.0
 	google.golang.org/grpc v1.48.0
 	modernc.org/sqlite v1.61.1
+)
+
+require (
+	github.com/chromedp/cdproto v0.159.0 // indirect
+	github.com/go-json-experiment/json v0.0.0-20260213210345-44df1a37e875 // indirect
 )
 
 require (

@@ -26,6 +26,9 @@ const (
 	nsPath
 	// nsBody: the "namespace" member of the JSON body.
 	nsBody
+	// nsKeyScope: the route lists namespaces and its handler keeps only
+	// those the key covers (GET /v1/namespaces).
+	nsKeyScope
 )
 
 // access is a route's authorisation policy.
@@ -62,6 +65,10 @@ var routeAccess = map[string]access{
 	"PUT /v1/namespaces/:namespace/settings": {right: auth.Write, ns: nsPath},
 	"POST /v1/namespaces/:namespace/sweep":   {right: auth.Write, ns: nsPath},
 	"GET /v1/jobs/:id":                       {right: auth.Read, ns: nsQuery},
+	"GET /v1/jobs":                           {right: auth.Read, ns: nsQuery},
+	"GET /v1/episodes":                       {right: auth.Read, ns: nsQuery},
+	"POST /v1/strength":                      {right: auth.Read, ns: nsBody},
+	"GET /v1/namespaces":                     {right: auth.Read, ns: nsKeyScope},
 }
 
 // principalKey is the echo context key of the request's auth.Principal.
@@ -162,7 +169,7 @@ func (s *Server) authorize(next echo.HandlerFunc) echo.HandlerFunc {
 		if err != nil {
 			return err
 		}
-		if pol.ns == nsNone {
+		if pol.ns == nsNone || pol.ns == nsKeyScope {
 			if !p.Right.Includes(pol.right) {
 				return forbidden(p, "", pol.right)
 			}

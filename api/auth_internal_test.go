@@ -27,6 +27,9 @@ func TestEveryRouteHasAccessPolicy(t *testing.T) {
 		if pol.right != auth.Read && pol.right != auth.Write && pol.right != auth.Admin {
 			t.Errorf("route %s has no right", route)
 		}
+		if pol.ns == nsKeyScope && route != "GET /v1/namespaces" {
+			t.Errorf("route %s filters by the key's scope; only GET /v1/namespaces may", route)
+		}
 		if pol.ns == nsNone && pol.right != auth.Admin {
 			t.Errorf("route %s reads no namespace, so only the admin may call it", route)
 		}

@@ -24,12 +24,19 @@ func (s *Server) listEntities(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	ents, err := s.engine.ListEntities(c.Request().Context(), memory.ListEntitiesRequest{Namespace: ns, Query: c.QueryParam("q"), Type: c.QueryParam("type"), Page: page})
+	ids, err := s.idsParam(c, page)
+	if err != nil {
+		return err
+	}
+	if len(ids) > 0 && (c.QueryParam("q") != "" || c.QueryParam("type") != "") {
+		return kgmem.Invalidf("id", "fetches entities by id; it cannot be combined with q or type")
+	}
+	ents, err := s.engine.ListEntities(c.Request().Context(), memory.ListEntitiesRequest{Namespace: ns, IDs: ids, Query: c.QueryParam("q"), Type: c.QueryParam("type"), Page: page})
 	if err != nil {
 		return err
 	}
 	out := entityList{Entities: ents}
-	if len(ents) == page.Limit {
+	if len(ids) == 0 && len(ents) == page.Limit {
 		out.Next = ents[len(ents)-1].ID
 	}
 	return c.JSON(http.StatusOK, out)

@@ -318,6 +318,14 @@ func TestIsolation(t *testing.T) {
 			"PUT /v1/namespaces/:namespace/settings": {{method: "PUT", path: "/v1/namespaces/" + B + "/settings", body: map[string]any{"writes": map[string]bool{"disable_inserts": true}}}},
 			"POST /v1/namespaces/:namespace/sweep":   {{method: "POST", path: "/v1/namespaces/" + B + "/sweep"}},
 			"GET /metrics":                           {{method: "GET", path: "/metrics"}},
+			"GET /v1/jobs":                           {{method: "GET", path: "/v1/jobs" + qB}},
+			"GET /v1/episodes":                       {{method: "GET", path: "/v1/episodes" + qB}, {method: "GET", path: "/v1/episodes" + qB + "&id=" + victim.episodes[0]}},
+			"POST /v1/strength":                      {{method: "POST", path: "/v1/strength", body: refsOf(victim.ns)}},
+		}
+		// GET /v1/namespaces names no namespace: it lists only those the key covers.
+		direct["GET /v1/namespaces"] = nil
+		if st, _, raw := s.call(keyA, "GET", "/v1/namespaces", nil); st != http.StatusOK || bytes.Contains(raw, []byte(victim.ns)) || !bytes.Contains(raw, []byte(`"`+string(a.ns)+`"`)) {
+			t.Errorf("GET /v1/namespaces with tenant-a's key: %d %s; want tenant-a listed and tenant-ab not", st, raw)
 		}
 		// Requests in the key's own namespace that name the victim's ids or
 		// content: they must find nothing of it.
@@ -326,6 +334,10 @@ func TestIsolation(t *testing.T) {
 			{method: "DELETE", path: "/v1/facts/" + victim.facts[0] + qA, want: http.StatusNotFound},
 			{method: "GET", path: "/v1/entities/" + victim.entities[0] + qA, want: http.StatusNotFound},
 			{method: "GET", path: "/v1/jobs/" + victim.job + qA, want: http.StatusNotFound},
+			{method: "GET", path: "/v1/episodes" + qA + "&id=" + victim.episodes[0], wantAny2xx: true},
+			{method: "GET", path: "/v1/episodes" + qA + "&limit=1000", wantAny2xx: true},
+			{method: "GET", path: "/v1/jobs" + qA + "&limit=100", wantAny2xx: true},
+			{method: "POST", path: "/v1/strength", body: refsOf(a.ns), want: http.StatusNotFound},
 			{method: "GET", path: "/v1/facts" + qA + "&entity=" + victim.entities[0], wantAny2xx: true},
 			{method: "GET", path: "/v1/facts" + qA + "&limit=1000", wantAny2xx: true},
 			{method: "GET", path: "/v1/entities" + qA + "&q=zebracorn", wantAny2xx: true},

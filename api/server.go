@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/kgmem/kgmem/auth"
@@ -44,6 +45,10 @@ type Options struct {
 	// ReadTimeout, ReadHeaderTimeout, WriteTimeout and IdleTimeout bound the
 	// connection (defaults 60 s, 10 s, RequestTimeout + 10 s, 120 s).
 	ReadTimeout, ReadHeaderTimeout, WriteTimeout, IdleTimeout time.Duration
+	// UI, when set, answers GET /ui and everything under /ui/ (the web
+	// explorer, a static app over this API; package ui). It is outside the
+	// REST API: no key is needed to load the page, which asks for one.
+	UI http.Handler
 }
 
 func (o Options) withDefaults() Options {
@@ -127,6 +132,7 @@ func (s *Server) routes() {
 	e.GET("/metrics", echo.WrapHandler(promhttp.HandlerFor(s.opts.Metrics, promhttp.HandlerOpts{})))
 	v1 := e.Group("/v1")
 	v1.POST("/memories", s.postMemories)
+	v1.GET("/jobs", s.listJobs)
 	v1.GET("/jobs/:id", s.getJob)
 	v1.POST("/facts", s.postFacts)
 	v1.GET("/facts", s.listFacts)
@@ -138,14 +144,29 @@ func (s *Server) routes() {
 	v1.POST("/feedback", s.postFeedback)
 	v1.POST("/pins", s.postPins)
 	v1.POST("/restore", s.postRestore)
+	v1.POST("/strength", s.postStrength)
+	v1.GET("/episodes", s.listEpisodes)
+	v1.GET("/namespaces", s.listNamespaces)
 	v1.DELETE("/namespaces/:namespace", s.purgeNamespace)
 	v1.GET("/namespaces/:namespace/settings", s.getSettings)
 	v1.PUT("/namespaces/:namespace/settings", s.putSettings)
 	v1.POST("/namespaces/:namespace/sweep", s.postSweep)
 }
 
-// Handler returns the server as an http.Handler (for tests and embedding).
-func (s *Server) Handler() http.Handler { return s.echo }
+// Handler returns the server as an http.Handler (for tests and embedding):
+// the REST API, and the web explorer under /ui when Options.UI is set.
+func (s *Server) Handler() http.Handler {
+	if s.opts.UI == nil {
+		return s.echo
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/ui" || strings.HasPrefix(r.URL.Path, "/ui/") {
+			s.opts.UI.ServeHTTP(w, r)
+			return
+		}
+		s.echo.ServeHTTP(w, r)
+	})
+}
 
 // Routes lists the registered method and path pairs.
 func (s *Server) Routes() []*echo.Route { return s.echo.Routes() }
@@ -188,7 +209,7 @@ func (s *Server) requestLogger() echo.MiddlewareFunc {
 // letting in-flight requests (and their writes) finish within grace.
 func (s *Server) Serve(ctx context.Context, ln net.Listener, grace time.Duration) error {
 	srv := &http.Server{
-		Handler:           s.echo,
+		Handler:           s.Handler(),
 		ReadHeaderTimeout: s.opts.ReadHeaderTimeout,
 		ReadTimeout:       s.opts.ReadTimeout,
 		WriteTimeout:      s.opts.WriteTimeout,

@@ -217,6 +217,15 @@ func (r *Runner) Get(ctx context.Context, ns kgmem.Namespace, id string) (Job, e
 	return r.store.get(ctx, ns, id)
 }
 
+// List returns the latest jobs of ns, newest first, at most limit (1 or more).
+func (r *Runner) List(ctx context.Context, ns kgmem.Namespace, limit int) ([]Job, error) {
+	jobs, err := r.store.recent(ctx, ns, max(limit, 1))
+	if jobs == nil {
+		jobs = []Job{}
+	}
+	return jobs, err
+}
+
 // coalesceKey groups jobs that may share one engine call.
 func coalesceKey(j *Job) string {
 	schema, _ := json.Marshal(j.request.Schema)

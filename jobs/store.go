@@ -165,6 +165,15 @@ func (s *store) get(ctx context.Context, ns kgmem.Namespace, id string) (Job, er
 	return jobs[0], nil
 }
 
+// recent lists the latest jobs of ns, newest first, at most limit.
+func (s *store) recent(ctx context.Context, ns kgmem.Namespace, limit int) ([]Job, error) {
+	rows, err := s.db.QueryContext(ctx, selectJob+` WHERE namespace=? ORDER BY seq DESC LIMIT ?`, string(ns), limit)
+	if err != nil {
+		return nil, fmt.Errorf("list jobs of %q: %w", ns, err)
+	}
+	return scanJobs(rows)
+}
+
 // pending lists queued and running jobs in acceptance order.
 func (s *store) pending(ctx context.Context) ([]Job, error) {
 	rows, err := s.db.QueryContext(ctx, selectJob+` WHERE status IN (?, ?) ORDER BY seq`, string(StatusQueued), string(StatusRunning))

@@ -181,3 +181,17 @@ func checkRefCount(refs []decay.Ref) error {
 	}
 	return nil
 }
+
+// Strengths reports how strongly each record is held now: retention, search
+// weight, stability, whether the next sweep forgets it, and its forgetting
+// curve. A missing record fails with kgmem.ErrNotFound; nothing is written.
+func (e *Engine) Strengths(ctx context.Context, ns kgmem.Namespace, refs []decay.Ref) ([]decay.Strength, error) {
+	if err := checkRefCount(refs); err != nil {
+		return nil, err
+	}
+	model, err := e.models(ctx, ns)
+	if err != nil {
+		return nil, fmt.Errorf("decay parameters of %q: %w", ns, err)
+	}
+	return decay.Strengths(ctx, e.graph, ns, model, e.now(), refs...)
+}

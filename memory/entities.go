@@ -17,9 +17,11 @@ func (e *Engine) Entity(ctx context.Context, ns kgmem.Namespace, id string) (kgm
 	return ent, nil
 }
 
-// ListEntitiesRequest selects entities to list.
+// ListEntitiesRequest selects entities to list: the given ids (in their
+// order, missing ones left out), or else those matching Query and Type.
 type ListEntitiesRequest struct {
 	Namespace kgmem.Namespace
+	IDs       []string
 	// Query matches names and aliases by substring, case-insensitively.
 	Query string
 	Type  string
@@ -28,7 +30,13 @@ type ListEntitiesRequest struct {
 
 // ListEntities lists entities of ns.
 func (e *Engine) ListEntities(ctx context.Context, req ListEntitiesRequest) ([]kgmem.Entity, error) {
-	ents, err := e.graph.FindEntities(ctx, req.Namespace, kgmem.EntityFilter{Query: req.Query, Type: req.Type, Page: req.Page})
+	var ents []kgmem.Entity
+	var err error
+	if len(req.IDs) > 0 {
+		ents, err = e.graph.Entities(ctx, req.Namespace, req.IDs)
+	} else {
+		ents, err = e.graph.FindEntities(ctx, req.Namespace, kgmem.EntityFilter{Query: req.Query, Type: req.Type, Page: req.Page})
+	}
 	if err != nil {
 		return nil, fmt.Errorf("list entities: %w", err)
 	}

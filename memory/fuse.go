@@ -34,8 +34,9 @@ func fuse(opts SearchOptions, order []string, lists map[string][]kgmem.Hit) map[
 				byKey[key] = f
 				out[h.Kind] = append(out[h.Kind], f)
 			}
-			f.score.Relevance += opts.weight(name) / (opts.RRFK + float64(rank))
-			f.score.Sources = append(f.score.Sources, SourceScore{Retriever: name, Rank: rank, Score: h.Score})
+			share := opts.weight(name) / (opts.RRFK + float64(rank))
+			f.score.Relevance += share
+			f.score.Sources = append(f.score.Sources, SourceScore{Retriever: name, Rank: rank, Score: h.Score, Contribution: share})
 		}
 	}
 	for k := range out {

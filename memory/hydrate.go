@@ -78,7 +78,7 @@ func (e *Engine) hydrate(ctx context.Context, st *searchState) error {
 				}
 				return func(s *Score) {
 					s.Relevance += speakerBonus
-					s.Sources = append(slices.Clip(s.Sources), SourceScore{Retriever: RetrieverSpeaker, Rank: 1, Score: 1})
+					s.Sources = append(slices.Clip(s.Sources), SourceScore{Retriever: RetrieverSpeaker, Rank: 1, Score: 1, Contribution: speakerBonus})
 					w(s)
 				}
 			},

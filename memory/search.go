@@ -95,6 +95,9 @@ type SourceScore struct {
 	Rank int `json:"rank"`
 	// Score is the retriever's raw score (cosine similarity, BM25).
 	Score float64 `json:"score"`
+	// Contribution is what this retriever added to Relevance: in the fusion
+	// its weight / (rrf_k + Rank), for "speaker" its bonus. Zero for "rerank".
+	Contribution float64 `json:"contribution,omitzero"`
 }
 
 // Retriever names, as reported in score breakdowns.

@@ -44,6 +44,7 @@ done
 
 go vet ./...
 go test -count=1 -timeout 40m "$@" ./...
+if [[ $# -eq 0 ]]; then scripts/test-ui.sh; fi
 
 # Fuzzing: every Fuzz* target in a *_fuzz_test.go file runs for
 # KGMEM_FUZZTIME (default 50000x, a count of inputs; 0 skips) after its seed

@@ -7,10 +7,12 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"strconv"
 	"time"
 
 	"github.com/kgmem/kgmem/api"
 	"github.com/kgmem/kgmem/memory"
+	"github.com/kgmem/kgmem/ui"
 )
 
 // serve runs the HTTP API until ctx is cancelled (SIGINT/SIGTERM), then drains
@@ -24,6 +26,7 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 	cfg.bindFlags(fs)
 	sec.bind(fs, &cfg)
 	jc.bind(fs, &cfg)
+	withUI := fs.Bool("ui", envValue(&cfg, "KGMEM_UI", true, strconv.ParseBool), "serve the web explorer at /ui ($KGMEM_UI)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -69,6 +72,9 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 	defer runner.Close() // running jobs stay pending and resume at the next start
 	opts := api.Options{MaxBodyBytes: cfg.MaxBodyBytes, RequestTimeout: cfg.RequestTimeout, Metrics: b.metrics, Registerer: b.metrics, Auth: authn, Jobs: runner}
 	sec.apply(&opts)
+	if *withUI {
+		opts.UI = ui.Handler()
+	}
 	srv := api.New(b.engine, opts, log)
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
@@ -79,6 +85,9 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 		return err
 	}
 	log.Info("kgmem is serving", "url", "http://"+ln.Addr().String(), "openapi", "http://"+ln.Addr().String()+"/openapi.json")
+	if *withUI {
+		log.Info("web explorer", "url", "http://"+ln.Addr().String()+ui.Prefix+"/")
+	}
 	err = srv.Serve(ctx, ln, cfg.ShutdownGrace)
 	log.Info("kgmem stopped")
 	return err

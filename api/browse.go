@@ -1,0 +1,148 @@
+package api
+
+import (
+	"net/http"
+	"strconv"
+
+	"github.com/kgmem/kgmem"
+	"github.com/kgmem/kgmem/auth"
+	"github.com/kgmem/kgmem/decay"
+	"github.com/kgmem/kgmem/jobs"
+	"github.com/kgmem/kgmem/memory"
+	"github.com/labstack/echo/v4"
+)
+
+// namespaceList is the body of GET /v1/namespaces.
+type namespaceList struct {
+	// Namespaces are those holding records or settings that the key may read.
+	Namespaces []kgmem.Namespace `json:"namespaces"`
+	// Prefixes are the key's namespace prefixes (absent for the admin key and
+	// on an open server, which cover every namespace).
+	Prefixes []kgmem.Namespace `json:"prefixes,omitempty"`
+}
+
+// listNamespaces lists the namespaces that exist and that the request's key
+// may read; the key's own prefixes come along so a client can offer them.
+func (s *Server) listNamespaces(c echo.Context) error {
+	all, err := s.engine.Namespaces(c.Request().Context())
+	if err != nil {
+		return err
+	}
+	p, keyed := principal(c)
+	out := namespaceList{Namespaces: make([]kgmem.Namespace, 0, len(all))}
+	for _, ns := range all {
+		if !keyed || p.Allows(ns, auth.Read) {
+			out.Namespaces = append(out.Namespaces, ns)
+		}
+	}
+	if keyed && !p.IsAdmin() {
+		out.Prefixes = p.Prefixes
+	}
+	return c.JSON(http.StatusOK, out)
+}
+
+// episodeList is the body of GET /v1/episodes.
+type episodeList struct {
+	Episodes []kgmem.Episode `json:"episodes"`
+	// Next is the cursor for the next page ("after"), empty on the last page
+	// and when ids were given.
+	Next string `json:"next,omitempty"`
+}
+
+// listEpisodes lists messages of a namespace: those named by ?id= (repeated,
+// in that order, unknown ids left out), or else a page of all in id order.
+func (s *Server) listEpisodes(c echo.Context) error {
+	ns, err := namespaceParam(c)
+	if err != nil {
+		return err
+	}
+	page, err := s.pageParams(c)
+	if err != nil {
+		return err
+	}
+	ids, err := s.idsParam(c, page)
+	if err != nil {
+		return err
+	}
+	eps, err := s.engine.ListEpisodes(c.Request().Context(), memory.ListEpisodesRequest{Namespace: ns, IDs: ids, Page: page})
+	if err != nil {
+		return err
+	}
+	out := episodeList{Episodes: eps}
+	if len(ids) == 0 && len(eps) == page.Limit {
+		out.Next = eps[len(eps)-1].ID
+	}
+	return c.JSON(http.StatusOK, out)
+}
+
+// idsParam reads the repeated ?id= of a list route that can also fetch
+// records by id: at most a page of them, none empty, and not with ?after=.
+func (s *Server) idsParam(c echo.Context, page kgmem.Page) ([]string, error) {
+	ids := c.QueryParams()["id"]
+	if len(ids) > s.opts.MaxPageSize {
+		return nil, kgmem.Invalidf("id", "names %d records, at most %d allowed", len(ids), s.opts.MaxPageSize)
+	}
+	for _, id := range ids {
+		if id == "" {
+			return nil, kgmem.Invalidf("id", "is empty")
+		}
+	}
+	if len(ids) > 0 && page.After != "" {
+		return nil, kgmem.Invalidf("after", "pages a listing; it cannot be combined with id")
+	}
+	return ids, nil
+}
+
+// jobList is the body of GET /v1/jobs.
+type jobList struct {
+	Jobs []jobs.Job `json:"jobs"`
+}
+
+// maxJobList bounds ?limit= of GET /v1/jobs.
+const maxJobList = 100
+
+// listJobs lists the latest background jobs of a namespace, newest first.
+func (s *Server) listJobs(c echo.Context) error {
+	ns, err := namespaceParam(c)
+	if err != nil {
+		return err
+	}
+	limit := 20
+	if v := c.QueryParam("limit"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > maxJobList {
+			return kgmem.Invalidf("limit", "is %q, must be an integer within 1..%d", v, maxJobList)
+		}
+		limit = n
+	}
+	if s.opts.Jobs == nil {
+		return c.JSON(http.StatusOK, jobList{Jobs: []jobs.Job{}})
+	}
+	list, err := s.opts.Jobs.List(c.Request().Context(), ns, limit)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, jobList{Jobs: list})
+}
+
+// strengthList is the body of POST /v1/strength.
+type strengthList struct {
+	Records []decay.Strength `json:"records"`
+}
+
+// postStrength reports how strongly records are held now and their
+// forgetting curves; it reads only (no reinforcement).
+func (s *Server) postStrength(c echo.Context) error {
+	ns, body, err := s.decodeRefs(c)
+	if err != nil {
+		return err
+	}
+	if body.Pinned != nil {
+		return kgmem.Invalidf("pinned", "is not a known field of strength; use /v1/pins")
+	}
+	recs, err := s.engine.Strengths(c.Request().Context(), ns, body.Refs)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, strengthList{Records: recs})
+}
