@@ -271,6 +271,7 @@ func (e *Engine) DeleteFact(ctx context.Context, ns kgmem.Namespace, id string) 
 	keys := []kgmem.VectorKey{{Kind: kgmem.KindFact, ID: id}}
 	return e.guardedWrite(ctx, deleteOps(ns, keys),
 		func() error {
+			defer e.timelines.forget(ns) // the fact may have set the timeline's end
 			if err := e.graph.DeleteFact(ctx, ns, id); err != nil {
 				return fmt.Errorf("delete fact %q: %w", id, err)
 			}

@@ -183,3 +183,56 @@ func TestTimePriorDegrades(t *testing.T) {
 		t.Errorf("warnings %q, episodes %d: want one time-prior warning and the message", res.Warnings, len(res.Episodes))
 	}
 }
+
+// TestRelativeTimeFollowsDeletes checks that "last year" resolves against
+// the namespace's timeline as it is now: deleting the fact that set the
+// timeline's end moves it back, so the next search dates the year from
+// what remains.
+func TestRelativeTimeFollowsDeletes(t *testing.T) {
+	facts := []kgmem.Triple{
+		{Subject: "Ann", Predicate: "ran", Object: "Oslo marathon", Text: "Ann ran the Oslo marathon.", ValidAt: ymd(2021, 5, 1), InvalidAt: ymd(2021, 5, 2)},
+		{Subject: "Ann", Predicate: "ran", Object: "Bergen marathon", Text: "Ann ran the Bergen marathon race.", ValidAt: ymd(2022, 5, 1), InvalidAt: ymd(2022, 5, 2)},
+		{Subject: "Ann", Predicate: "plans", Object: "Rome marathon", Text: "Ann plans the Rome marathon.", ValidAt: ymd(2030, 5, 1), InvalidAt: ymd(2030, 5, 2)},
+	}
+	query := "Which marathon race did Ann run last year?"
+	for name, open := range searchBackends(t) {
+		t.Run(name, func(t *testing.T) {
+			ctx := t.Context()
+			e := newSearchEngineWith(t, open(t), memory.Config{})
+			ns := kgmem.Namespace("memtest/timeline-delete-" + name)
+			added, err := e.AddFacts(ctx, memory.AddFactsRequest{Namespace: ns, Facts: facts})
+			if err != nil {
+				t.Fatal(err)
+			}
+			search := func() memory.SearchResult {
+				t.Helper()
+				res, err := e.Search(ctx, memory.SearchRequest{Namespace: ns, Query: query, Include: []kgmem.Kind{kgmem.KindFact}, IncludeHistory: true})
+				if err != nil {
+					t.Fatal(err)
+				}
+				return res
+			}
+			search() // reads the timeline, ending in 2030
+			var rome string
+			for _, c := range added.Facts {
+				if c.Fact.Text == facts[2].Text {
+					rome = c.Fact.ID
+				}
+			}
+			if rome == "" {
+				t.Fatalf("the Rome fact was not added: %+v", added.Facts)
+			}
+			if err := e.DeleteFact(ctx, ns, rome); err != nil {
+				t.Fatal(err)
+			}
+			res := search() // the timeline now ends in 2022: last year is 2021
+			if len(res.Facts) == 0 || res.Facts[0].Text != facts[0].Text {
+				var got []string
+				for _, f := range res.Facts {
+					got = append(got, f.Text)
+				}
+				t.Errorf("first facts %q, want %q first", got, facts[0].Text)
+			}
+		})
+	}
+}
