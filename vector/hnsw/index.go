@@ -9,6 +9,7 @@ import (
 
 	"github.com/kgmem/kgmem"
 	"github.com/samber/lo"
+	"golang.org/x/sync/singleflight"
 )
 
 // Index is the embedded kgmem.VectorIndex: vectors persisted in SQLite,
@@ -24,6 +25,10 @@ type Index struct {
 	mu      sync.Mutex // guards spaces and clock
 	spaces  map[kgmem.Namespace]*space
 	clock   uint64 // ticks once per search, for least-recently-used eviction
+
+	// fills runs one load of a namespace from the store at a time, detached
+	// from the searches waiting for it (see load).
+	fills singleflight.Group
 }
 
 var _ kgmem.VectorIndex = (*Index)(nil)
@@ -215,6 +220,12 @@ func (x *Index) apply(ns kgmem.Namespace, fn func(sp *space)) {
 
 // load returns the namespace's state, reading it from the store first if
 // needed, then unloads others if memory is over budget.
+//
+// The read runs detached from the caller's context: a search that gives up
+// (its retriever deadline passed while a large namespace was read) leaves
+// the read to finish, so the next search finds the namespace loaded instead
+// of starting over and missing its deadline in turn. Concurrent searches of
+// an unloaded namespace share one read.
 func (x *Index) load(ctx context.Context, ns kgmem.Namespace) (*space, error) {
 	sp := x.space(ns)
 	sp.mu.RLock()
@@ -223,14 +234,27 @@ func (x *Index) load(ctx context.Context, ns kgmem.Namespace) (*space, error) {
 	if loaded {
 		return sp, nil
 	}
-	filled, err := x.fill(ctx, ns, sp)
-	if err != nil {
-		return nil, err
+	ch := x.fills.DoChan(string(ns), func() (any, error) {
+		filled, err := x.fill(context.WithoutCancel(ctx), ns, sp)
+		if err != nil {
+			return nil, err
+		}
+		if filled {
+			x.evict(ns)
+		}
+		return sp, nil
+	})
+	select {
+	case r := <-ch:
+		if r.Err != nil {
+			return nil, r.Err
+		}
+		// The space filled, which may be one an eviction replaced since
+		// this caller looked it up: search the one that holds the vectors.
+		return r.Val.(*space), nil
+	case <-ctx.Done():
+		return nil, fmt.Errorf("load vectors of %q (the load goes on for later searches): %w", ns, context.Cause(ctx))
 	}
-	if filled {
-		x.evict(ns)
-	}
-	return sp, nil
 }
 
 // fill reads the namespace from the store into sp unless another search

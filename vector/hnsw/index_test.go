@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/kgmem/kgmem"
 	"github.com/kgmem/kgmem/vector/hnsw"
@@ -199,5 +200,47 @@ func TestEvictsLeastRecentlyUsed(t *testing.T) {
 	hits, err := idx.Search(ctx, kgmem.VectorQuery{Namespace: "ns0", Vector: extra.Vector, K: 1})
 	if err != nil || len(hits) != 1 || hits[0].ID != "extra" {
 		t.Fatalf("after reload: got %v, %v; want extra", hits, err)
+	}
+}
+
+// TestLoadOutlivesGivingUp checks that a search that gives up while its
+// namespace is read from the store leaves the read to finish: the next
+// search finds the namespace loaded rather than reading it again under its
+// own deadline (a large namespace then never loaded within the retriever
+// deadline, and every search ran without vector recall).
+func TestLoadOutlivesGivingUp(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "vectors.db")
+	const dim, n = 16, 2000
+	rng := rand.New(rand.NewPCG(1, 2))
+	recs := make([]kgmem.VectorRecord, n)
+	for i := range recs {
+		recs[i] = kgmem.VectorRecord{Namespace: "big", Kind: kgmem.KindFact, ID: fmt.Sprintf("f%04d", i), Vector: randVec(rng, dim)}
+	}
+	seed := open(t, path, dim, hnsw.Options{})
+	if err := seed.Upsert(ctx, recs); err != nil {
+		t.Fatal(err)
+	}
+	if err := seed.Close(); err != nil {
+		t.Fatal(err)
+	}
+	idx := open(t, path, dim, hnsw.Options{}) // reopened: nothing loaded
+	gaveUp, cancel := context.WithCancel(ctx)
+	cancel()
+	_, err := idx.Search(gaveUp, kgmem.VectorQuery{Namespace: "big", Vector: recs[0].Vector, K: 1})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("search with a cancelled context: %v, want context.Canceled", err)
+	}
+	deadline, tick := time.Now().Add(30*time.Second), time.NewTicker(10*time.Millisecond)
+	defer tick.Stop()
+	for nss, vecs := idx.Loaded(); nss != 1 || vecs != n; nss, vecs = idx.Loaded() {
+		if time.Now().After(deadline) {
+			t.Fatalf("after the search gave up, loaded %d namespaces / %d vectors, want 1 / %d", nss, vecs, n)
+		}
+		<-tick.C
+	}
+	hits, err := idx.Search(ctx, kgmem.VectorQuery{Namespace: "big", Vector: recs[7].Vector, K: 1})
+	if err != nil || len(hits) != 1 || hits[0].ID != recs[7].ID {
+		t.Fatalf("search after the load: %v %v, want %s", hits, err, recs[7].ID)
 	}
 }
