@@ -43,8 +43,54 @@ for s in "${services[@]}"; do
 done
 
 go vet ./...
-go test -count=1 -timeout 40m "$@" ./...
-if [[ $# -eq 0 ]]; then scripts/test-ui.sh; fi
+
+# The side suites (scripts/test-*.sh: the browser, and the suites that drive
+# kgmem from real clients) run next to `go test`, each with its output in a
+# log printed when it ends: most of their time is spent installing, starting
+# servers and waiting on them, so the two cores stay busy and the whole run
+# is shorter than running them in turn. Each script installs what it lacks
+# and stops what it starts. With arguments (a `go test` filter), only
+# `go test` runs.
+side=()
+if [[ $# -eq 0 ]]; then
+  side=(
+    scripts/test-ui.sh
+  )
+fi
+side_logs="$(mktemp -d)"
+side_pids=()
+for suite in "${side[@]}"; do
+  "$suite" >"$side_logs/$(basename "$suite" .sh).log" 2>&1 &
+  side_pids+=("$!")
+done
+stop_side() {
+  local pid
+  for pid in "${side_pids[@]}"; do
+    kill "$pid" 2>/dev/null || true
+  done
+  wait 2>/dev/null || true
+  rm -rf "$side_logs"
+  stop_services
+}
+trap stop_side EXIT
+
+failed=()
+go test -count=1 -timeout 40m "$@" ./... || failed+=("go test")
+for i in "${!side[@]}"; do
+  log="$side_logs/$(basename "${side[$i]}" .sh).log"
+  if wait "${side_pids[$i]}"; then
+    echo "== ${side[$i]}: ok"
+  else
+    failed+=("${side[$i]}")
+    echo "== ${side[$i]}: FAILED"
+  fi
+  cat "$log"
+done
+side_pids=()
+if [[ ${#failed[@]} -gt 0 ]]; then
+  echo "test.sh: failed: ${failed[*]}" >&2
+  exit 1
+fi
 
 # Fuzzing: every Fuzz* target in a *_fuzz_test.go file runs for
 # KGMEM_FUZZTIME (default 50000x, a count of inputs; 0 skips) after its seed
