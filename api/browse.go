@@ -5,21 +5,12 @@ import (
 	"strconv"
 
 	"github.com/kgmem/kgmem"
+	"github.com/kgmem/kgmem/api/wire"
 	"github.com/kgmem/kgmem/auth"
-	"github.com/kgmem/kgmem/decay"
 	"github.com/kgmem/kgmem/jobs"
 	"github.com/kgmem/kgmem/memory"
 	"github.com/labstack/echo/v4"
 )
-
-// namespaceList is the body of GET /v1/namespaces.
-type namespaceList struct {
-	// Namespaces are those holding records or settings that the key may read.
-	Namespaces []kgmem.Namespace `json:"namespaces"`
-	// Prefixes are the key's namespace prefixes (absent for the admin key and
-	// on an open server, which cover every namespace).
-	Prefixes []kgmem.Namespace `json:"prefixes,omitempty"`
-}
 
 // listNamespaces lists the namespaces that exist and that the request's key
 // may read; the key's own prefixes come along so a client can offer them.
@@ -29,7 +20,7 @@ func (s *Server) listNamespaces(c echo.Context) error {
 		return err
 	}
 	p, keyed := principal(c)
-	out := namespaceList{Namespaces: make([]kgmem.Namespace, 0, len(all))}
+	out := wire.NamespaceList{Namespaces: make([]kgmem.Namespace, 0, len(all))}
 	for _, ns := range all {
 		if !keyed || p.Allows(ns, auth.Read) {
 			out.Namespaces = append(out.Namespaces, ns)
@@ -39,14 +30,6 @@ func (s *Server) listNamespaces(c echo.Context) error {
 		out.Prefixes = p.Prefixes
 	}
 	return c.JSON(http.StatusOK, out)
-}
-
-// episodeList is the body of GET /v1/episodes.
-type episodeList struct {
-	Episodes []kgmem.Episode `json:"episodes"`
-	// Next is the cursor for the next page ("after"), empty on the last page
-	// and when ids were given.
-	Next string `json:"next,omitempty"`
 }
 
 // listEpisodes lists messages of a namespace: those named by ?id= (repeated,
@@ -68,7 +51,7 @@ func (s *Server) listEpisodes(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	out := episodeList{Episodes: eps}
+	out := wire.EpisodeList{Episodes: eps}
 	if len(ids) == 0 && len(eps) == page.Limit {
 		out.Next = eps[len(eps)-1].ID
 	}
@@ -93,11 +76,6 @@ func (s *Server) idsParam(c echo.Context, page kgmem.Page) ([]string, error) {
 	return ids, nil
 }
 
-// jobList is the body of GET /v1/jobs.
-type jobList struct {
-	Jobs []jobs.Job `json:"jobs"`
-}
-
 // maxJobList bounds ?limit= of GET /v1/jobs.
 const maxJobList = 100
 
@@ -116,18 +94,13 @@ func (s *Server) listJobs(c echo.Context) error {
 		limit = n
 	}
 	if s.opts.Jobs == nil {
-		return c.JSON(http.StatusOK, jobList{Jobs: []jobs.Job{}})
+		return c.JSON(http.StatusOK, wire.JobList{Jobs: []jobs.Job{}})
 	}
 	list, err := s.opts.Jobs.List(c.Request().Context(), ns, limit)
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, jobList{Jobs: list})
-}
-
-// strengthList is the body of POST /v1/strength.
-type strengthList struct {
-	Records []decay.Strength `json:"records"`
+	return c.JSON(http.StatusOK, wire.JobList{Jobs: list})
 }
 
 // postStrength reports how strongly records are held now and their
@@ -144,5 +117,5 @@ func (s *Server) postStrength(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, strengthList{Records: recs})
+	return c.JSON(http.StatusOK, wire.StrengthList{Records: recs})
 }

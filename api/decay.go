@@ -5,22 +5,13 @@ import (
 	"net/http"
 
 	"github.com/kgmem/kgmem"
-	"github.com/kgmem/kgmem/decay"
+	"github.com/kgmem/kgmem/api/wire"
 	"github.com/kgmem/kgmem/memory"
 	"github.com/labstack/echo/v4"
 )
 
-// refsRequest names records of one namespace: the body of /v1/feedback,
-// /v1/pins and /v1/restore.
-type refsRequest struct {
-	Namespace string      `json:"namespace"`
-	Refs      []decay.Ref `json:"refs"`
-	// Pinned is read by /v1/pins only: true pins, false unpins (default true).
-	Pinned *bool `json:"pinned,omitempty"`
-}
-
-func (s *Server) decodeRefs(c echo.Context) (kgmem.Namespace, refsRequest, error) {
-	var body refsRequest
+func (s *Server) decodeRefs(c echo.Context) (kgmem.Namespace, wire.RefsRequest, error) {
+	var body wire.RefsRequest
 	if err := decodeJSON(c, &body); err != nil {
 		return "", body, err
 	}
@@ -40,7 +31,7 @@ func (s *Server) postFeedback(c echo.Context) error {
 	if err := s.engine.Feedback(c.Request().Context(), memory.FeedbackRequest{Namespace: ns, Refs: body.Refs}); err != nil {
 		return err
 	}
-	return c.JSON(http.StatusAccepted, map[string]any{"reinforced": len(body.Refs)})
+	return c.JSON(http.StatusAccepted, wire.FeedbackResult{Reinforced: len(body.Refs)})
 }
 
 // postPins pins or unpins records: pinned records never decay.
@@ -53,7 +44,7 @@ func (s *Server) postPins(c echo.Context) error {
 	if err := s.engine.SetPinned(c.Request().Context(), memory.PinRequest{Namespace: ns, Refs: body.Refs, Pinned: pinned}); err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, map[string]any{"pinned": pinned, "records": len(body.Refs)})
+	return c.JSON(http.StatusOK, wire.PinResult{Pinned: pinned, Records: len(body.Refs)})
 }
 
 // postRestore brings soft-forgotten records back into default search.
@@ -68,7 +59,7 @@ func (s *Server) postRestore(c echo.Context) error {
 	if err := s.engine.Restore(c.Request().Context(), ns, body.Refs); err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, map[string]any{"restored": len(body.Refs)})
+	return c.JSON(http.StatusOK, wire.RestoreResult{Restored: len(body.Refs)})
 }
 
 // postSweep soft-forgets the faded records of one namespace now.
@@ -84,15 +75,6 @@ func (s *Server) postSweep(c echo.Context) error {
 	return c.JSON(http.StatusOK, stats)
 }
 
-// settingsBody is the body of GET and PUT /v1/namespaces/{namespace}/settings.
-type settingsBody struct {
-	Schema *kgmem.Schema     `json:"schema,omitempty"`
-	Writes kgmem.WritePolicy `json:"writes"`
-	Decay  json.RawMessage   `json:"decay,omitempty"`
-	// Cardinality overrides the built-in cardinality table per predicate.
-	Cardinality map[string]kgmem.Cardinality `json:"cardinality,omitempty"`
-}
-
 func (s *Server) getSettings(c echo.Context) error {
 	ns, err := namespacePathParam(c)
 	if err != nil {
@@ -106,7 +88,7 @@ func (s *Server) getSettings(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, settingsBody{Schema: st.Schema, Writes: st.Writes, Decay: raw, Cardinality: st.Cardinality})
+	return c.JSON(http.StatusOK, wire.Settings{Schema: st.Schema, Writes: st.Writes, Decay: raw, Cardinality: st.Cardinality})
 }
 
 func (s *Server) putSettings(c echo.Context) error {
@@ -114,7 +96,7 @@ func (s *Server) putSettings(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	var body settingsBody
+	var body wire.Settings
 	if err := decodeJSON(c, &body); err != nil {
 		return err
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/kgmem/kgmem"
+	"github.com/kgmem/kgmem/api/wire"
 	"github.com/labstack/echo/v4"
 )
 
@@ -34,22 +35,22 @@ func FuzzDecodeRequest(f *testing.F) {
 	}
 	targets := []func() (any, func(any) string){
 		func() (any, func(any) string) {
-			v := &memoriesRequest{}
+			v := &wire.MemoriesRequest{}
 			return v, func(any) string { return v.Namespace }
 		},
 		func() (any, func(any) string) {
-			v := &searchRequest{}
+			v := &wire.SearchRequest{}
 			return v, func(any) string { return v.Namespace }
 		},
 		func() (any, func(any) string) {
-			v := &factsRequest{}
+			v := &wire.FactsRequest{}
 			return v, func(any) string { return v.Namespace }
 		},
 		func() (any, func(any) string) {
-			v := &refsRequest{}
+			v := &wire.RefsRequest{}
 			return v, func(any) string { return v.Namespace }
 		},
-		func() (any, func(any) string) { return &settingsBody{}, nil },
+		func() (any, func(any) string) { return &wire.Settings{}, nil },
 	}
 	const limit = 1 << 16
 	newCtx := func(body []byte) echo.Context {

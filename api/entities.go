@@ -4,16 +4,10 @@ import (
 	"net/http"
 
 	"github.com/kgmem/kgmem"
+	"github.com/kgmem/kgmem/api/wire"
 	"github.com/kgmem/kgmem/memory"
 	"github.com/labstack/echo/v4"
 )
-
-// entityList is the body of GET /v1/entities.
-type entityList struct {
-	Entities []kgmem.Entity `json:"entities"`
-	// Next is the cursor for the next page ("after"), empty on the last page.
-	Next string `json:"next,omitempty"`
-}
 
 func (s *Server) listEntities(c echo.Context) error {
 	ns, err := namespaceParam(c)
@@ -35,7 +29,7 @@ func (s *Server) listEntities(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	out := entityList{Entities: ents}
+	out := wire.EntityList{Entities: ents}
 	if len(ids) == 0 && len(ents) == page.Limit {
 		out.Next = ents[len(ents)-1].ID
 	}

@@ -5,33 +5,13 @@ import (
 	"net/http"
 
 	"github.com/kgmem/kgmem"
+	"github.com/kgmem/kgmem/api/wire"
 	"github.com/kgmem/kgmem/memory"
 	"github.com/labstack/echo/v4"
 )
 
-// factsRequest is the body of POST /v1/facts.
-type factsRequest struct {
-	Namespace string       `json:"namespace"`
-	Facts     []tripleJSON `json:"facts"`
-}
-
-type tripleJSON struct {
-	Subject     string         `json:"subject"`
-	SubjectType string         `json:"subject_type"`
-	Predicate   string         `json:"predicate"`
-	Object      string         `json:"object"`
-	ObjectType  string         `json:"object_type"`
-	Fact        string         `json:"fact"`
-	ValidAt     string         `json:"valid_at"`
-	InvalidAt   string         `json:"invalid_at"`
-	Confidence  float64        `json:"confidence"`
-	Importance  int            `json:"importance"`
-	EpisodeIDs  []string       `json:"episode_ids"`
-	Metadata    map[string]any `json:"metadata"`
-}
-
 func (s *Server) postFacts(c echo.Context) error {
-	var body factsRequest
+	var body wire.FactsRequest
 	if err := decodeJSON(c, &body); err != nil {
 		return err
 	}
@@ -74,13 +54,6 @@ func (s *Server) getFact(c echo.Context) error {
 	return c.JSON(http.StatusOK, f)
 }
 
-// factList is the body of GET /v1/facts.
-type factList struct {
-	Facts []memory.FactView `json:"facts"`
-	// Next is the cursor for the next page ("after"), empty on the last page.
-	Next string `json:"next,omitempty"`
-}
-
 func (s *Server) listFacts(c echo.Context) error {
 	ns, err := namespaceParam(c)
 	if err != nil {
@@ -103,7 +76,7 @@ func (s *Server) listFacts(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	out := factList{Facts: facts}
+	out := wire.FactList{Facts: facts}
 	if len(facts) == page.Limit {
 		out.Next = facts[len(facts)-1].ID
 	}

@@ -5,37 +5,17 @@ import (
 	"net/http"
 
 	"github.com/kgmem/kgmem"
+	"github.com/kgmem/kgmem/api/wire"
 	"github.com/kgmem/kgmem/episodes"
 	"github.com/kgmem/kgmem/memory"
 	"github.com/labstack/echo/v4"
 )
 
-// memoriesRequest is the body of POST /v1/memories.
-type memoriesRequest struct {
-	Namespace string        `json:"namespace"`
-	ThreadID  string        `json:"thread_id"`
-	Messages  []messageJSON `json:"messages"`
-	Extract   bool          `json:"extract"`
-	Schema    *kgmem.Schema `json:"schema"`
-	// Mode is "sync" (the default: answer when stored) or "async" (202 and a
-	// background job).
-	Mode string `json:"mode"`
-}
-
-type messageJSON struct {
-	ID        string         `json:"id"`
-	Role      string         `json:"role"`
-	Name      string         `json:"name"`
-	Content   string         `json:"content"`
-	Timestamp string         `json:"timestamp"`
-	Metadata  map[string]any `json:"metadata"`
-}
-
 // postMemories ingests a batch of messages: 201 when anything new was stored,
 // 200 when every message was already known (an idempotent re-post); with
 // "mode": "async", 202 and a background job (see jobs.go).
 func (s *Server) postMemories(c echo.Context) error {
-	var body memoriesRequest
+	var body wire.MemoriesRequest
 	if err := decodeJSON(c, &body); err != nil {
 		return err
 	}

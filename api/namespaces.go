@@ -3,15 +3,9 @@ package api
 import (
 	"net/http"
 
-	"github.com/kgmem/kgmem"
+	"github.com/kgmem/kgmem/api/wire"
 	"github.com/labstack/echo/v4"
 )
-
-// purgeResponse is the body of DELETE /v1/namespaces/{namespace}.
-type purgeResponse struct {
-	Namespace kgmem.Namespace  `json:"namespace"`
-	Deleted   kgmem.PurgeStats `json:"deleted"`
-}
 
 func (s *Server) purgeNamespace(c echo.Context) error {
 	ns, err := namespacePathParam(c)
@@ -22,5 +16,5 @@ func (s *Server) purgeNamespace(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, purgeResponse{Namespace: ns, Deleted: stats})
+	return c.JSON(http.StatusOK, wire.PurgeResult{Namespace: ns, Deleted: stats})
 }

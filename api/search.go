@@ -6,27 +6,13 @@ import (
 	"strings"
 
 	"github.com/kgmem/kgmem"
+	"github.com/kgmem/kgmem/api/wire"
 	"github.com/kgmem/kgmem/memory"
 	"github.com/labstack/echo/v4"
 )
 
-// searchRequest is the body of POST /v1/search.
-type searchRequest struct {
-	Namespace      string   `json:"namespace"`
-	Query          string   `json:"query"`
-	Limit          int      `json:"limit"`
-	Include        []string `json:"include"`
-	IncludeHistory bool     `json:"include_history"`
-	// IncludeForgotten also returns soft-forgotten records.
-	IncludeForgotten bool `json:"include_forgotten"`
-	// AsOf answers as of a past instant (RFC 3339 or a date).
-	AsOf string `json:"as_of"`
-	// Reinforce records the results as recalled (default true).
-	Reinforce *bool `json:"reinforce"`
-}
-
 func (s *Server) postSearch(c echo.Context) error {
-	var body searchRequest
+	var body wire.SearchRequest
 	if err := decodeJSON(c, &body); err != nil {
 		return err
 	}

@@ -1,0 +1,187 @@
+// Package wire holds the JSON bodies of kgmem's REST API that are not engine
+// types: the requests as clients send them (times as RFC 3339 strings, the
+// namespace as a string) and the envelopes of responses. The server (package
+// api) decodes and encodes them, and the public Go client (package client)
+// sends and reads them, so each body has one definition. Responses that are
+// engine records (memory.SearchResult, memory.FactView, jobs.Job…) are sent
+// as those types.
+//
+// The package depends on no web framework: importing it does not pull the
+// server in.
+package wire
+
+import (
+	"encoding/json"
+
+	"github.com/kgmem/kgmem"
+	"github.com/kgmem/kgmem/decay"
+	"github.com/kgmem/kgmem/jobs"
+	"github.com/kgmem/kgmem/memory"
+)
+
+// Ingest modes of MemoriesRequest.Mode.
+const (
+	// ModeSync answers when the messages are stored (the default).
+	ModeSync = "sync"
+	// ModeAsync answers 202 with a background job.
+	ModeAsync = "async"
+)
+
+// MemoriesRequest is the body of POST /v1/memories.
+type MemoriesRequest struct {
+	Namespace string    `json:"namespace"`
+	ThreadID  string    `json:"thread_id,omitempty"`
+	Messages  []Message `json:"messages"`
+	// Extract turns the messages into facts with the configured LLM.
+	Extract bool `json:"extract,omitempty"`
+	// Schema restricts extraction to these entity and relation types.
+	Schema *kgmem.Schema `json:"schema,omitempty"`
+	// Mode is ModeSync (the default: answer when stored) or ModeAsync (202
+	// and a background job).
+	Mode string `json:"mode,omitempty"`
+}
+
+// Message is one conversation message of a MemoriesRequest.
+type Message struct {
+	// ID makes re-posting idempotent; the server derives one when empty.
+	ID   string `json:"id,omitempty"`
+	Role string `json:"role,omitempty"`
+	// Name is the speaker's name.
+	Name    string `json:"name,omitempty"`
+	Content string `json:"content"`
+	// Timestamp is RFC 3339 or a date; empty means when it arrives.
+	Timestamp string         `json:"timestamp,omitempty"`
+	Metadata  map[string]any `json:"metadata,omitempty"`
+}
+
+// FactsRequest is the body of POST /v1/facts.
+type FactsRequest struct {
+	Namespace string   `json:"namespace"`
+	Facts     []Triple `json:"facts"`
+}
+
+// Triple is one fact of a FactsRequest.
+type Triple struct {
+	Subject     string `json:"subject"`
+	SubjectType string `json:"subject_type,omitempty"`
+	Predicate   string `json:"predicate"`
+	Object      string `json:"object"`
+	ObjectType  string `json:"object_type,omitempty"`
+	// Fact is the sentence stating it; derived from the triple when empty.
+	Fact string `json:"fact,omitempty"`
+	// ValidAt and InvalidAt bound its world-time validity (RFC 3339 or a date).
+	ValidAt    string         `json:"valid_at,omitempty"`
+	InvalidAt  string         `json:"invalid_at,omitempty"`
+	Confidence float64        `json:"confidence,omitempty"`
+	Importance int            `json:"importance,omitempty"`
+	EpisodeIDs []string       `json:"episode_ids,omitempty"`
+	Metadata   map[string]any `json:"metadata,omitempty"`
+}
+
+// SearchRequest is the body of POST /v1/search.
+type SearchRequest struct {
+	Namespace string `json:"namespace"`
+	Query     string `json:"query"`
+	Limit     int    `json:"limit,omitempty"`
+	// Include lists the kinds to return ("facts", "entities", "episodes").
+	Include        []string `json:"include,omitempty"`
+	IncludeHistory bool     `json:"include_history,omitempty"`
+	// IncludeForgotten also returns soft-forgotten records.
+	IncludeForgotten bool `json:"include_forgotten,omitempty"`
+	// AsOf answers as of a past instant (RFC 3339 or a date).
+	AsOf string `json:"as_of,omitempty"`
+	// Reinforce records the results as recalled (default true).
+	Reinforce *bool `json:"reinforce,omitempty"`
+}
+
+// RefsRequest names records of one namespace: the body of /v1/feedback,
+// /v1/pins, /v1/restore and /v1/strength.
+type RefsRequest struct {
+	Namespace string      `json:"namespace"`
+	Refs      []decay.Ref `json:"refs"`
+	// Pinned is read by /v1/pins only: true pins, false unpins (default true).
+	Pinned *bool `json:"pinned,omitempty"`
+}
+
+// Settings is the body of GET and PUT /v1/namespaces/{namespace}/settings.
+type Settings struct {
+	Schema *kgmem.Schema     `json:"schema,omitempty"`
+	Writes kgmem.WritePolicy `json:"writes"`
+	// Decay holds the forgetting-curve parameters (decay.Params as JSON);
+	// on PUT, absent keeps the current ones.
+	Decay json.RawMessage `json:"decay,omitempty"`
+	// Cardinality overrides the built-in cardinality table per predicate.
+	Cardinality map[string]kgmem.Cardinality `json:"cardinality,omitempty"`
+}
+
+// Health is the body of /healthz and /readyz.
+type Health struct {
+	Status string `json:"status"`
+	// VectorOutbox (readyz only) counts vector writes queued for retry: the
+	// vector index lags the graph by this many records.
+	VectorOutbox *int `json:"vector_outbox,omitempty"`
+}
+
+// NamespaceList is the body of GET /v1/namespaces.
+type NamespaceList struct {
+	// Namespaces are those holding records or settings that the key may read.
+	Namespaces []kgmem.Namespace `json:"namespaces"`
+	// Prefixes are the key's namespace prefixes (absent for the admin key and
+	// on an open server, which cover every namespace).
+	Prefixes []kgmem.Namespace `json:"prefixes,omitempty"`
+}
+
+// EpisodeList is the body of GET /v1/episodes.
+type EpisodeList struct {
+	Episodes []kgmem.Episode `json:"episodes"`
+	// Next is the cursor for the next page ("after"), empty on the last page
+	// and when ids were given.
+	Next string `json:"next,omitempty"`
+}
+
+// EntityList is the body of GET /v1/entities.
+type EntityList struct {
+	Entities []kgmem.Entity `json:"entities"`
+	// Next is the cursor for the next page ("after"), empty on the last page.
+	Next string `json:"next,omitempty"`
+}
+
+// FactList is the body of GET /v1/facts.
+type FactList struct {
+	Facts []memory.FactView `json:"facts"`
+	// Next is the cursor for the next page ("after"), empty on the last page.
+	Next string `json:"next,omitempty"`
+}
+
+// JobList is the body of GET /v1/jobs.
+type JobList struct {
+	Jobs []jobs.Job `json:"jobs"`
+}
+
+// StrengthList is the body of POST /v1/strength.
+type StrengthList struct {
+	Records []decay.Strength `json:"records"`
+}
+
+// PurgeResult is the body of DELETE /v1/namespaces/{namespace}.
+type PurgeResult struct {
+	Namespace kgmem.Namespace  `json:"namespace"`
+	Deleted   kgmem.PurgeStats `json:"deleted"`
+}
+
+// FeedbackResult is the body of POST /v1/feedback.
+type FeedbackResult struct {
+	// Reinforced counts the records queued for reinforcement.
+	Reinforced int `json:"reinforced"`
+}
+
+// PinResult is the body of POST /v1/pins.
+type PinResult struct {
+	Pinned  bool `json:"pinned"`
+	Records int  `json:"records"`
+}
+
+// RestoreResult is the body of POST /v1/restore.
+type RestoreResult struct {
+	Restored int `json:"restored"`
+}
