@@ -6,7 +6,9 @@
 //	res, err := c.Search(ctx, wire.SearchRequest{Namespace: "acme/alice", Query: "Who leads the ML team?"})
 //
 // An error answer of the server is an *Error (status, field, detail), usable
-// with errors.As. Answers 429 and 503 are retried with exponential backoff,
+// with errors.As, which also matches kgmem's error kinds with errors.Is
+// (kgmem.ErrNotFound for a 404); a server that cannot be reached gives an
+// error wrapping kgmem.ErrUnavailable. Answers 429 and 503 are retried with exponential backoff,
 // honouring Retry-After, up to the retry budget (WithRetries). List routes
 // have a one-page method and an iterator over every page (Facts, Entities,
 // Episodes).
@@ -25,6 +27,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/kgmem/kgmem"
 )
 
 // Client calls one kgmem server. It is safe for concurrent use.
@@ -165,7 +169,11 @@ func (c *Client) once(ctx context.Context, cl call, target string, payload []byt
 	}
 	resp, err := c.http.Do(req)
 	if err != nil {
-		return 0, 0, fmt.Errorf("%s %s: %w", cl.method, cl.path, err)
+		if ctx.Err() != nil {
+			return 0, 0, fmt.Errorf("%s %s: %w", cl.method, cl.path, ctx.Err())
+		}
+		return 0, 0, fmt.Errorf("%w: %s %s: %w (is a kgmem server running at %s? start one with `go run ./cmd/server`)",
+			kgmem.ErrUnavailable, cl.method, cl.path, err, c.base)
 	}
 	defer resp.Body.Close()
 	raw, err := io.ReadAll(resp.Body)

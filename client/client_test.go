@@ -416,3 +416,26 @@ func TestNewRejectsBadURLs(t *testing.T) {
 		}
 	}
 }
+
+// TestErrorKinds checks that answers and transport failures match kgmem's
+// error kinds with errors.Is.
+func TestErrorKinds(t *testing.T) {
+	ctx := context.Background()
+	c := newServer(t)
+	if _, err := c.GetFact(ctx, "client/x", "fact_missing"); !errors.Is(err, kgmem.ErrNotFound) {
+		t.Errorf("a 404: %v, want kgmem.ErrNotFound", err)
+	}
+	if _, err := c.Search(ctx, wire.SearchRequest{Namespace: "client/x"}); !errors.Is(err, kgmem.ErrInvalid) {
+		t.Errorf("a 400: %v, want kgmem.ErrInvalid", err)
+	}
+	srv := httptest.NewServer(http.NotFoundHandler())
+	url := srv.URL
+	srv.Close()
+	gone, err := client.New(url, client.WithRetries(0, 0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := gone.Healthz(ctx); !errors.Is(err, kgmem.ErrUnavailable) || !strings.Contains(err.Error(), "go run ./cmd/server") {
+		t.Errorf("no server: %v, want kgmem.ErrUnavailable saying how to start one", err)
+	}
+}

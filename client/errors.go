@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+
+	"github.com/kgmem/kgmem"
 )
 
 // Error is an answer of the server outside 2xx. For problem+json answers
@@ -45,6 +47,24 @@ func (e *Error) Error() string {
 		fmt.Fprintf(&b, " (field %s)", e.Field)
 	}
 	return b.String()
+}
+
+// Unwrap maps the status to kgmem's error kinds, so errors.Is(err,
+// kgmem.ErrNotFound) works on answers: 400 and 422 are kgmem.ErrInvalid, 404
+// kgmem.ErrNotFound, 409 kgmem.ErrConflict, 502, 503 and 504
+// kgmem.ErrUnavailable.
+func (e *Error) Unwrap() error {
+	switch e.Status {
+	case http.StatusBadRequest, http.StatusUnprocessableEntity:
+		return kgmem.ErrInvalid
+	case http.StatusNotFound:
+		return kgmem.ErrNotFound
+	case http.StatusConflict:
+		return kgmem.ErrConflict
+	case http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
+		return kgmem.ErrUnavailable
+	}
+	return nil
 }
 
 // problem is the wire form of an error answer.
