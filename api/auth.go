@@ -29,6 +29,10 @@ const (
 	// nsKeyScope: the route lists namespaces and its handler keeps only
 	// those the key covers (GET /v1/namespaces).
 	nsKeyScope
+	// nsCalls: the route's handler touches namespaces only through REST
+	// calls made with the request's key, each checked as its own route
+	// (POST /mcp, whose tools call the API through Server.InProcess).
+	nsCalls
 )
 
 // access is a route's authorisation policy.
@@ -69,6 +73,7 @@ var routeAccess = map[string]access{
 	"GET /v1/episodes":                       {right: auth.Read, ns: nsQuery},
 	"POST /v1/strength":                      {right: auth.Read, ns: nsBody},
 	"GET /v1/namespaces":                     {right: auth.Read, ns: nsKeyScope},
+	"POST /mcp":                              {right: auth.Read, ns: nsCalls},
 }
 
 // principalKey is the echo context key of the request's auth.Principal.
@@ -169,7 +174,7 @@ func (s *Server) authorize(next echo.HandlerFunc) echo.HandlerFunc {
 		if err != nil {
 			return err
 		}
-		if pol.ns == nsNone || pol.ns == nsKeyScope {
+		if pol.ns == nsNone || pol.ns == nsKeyScope || pol.ns == nsCalls {
 			if !p.Right.Includes(pol.right) {
 				return forbidden(p, "", pol.right)
 			}

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"net/http"
 	"testing"
 
 	"github.com/kgmem/kgmem/auth"
@@ -10,7 +11,7 @@ import (
 // entry in routeAccess (a missing one is admin-only at run time, fail closed),
 // and every route that is not public names where its namespace comes from.
 func TestEveryRouteHasAccessPolicy(t *testing.T) {
-	s := New(nil, Options{}, nil)
+	s := New(nil, Options{MCP: http.NotFoundHandler()}, nil)
 	for _, r := range s.Routes() {
 		route := r.Method + " " + r.Path
 		pol, ok := routeAccess[route]
@@ -26,6 +27,9 @@ func TestEveryRouteHasAccessPolicy(t *testing.T) {
 		}
 		if pol.right != auth.Read && pol.right != auth.Write && pol.right != auth.Admin {
 			t.Errorf("route %s has no right", route)
+		}
+		if pol.ns == nsCalls && route != "POST /mcp" {
+			t.Errorf("route %s defers its namespace checks to the REST calls it makes; only POST /mcp may", route)
 		}
 		if pol.ns == nsKeyScope && route != "GET /v1/namespaces" {
 			t.Errorf("route %s filters by the key's scope; only GET /v1/namespaces may", route)

@@ -115,7 +115,7 @@ func (s *Server) postStrength(c echo.Context) error {
 	}
 	recs, err := s.engine.Strengths(c.Request().Context(), ns, body.Refs)
 	if err != nil {
-		return err
+		return recordsNotFound(err, ns)
 	}
 	return c.JSON(http.StatusOK, wire.StrengthList{Records: recs})
 }

@@ -29,7 +29,7 @@ func (s *Server) postFeedback(c echo.Context) error {
 		return kgmem.Invalidf("pinned", "is not a known field of feedback; use /v1/pins")
 	}
 	if err := s.engine.Feedback(c.Request().Context(), memory.FeedbackRequest{Namespace: ns, Refs: body.Refs}); err != nil {
-		return err
+		return recordsNotFound(err, ns)
 	}
 	return c.JSON(http.StatusAccepted, wire.FeedbackResult{Reinforced: len(body.Refs)})
 }
@@ -42,7 +42,7 @@ func (s *Server) postPins(c echo.Context) error {
 	}
 	pinned := body.Pinned == nil || *body.Pinned
 	if err := s.engine.SetPinned(c.Request().Context(), memory.PinRequest{Namespace: ns, Refs: body.Refs, Pinned: pinned}); err != nil {
-		return err
+		return recordsNotFound(err, ns)
 	}
 	return c.JSON(http.StatusOK, wire.PinResult{Pinned: pinned, Records: len(body.Refs)})
 }
@@ -57,7 +57,7 @@ func (s *Server) postRestore(c echo.Context) error {
 		return kgmem.Invalidf("pinned", "is not a known field of restore; use /v1/pins")
 	}
 	if err := s.engine.Restore(c.Request().Context(), ns, body.Refs); err != nil {
-		return err
+		return recordsNotFound(err, ns)
 	}
 	return c.JSON(http.StatusOK, wire.RestoreResult{Restored: len(body.Refs)})
 }

@@ -43,7 +43,7 @@ func (s *Server) getEntity(c echo.Context) error {
 	}
 	ent, err := s.engine.Entity(c.Request().Context(), ns, c.Param("id"))
 	if err != nil {
-		return err
+		return notFound(err, "entity", c.Param("id"), ns)
 	}
 	return c.JSON(http.StatusOK, ent)
 }

@@ -49,7 +49,7 @@ func (s *Server) getFact(c echo.Context) error {
 	}
 	f, err := s.engine.Fact(c.Request().Context(), ns, c.Param("id"))
 	if err != nil {
-		return err
+		return notFound(err, "fact", c.Param("id"), ns)
 	}
 	return c.JSON(http.StatusOK, f)
 }
@@ -89,7 +89,7 @@ func (s *Server) deleteFact(c echo.Context) error {
 		return err
 	}
 	if err := s.engine.DeleteFact(c.Request().Context(), ns, c.Param("id")); err != nil {
-		return err
+		return notFound(err, "fact", c.Param("id"), ns)
 	}
 	return c.NoContent(http.StatusNoContent)
 }

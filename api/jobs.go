@@ -41,7 +41,7 @@ func (s *Server) getJob(c echo.Context) error {
 	}
 	job, err := s.opts.Jobs.Get(c.Request().Context(), ns, c.Param("id"))
 	if err != nil {
-		return err
+		return notFound(err, "job", c.Param("id"), ns)
 	}
 	return c.JSON(http.StatusOK, job)
 }

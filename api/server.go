@@ -49,6 +49,11 @@ type Options struct {
 	// explorer, a static app over this API; package ui). It is outside the
 	// REST API: no key is needed to load the page, which asks for one.
 	UI http.Handler
+	// MCP, when set, answers POST /mcp (the MCP streamable HTTP endpoint,
+	// package mcpserver) behind the same keys, rate limit and body limit as
+	// the REST API. Its tools call the REST API back through InProcess with
+	// the request's key, so every namespace check of the API applies to them.
+	MCP http.Handler
 }
 
 func (o Options) withDefaults() Options {
@@ -151,6 +156,23 @@ func (s *Server) routes() {
 	v1.GET("/namespaces/:namespace/settings", s.getSettings)
 	v1.PUT("/namespaces/:namespace/settings", s.putSettings)
 	v1.POST("/namespaces/:namespace/sweep", s.postSweep)
+	if s.opts.MCP != nil {
+		e.POST("/mcp", echo.WrapHandler(s.opts.MCP))
+	}
+}
+
+// inProcessKey marks a request made in this process on behalf of a request
+// the server already admitted (see InProcess).
+type inProcessKey struct{}
+
+// InProcess returns the REST API as a handler for calls made on behalf of a
+// request this server already admitted and charged to its key's rate limit
+// (the tools of POST /mcp): the same routes, keys and namespace checks, and
+// the rate limit is not charged a second time.
+func (s *Server) InProcess() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.echo.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), inProcessKey{}, true)))
+	})
 }
 
 // Handler returns the server as an http.Handler (for tests and embedding):

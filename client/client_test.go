@@ -439,3 +439,25 @@ func TestErrorKinds(t *testing.T) {
 		t.Errorf("no server: %v, want kgmem.ErrUnavailable saying how to start one", err)
 	}
 }
+
+// TestWithHandler checks the in-process transport against the server's handler.
+func TestWithHandler(t *testing.T) {
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/healthz" {
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(`{"status":"ok"}`))
+	})
+	c, err := client.New("http://kgmem.in-process", client.WithHandler(h))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := c.Healthz(context.Background()); err != nil || got.Status != "ok" {
+		t.Fatalf("Healthz in process: %+v %v", got, err)
+	}
+	if _, err := c.Readyz(context.Background()); !errors.Is(err, kgmem.ErrNotFound) {
+		t.Fatalf("an unknown route in process: %v, want kgmem.ErrNotFound", err)
+	}
+}

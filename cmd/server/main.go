@@ -1,7 +1,8 @@
 // Command server is the kgmem binary: the memory server and its maintenance
 // subcommands.
 //
-//	server [serve] [flags]   run the HTTP API (the default)
+//	server [serve] [flags]   run the HTTP API (the default), with MCP at /mcp
+//	server mcp [flags]       an MCP server on stdio (in process, or --url a server)
 //	server sweep [flags]     soft-forget faded memories once
 //	server ingest [flags] F  import chat logs, resumably
 //	server reindex [flags]   rebuild the vectors from the graph
@@ -46,6 +47,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	switch cmd {
 	case "serve":
 		return serve(ctx, args, stderr)
+	case "mcp":
+		return mcpStdio(ctx, args, os.Stdin, stdout, stderr)
 	case "sweep":
 		return sweep(ctx, args, stdout, stderr)
 	case "keys":
@@ -69,7 +72,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 const usage = `usage: server [command] [flags]
 
 commands:
-  serve     run the memory server (default)
+  serve     run the memory server (default); MCP over HTTP at /mcp
+  mcp       an MCP server on stdin/stdout for agent hosts: in process on the configured
+            backends, or a bridge to a running server (--url URL --api-key KEY)
   sweep     soft-forget faded memories now (--namespace NS, default all)
   keys      manage API keys: create, list, revoke (see "server keys")
   ingest    import chat logs (JSONL, OpenAI, ChatGPT export, LoCoMo): ingest [flags] FILE...

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/kgmem/kgmem/api"
+	"github.com/kgmem/kgmem/mcpserver"
 	"github.com/kgmem/kgmem/memory"
 	"github.com/kgmem/kgmem/ui"
 )
@@ -27,6 +28,7 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 	sec.bind(fs, &cfg)
 	jc.bind(fs, &cfg)
 	withUI := fs.Bool("ui", envValue(&cfg, "KGMEM_UI", true, strconv.ParseBool), "serve the web explorer at /ui ($KGMEM_UI)")
+	withMCP := fs.Bool("mcp", envValue(&cfg, "KGMEM_MCP", true, strconv.ParseBool), "serve MCP (streamable HTTP) at /mcp, behind the API keys ($KGMEM_MCP)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -75,7 +77,15 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 	if *withUI {
 		opts.UI = ui.Handler()
 	}
-	srv := api.New(b.engine, opts, log)
+	var srv *api.Server
+	if *withMCP {
+		tools, err := mcpOverAPI(func() *api.Server { return srv }, "", cfg.LLMBaseURL != "", "")
+		if err != nil {
+			return err
+		}
+		opts.MCP = mcpserver.Handler(tools)
+	}
+	srv = api.New(b.engine, opts, log)
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", cfg.Addr, err)
@@ -85,6 +95,9 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 		return err
 	}
 	log.Info("kgmem is serving", "url", "http://"+ln.Addr().String(), "openapi", "http://"+ln.Addr().String()+"/openapi.json")
+	if *withMCP {
+		log.Info("MCP (streamable HTTP)", "url", "http://"+ln.Addr().String()+"/mcp")
+	}
 	if *withUI {
 		log.Info("web explorer", "url", "http://"+ln.Addr().String()+ui.Prefix+"/")
 	}
