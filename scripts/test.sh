@@ -55,6 +55,7 @@ side=()
 if [[ $# -eq 0 ]]; then
   side=(
     scripts/test-ui.sh
+    scripts/test-mcp.sh
   )
 fi
 side_logs="$(mktemp -d)"
