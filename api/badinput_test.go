@@ -40,6 +40,8 @@ func TestBadInputIsRejectedAndChangesNothing(t *testing.T) {
 			{"unknown message field", "POST", "/v1/memories", "application/json", `{"namespace":"bad","messages":[{"content":"x","txt":"y"}]}`, 400, "txt"},
 			{"wrong type", "POST", "/v1/memories", "application/json", `{"namespace":"bad","messages":"hello"}`, 400, "messages"},
 			{"not JSON content type", "POST", "/v1/memories", "text/plain", `{"namespace":"bad","messages":[` + okMsg + `]}`, 415, ""},
+			{"a media type that only starts like JSON", "POST", "/v1/memories", "application/jsonp", `{"namespace":"bad","messages":[` + okMsg + `]}`, 415, ""},
+			{"a malformed content type", "POST", "/v1/memories", "application/json; charset", `{"namespace":"bad","messages":[` + okMsg + `]}`, 415, ""},
 			{"missing messages", "POST", "/v1/memories", "application/json", `{"namespace":"bad"}`, 400, "messages"},
 			{"no messages", "POST", "/v1/memories", "application/json", `{"namespace":"bad","messages":[]}`, 400, "messages"},
 			{"empty content", "POST", "/v1/memories", "application/json", `{"namespace":"bad","messages":[{"id":"a","content":""}]}`, 400, "messages[0].content"},
@@ -256,4 +258,16 @@ func openAPIPath(p string) string {
 		}
 	}
 	return strings.Join(parts, "/")
+}
+
+// TestJSONMediaTypeParameters checks that application/json with parameters
+// (any case, any charset spelling) is JSON.
+func TestJSONMediaTypeParameters(t *testing.T) {
+	s := newTestServer(t, backends(t)[0], api.Options{}, nil)
+	body := []byte(`{"namespace":"ct/a","messages":[{"role":"user","content":"hello"}]}`)
+	for _, ct := range []string{"application/json; charset=utf-8", "Application/JSON", "application/json;charset=UTF-8"} {
+		if st, _ := s.do("POST", "/v1/memories", ct, body, nil); st != 201 && st != 200 {
+			t.Errorf("Content-Type %q: %d, want it taken as JSON", ct, st)
+		}
+	}
 }

@@ -24,7 +24,7 @@ func walkthroughFacts(t *testing.T, s *testServer, ns string) (alice, bob string
 		{"subject": "Alice", "subject_type": "Person", "predicate": "manages", "object": "ML team", "object_type": "Team", "fact": "Alice manages the ML team.", "valid_at": "2024-01-10"},
 		{"subject": "Bob", "subject_type": "Person", "predicate": "leads", "object": "ML team", "object_type": "Team", "fact": "Bob leads the ML team.", "valid_at": "2024-03-01"},
 	}}
-	if st := s.json(http.MethodPost, "/v1/facts", body, &res); st != http.StatusOK || len(res.Facts) < 2 {
+	if st := s.json(http.MethodPost, "/v1/facts", body, &res); st != http.StatusCreated || len(res.Facts) < 2 {
 		t.Fatalf("post facts: %d %+v", st, res)
 	}
 	return res.Facts[0].Fact.ID, res.Facts[1].Fact.ID

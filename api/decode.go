@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"mime"
 	"net/http"
 	"strings"
 
@@ -16,9 +17,13 @@ import (
 // rejecting unknown fields, trailing data, wrong types and an oversize body with
 // errors that say where the problem is.
 func decodeJSON(c echo.Context, dst any) error {
-	ct := c.Request().Header.Get(echo.HeaderContentType)
-	if ct != "" && !strings.HasPrefix(ct, echo.MIMEApplicationJSON) {
-		return echo.NewHTTPError(http.StatusUnsupportedMediaType, fmt.Sprintf("Content-Type is %q; send application/json", ct))
+	if ct := c.Request().Header.Get(echo.HeaderContentType); ct != "" {
+		// The media type itself, parameters (charset) aside: a prefix test
+		// would take application/jsonp or application/json-seq for JSON.
+		mt, _, err := mime.ParseMediaType(ct)
+		if err != nil || mt != echo.MIMEApplicationJSON {
+			return echo.NewHTTPError(http.StatusUnsupportedMediaType, fmt.Sprintf("Content-Type is %q; send application/json", ct))
+		}
 	}
 	dec := json.NewDecoder(c.Request().Body)
 	dec.DisallowUnknownFields()

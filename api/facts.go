@@ -39,7 +39,19 @@ func (s *Server) postFacts(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, res)
+	return c.JSON(factsStatus(res.Facts), res)
+}
+
+// factsStatus is the status of POST /v1/facts: 201 when the request created
+// a fact record, 200 when every fact was already known (duplicates,
+// restatements that updated a known fact, skipped ones).
+func factsStatus(changes []kgmem.FactChange) int {
+	for _, c := range changes {
+		if c.Op == kgmem.OpAdded {
+			return http.StatusCreated
+		}
+	}
+	return http.StatusOK
 }
 
 func (s *Server) getFact(c echo.Context) error {

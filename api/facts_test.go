@@ -2,6 +2,7 @@ package api_test
 
 import (
 	"net/http"
+	"strings"
 	"net/url"
 	"testing"
 
@@ -40,7 +41,7 @@ type entityView struct {
 func postFacts(t *testing.T, s *testServer, ns string, facts ...map[string]any) factsResponse {
 	t.Helper()
 	var out factsResponse
-	if st := s.json("POST", "/v1/facts", map[string]any{"namespace": ns, "facts": facts}, &out); st != http.StatusOK {
+	if st := s.json("POST", "/v1/facts", map[string]any{"namespace": ns, "facts": facts}, &out); st != http.StatusCreated && st != http.StatusOK {
 		t.Fatalf("POST /v1/facts: status %d", st)
 	}
 	return out
@@ -202,6 +203,46 @@ func TestExplicitFactProvenanceIsPerFact(t *testing.T) {
 		}
 		if got := out.Facts[1].Fact.Episodes; len(got) != 0 {
 			t.Errorf("uncited fact borrowed provenance %v from the other fact", got)
+		}
+	})
+}
+
+// TestFactsStatusAndChangeSnapshots pins POST /v1/facts's answer: 201 when
+// it created a fact, 200 for a pure re-post; and each change shows the fact
+// as that change left it ("added" Paris is not yet invalidated, though the
+// same request then invalidates it).
+func TestFactsStatusAndChangeSnapshots(t *testing.T) {
+	eachBackend(t, func(t *testing.T, b backend) {
+		s := newTestServer(t, b, api.Options{}, nil)
+		facts := []map[string]any{
+			{"subject": "Al", "predicate": "lives in", "object": "Paris", "valid_at": "2020-01-01"},
+			{"subject": "Al", "predicate": "lives in", "object": "Rome", "valid_at": "2022-01-01"},
+		}
+		var res struct {
+			Facts []struct {
+				Op   string `json:"op"`
+				Fact struct {
+					Text      string `json:"fact"`
+					InvalidAt string `json:"invalid_at"`
+					ExpiredAt string `json:"expired_at"`
+				} `json:"fact"`
+			} `json:"facts"`
+		}
+		if st := s.json("POST", "/v1/facts", map[string]any{"namespace": "st/a", "facts": facts}, &res); st != http.StatusCreated {
+			t.Fatalf("first post: %d, want 201", st)
+		}
+		if len(res.Facts) != 3 {
+			t.Fatalf("changes %+v, want added, added, invalidated", res.Facts)
+		}
+		added, invalidated := res.Facts[0], res.Facts[2]
+		if added.Op != "added" || added.Fact.InvalidAt != "" || added.Fact.ExpiredAt != "" {
+			t.Errorf("first change %+v: want Paris as added (no invalid_at, no expired_at)", added)
+		}
+		if invalidated.Op != "invalidated" || !strings.HasPrefix(invalidated.Fact.InvalidAt, "2022-01-01") || invalidated.Fact.ExpiredAt == "" {
+			t.Errorf("last change %+v: want Paris invalidated at 2022-01-01", invalidated)
+		}
+		if st := s.json("POST", "/v1/facts", map[string]any{"namespace": "st/a", "facts": facts}, &res); st != http.StatusOK {
+			t.Errorf("re-post: %d, want 200 (nothing created)", st)
 		}
 	})
 }

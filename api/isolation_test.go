@@ -167,7 +167,7 @@ func (s *authServer) seed(ns kgmem.Namespace, secretWord string) tenant {
 		{"subject": "Caroline", "subject_type": "Person", "predicate": "owns", "object": secretWord + " collection", "object_type": "Object", "fact": "Caroline owns a " + secretWord + " collection.", "valid_at": "2023-05-09"},
 		{"subject": "Melanie", "subject_type": "Person", "predicate": "paints", "object": "sunrise", "object_type": "Concept", "fact": "Melanie paints a sunrise.", "valid_at": "2023-05-08"},
 	}
-	s.must(http.StatusOK, s.admin, "POST", "/v1/facts", map[string]any{"namespace": ns, "facts": facts}, nil)
+	s.must(http.StatusCreated, s.admin, "POST", "/v1/facts", map[string]any{"namespace": ns, "facts": facts}, nil)
 	var fl struct {
 		Facts []struct {
 			ID string `json:"id"`

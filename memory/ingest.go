@@ -221,13 +221,15 @@ func nonNil[T any](s []T) []T {
 	return s
 }
 
-// syncChanges copies the written state of each fact (decay stamped by the
-// engine) into the change reports that carry it.
+// syncChanges copies the decay state the engine stamped on each written
+// fact into the change reports that carry it; the rest of each report is
+// the fact as its change left it (triples reports a fact added then
+// invalidated in one request as added, then as invalidated).
 func syncChanges(changes []kgmem.FactChange, written []kgmem.Fact) {
 	byID := lo.KeyBy(written, func(f kgmem.Fact) string { return f.ID })
 	for i := range changes {
 		if f, ok := byID[changes[i].Fact.ID]; ok {
-			changes[i].Fact = f
+			changes[i].Fact.Decay = f.Decay
 		}
 	}
 }

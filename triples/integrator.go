@@ -430,11 +430,26 @@ func (w *work) result() IntegrateResult {
 			}
 		}
 	}
-	// Report the final state of each changed fact.
+	// Report each changed fact in its final form, except that a change
+	// followed by another change of the same fact in this request keeps the
+	// validity and belief it left the fact with: "added" shows the fact as
+	// added, the later "invalidated" shows it invalidated.
+	last := map[string]int{}
+	for i, c := range w.changes {
+		last[c.Fact.ID] = i
+	}
 	for i := range w.changes {
-		if f, ok := w.facts[w.changes[i].Fact.ID]; ok && w.changes[i].Fact.ID != "" {
-			w.changes[i].Fact = *f
+		id := w.changes[i].Fact.ID
+		f, ok := w.facts[id]
+		if !ok || id == "" {
+			continue
 		}
+		final := *f
+		if last[id] != i {
+			snap := w.changes[i].Fact
+			final.ValidAt, final.InvalidAt, final.ExpiredAt = snap.ValidAt, snap.InvalidAt, snap.ExpiredAt
+		}
+		w.changes[i].Fact = final
 	}
 	return IntegrateResult{Changes: cs, FactChanges: w.changes, Usage: w.usage}
 }

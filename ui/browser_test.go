@@ -552,7 +552,7 @@ func seedFacts(b testing.TB, s *server, ns string, n int) string {
 				"valid_at": time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC).Add(time.Duration(i) * time.Hour).Format(time.RFC3339),
 			})
 		}
-		if st := s.call(http.MethodPost, "/v1/facts", map[string]any{"namespace": ns, "facts": batch}, nil); st != http.StatusOK {
+		if st := s.call(http.MethodPost, "/v1/facts", map[string]any{"namespace": ns, "facts": batch}, nil); st != http.StatusCreated {
 			b.Fatalf("seed facts %d..: %d", start, st)
 		}
 	}
