@@ -29,7 +29,7 @@ type IngestResult struct {
 	Usage    kgmem.LLMUsage     `json:"usage"`
 	// Warnings report anything that did not go to plan but lost nothing
 	// (for example: the LLM failed, so no facts were extracted; episodes kept).
-	Warnings []string `json:"warnings,omitempty"`
+	Warnings []string `json:"warnings"`
 }
 
 // EpisodeStatus is a stored episode and whether this request created it
@@ -119,6 +119,7 @@ func (e *Engine) Ingest(ctx context.Context, req IngestRequest) (IngestResult, e
 			res.Episodes = append(res.Episodes, EpisodeStatus{Episode: written[ep.ID], Created: true})
 		}
 	}
+	res.Warnings = nonNil(res.Warnings)
 	return res, nil
 }
 

@@ -42,7 +42,7 @@ type SearchResult struct {
 	// Context is the results rendered for an LLM prompt, with dates.
 	Context string `json:"context"`
 	// Warnings report degraded retrieval (a retriever failed; the others answered).
-	Warnings []string `json:"warnings,omitempty"`
+	Warnings []string `json:"warnings"`
 }
 
 // FactResult is a ranked fact.
@@ -214,5 +214,6 @@ func (e *Engine) Search(ctx context.Context, req SearchRequest) (SearchResult, e
 	if err := e.finish(ctx, st); err != nil {
 		return SearchResult{}, err
 	}
+	st.res.Warnings = nonNil(st.res.Warnings)
 	return st.res, nil
 }
