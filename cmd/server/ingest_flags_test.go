@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -72,4 +73,24 @@ oops
 			t.Errorf("errors file %q (%v), want line 2 reported", errs, err)
 		}
 	})
+}
+
+// TestIngestLeftoversAreIgnored checks that the checkpoint and errors files
+// `server ingest` writes next to its input are ignored by git, so running
+// the README's import inside the repository leaves the work tree clean.
+func TestIngestLeftoversAreIgnored(t *testing.T) {
+	git, err := exec.LookPath("git")
+	if err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal("git is required in CI")
+		}
+		t.Skip("git not installed")
+	}
+	for _, p := range []string{"testdata/chat.jsonl.kgmem-checkpoint", "chat.jsonl.kgmem-errors.jsonl", "x/y.json.kgmem-checkpoint"} {
+		cmd := exec.Command(git, "check-ignore", "-q", "--no-index", p)
+		cmd.Dir = "../.."
+		if err := cmd.Run(); err != nil {
+			t.Errorf("%s is not ignored by .gitignore (%v)", p, err)
+		}
+	}
 }
