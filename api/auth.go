@@ -115,7 +115,11 @@ func forbidden(p auth.Principal, ns kgmem.Namespace, right auth.Right) error {
 // loopback-only server) every request passes.
 func (s *Server) authenticate(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		if s.opts.Auth == nil || routeAccess[c.Request().Method+" "+c.Path()].public {
+		route := c.Request().Method + " " + c.Path()
+		if s.opts.Auth == nil || routeAccess[route].public || !s.isRoute(route) && s.pathSet[c.Path()] {
+			// Open, public, or a method the path does not have: its 405 touches
+			// nothing and the paths are public (openapi.json). An unknown path
+			// still needs a key, so its 404 tells nothing to a stranger.
 			return next(c)
 		}
 		ctx := c.Request().Context()

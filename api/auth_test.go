@@ -180,3 +180,23 @@ func TestLogsHoldNoSecrets(t *testing.T) {
 		}
 	}
 }
+
+// TestUndeclaredMethodIs405WithoutKey checks that a method a known path does
+// not have answers 405 with or without a key (the paths are public in
+// /openapi.json), while an unknown path still asks for a key.
+func TestUndeclaredMethodIs405WithoutKey(t *testing.T) {
+	s := newAuthServer(t, backends(t)[0], api.Options{}, nil)
+	for _, tc := range []struct {
+		method, path string
+		status       int
+	}{
+		{"TRACE", "/healthz", 405},
+		{"PATCH", "/v1/search", 405},
+		{"DELETE", "/v1/memories", 405},
+		{"GET", "/v1/nothing", 401},
+	} {
+		if st, _, raw := s.call("", tc.method, tc.path, nil); st != tc.status {
+			t.Errorf("%s %s without a key: %d, want %d: %s", tc.method, tc.path, st, tc.status, raw)
+		}
+	}
+}

@@ -2,7 +2,6 @@ package api
 
 import (
 	"net/http"
-	"strconv"
 
 	"github.com/kgmem/kgmem"
 	"github.com/kgmem/kgmem/api/wire"
@@ -59,7 +58,8 @@ func (s *Server) listEpisodes(c echo.Context) error {
 }
 
 // idsParam reads the repeated ?id= of a list route that can also fetch
-// records by id: at most a page of them, none empty, and not with ?after=.
+// records by id: at most a page of them, none empty. The route's other
+// filters (after, limit, q, type) then apply to the named records.
 func (s *Server) idsParam(c echo.Context, page kgmem.Page) ([]string, error) {
 	ids := c.QueryParams()["id"]
 	if len(ids) > s.opts.MaxPageSize {
@@ -69,9 +69,6 @@ func (s *Server) idsParam(c echo.Context, page kgmem.Page) ([]string, error) {
 		if id == "" {
 			return nil, kgmem.Invalidf("id", "is empty")
 		}
-	}
-	if len(ids) > 0 && page.After != "" {
-		return nil, kgmem.Invalidf("after", "pages a listing; it cannot be combined with id")
 	}
 	return ids, nil
 }
@@ -85,13 +82,12 @@ func (s *Server) listJobs(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	limit := 20
-	if v := c.QueryParam("limit"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 || n > maxJobList {
-			return kgmem.Invalidf("limit", "is %q, must be an integer within 1..%d", v, maxJobList)
-		}
-		limit = n
+	limit, ok, err := intParam(c, "limit", 1, maxJobList)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		limit = 20
 	}
 	if s.opts.Jobs == nil {
 		return c.JSON(http.StatusOK, wire.JobList{Jobs: []jobs.Job{}})

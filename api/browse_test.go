@@ -63,7 +63,6 @@ func TestListNamespacesAndEpisodes(t *testing.T) {
 		for _, tc := range []struct{ name, query, field string }{
 			{"bad limit", "&limit=0", "limit"},
 			{"empty id", "&id=", "id"},
-			{"id and after", "&id=" + first.ID + "&after=x", "after"},
 		} {
 			var p struct {
 				Field string `json:"field"`
@@ -167,12 +166,6 @@ func TestEntitiesByIDAndContributions(t *testing.T) {
 			len(some.Entities) != 2 || some.Entities[0] != c || some.Entities[1] != a || some.Next != "" {
 			t.Fatalf("by id: %d %+v", st, some)
 		}
-		var p struct {
-			Field string `json:"field"`
-		}
-		if st := s.json(http.MethodGet, q+"&q=ML&id="+a.ID, nil, &p); st != http.StatusBadRequest || p.Field != "id" {
-			t.Fatalf("id with q: %d %+v", st, p)
-		}
 		// Each retriever's contribution is its share of the fused relevance.
 		var res struct {
 			Facts []struct {
@@ -233,4 +226,55 @@ func TestListJobs(t *testing.T) {
 			t.Fatalf("limit 101: %d", st)
 		}
 	})
+}
+
+// TestNamedRecordsTakeTheListingFilters checks that ?id= combines with the
+// listing's other filters: after and limit on messages; q, type, after and
+// limit on entities.
+func TestNamedRecordsTakeTheListingFilters(t *testing.T) {
+	s := newTestServer(t, backends(t)[0], api.Options{}, nil)
+	const ns = "named/a"
+	postFacts(t, s, ns, map[string]any{"subject": "Alice", "subject_type": "Person", "predicate": "works at", "object": "Acme", "object_type": "Organization"},
+		map[string]any{"subject": "Bob", "subject_type": "Person", "predicate": "works at", "object": "Initech", "object_type": "Organization"})
+	var all struct {
+		Entities []struct {
+			ID   string `json:"id"`
+			Name string `json:"name"`
+		} `json:"entities"`
+	}
+	s.json("GET", "/v1/entities?namespace="+ns, nil, &all)
+	if len(all.Entities) != 4 {
+		t.Fatalf("entities %+v", all.Entities)
+	}
+	ids := ""
+	for i := len(all.Entities) - 1; i >= 0; i-- { // named in reverse id order
+		ids += "&id=" + all.Entities[i].ID
+	}
+	names := func(query string) []string {
+		var out struct {
+			Entities []struct {
+				Name string `json:"name"`
+			} `json:"entities"`
+		}
+		if st := s.json("GET", "/v1/entities?namespace="+ns+ids+query, nil, &out); st != http.StatusOK {
+			t.Fatalf("%s: %d", query, st)
+		}
+		var got []string
+		for _, e := range out.Entities {
+			got = append(got, e.Name)
+		}
+		return got
+	}
+	if got := names("&type=Person"); len(got) != 2 {
+		t.Errorf("type=Person: %q", got)
+	}
+	if got := names("&q=ACM"); len(got) != 1 || got[0] != "Acme" {
+		t.Errorf("q=ACM: %q", got)
+	}
+	if got := names("&limit=1"); len(got) != 1 || got[0] != all.Entities[3].Name {
+		t.Errorf("limit=1: %q, want the first named (%s)", got, all.Entities[3].Name)
+	}
+	if got := names("&after=" + all.Entities[1].ID); len(got) != 2 {
+		t.Errorf("after the second id: %q, want the two with greater ids", got)
+	}
 }

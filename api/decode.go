@@ -1,6 +1,7 @@
 package api
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -25,7 +26,16 @@ func decodeJSON(c echo.Context, dst any) error {
 			return echo.NewHTTPError(http.StatusUnsupportedMediaType, fmt.Sprintf("Content-Type is %q; send application/json", ct))
 		}
 	}
-	dec := json.NewDecoder(c.Request().Body)
+	raw, err := io.ReadAll(c.Request().Body)
+	if err != nil {
+		return decodeError(err)
+	}
+	// Every body is a JSON object: null, a list or a bare value would
+	// decode into zero values and pass for an empty request.
+	if trimmed := bytes.TrimLeft(raw, " \t\r\n"); len(trimmed) > 0 && trimmed[0] != '{' {
+		return kgmem.Invalidf("body", "must be a JSON object")
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(dst); err != nil {
 		return decodeError(err)

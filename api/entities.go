@@ -3,7 +3,6 @@ package api
 import (
 	"net/http"
 
-	"github.com/kgmem/kgmem"
 	"github.com/kgmem/kgmem/api/wire"
 	"github.com/kgmem/kgmem/memory"
 	"github.com/labstack/echo/v4"
@@ -22,10 +21,15 @@ func (s *Server) listEntities(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	if len(ids) > 0 && (c.QueryParam("q") != "" || c.QueryParam("type") != "") {
-		return kgmem.Invalidf("id", "fetches entities by id; it cannot be combined with q or type")
+	q, err := queryParam(c, "q")
+	if err != nil {
+		return err
 	}
-	ents, err := s.engine.ListEntities(c.Request().Context(), memory.ListEntitiesRequest{Namespace: ns, IDs: ids, Query: c.QueryParam("q"), Type: c.QueryParam("type"), Page: page})
+	typ, err := queryParam(c, "type")
+	if err != nil {
+		return err
+	}
+	ents, err := s.engine.ListEntities(c.Request().Context(), memory.ListEntitiesRequest{Namespace: ns, IDs: ids, Query: q, Type: typ, Page: page})
 	if err != nil {
 		return err
 	}

@@ -79,11 +79,19 @@ func (s *Server) listFacts(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	asOf, err := parseTime("as_of", c.QueryParam("as_of"))
+	rawAsOf, err := queryParam(c, "as_of")
 	if err != nil {
 		return err
 	}
-	facts, err := s.engine.ListFacts(c.Request().Context(), memory.ListFactsRequest{Namespace: ns, Entity: c.QueryParam("entity"),
+	asOf, err := parseTime("as_of", rawAsOf)
+	if err != nil {
+		return err
+	}
+	entity, err := queryParam(c, "entity")
+	if err != nil {
+		return err
+	}
+	facts, err := s.engine.ListFacts(c.Request().Context(), memory.ListFactsRequest{Namespace: ns, Entity: entity,
 		CurrentOnly: current, AsOf: asOf, Page: page})
 	if err != nil {
 		return err

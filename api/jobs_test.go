@@ -97,7 +97,7 @@ func TestAsyncIngest(t *testing.T) {
 		}{
 			{"bad mode", http.MethodPost, "/v1/memories", map[string]any{"namespace": "async/a", "thread_id": "t", "mode": "later", "messages": conversation()}, 400, "mode"},
 			{"invalid message in async mode", http.MethodPost, "/v1/memories", map[string]any{"namespace": "async/b", "thread_id": "t", "mode": "async", "messages": []message{{"content": ""}}}, 400, "messages[0].content"},
-			{"extraction without LLM in async mode", http.MethodPost, "/v1/memories", map[string]any{"namespace": "async/b", "thread_id": "t", "mode": "async", "extract": true, "messages": conversation()}, 400, ""},
+			{"extraction without LLM in async mode", http.MethodPost, "/v1/memories", map[string]any{"namespace": "async/b", "thread_id": "t", "mode": "async", "extract": true, "messages": conversation()}, 409, ""},
 			{"unknown job", http.MethodGet, "/v1/jobs/job_nope?namespace=async%2Fa", nil, 404, ""},
 			{"job of another namespace", http.MethodGet, "/v1/jobs/" + job.ID + "?namespace=async%2Fb", nil, 404, ""},
 			{"job without namespace", http.MethodGet, "/v1/jobs/" + job.ID, nil, 400, "namespace"},

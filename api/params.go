@@ -28,26 +28,55 @@ func namespacePathParam(c echo.Context) (kgmem.Namespace, error) {
 
 // pageParams reads ?limit= (1..MaxLimit, default 100) and ?after=.
 func (s *Server) pageParams(c echo.Context) (kgmem.Page, error) {
-	page := kgmem.Page{After: c.QueryParam("after"), Limit: 100}
-	if v := c.QueryParam("limit"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 || n > s.opts.MaxPageSize {
-			return kgmem.Page{}, kgmem.Invalidf("limit", "is %q, must be an integer within 1..%d", v, s.opts.MaxPageSize)
-		}
+	after, err := queryParam(c, "after")
+	if err != nil {
+		return kgmem.Page{}, err
+	}
+	page := kgmem.Page{After: after, Limit: 100}
+	n, ok, err := intParam(c, "limit", 1, s.opts.MaxPageSize)
+	if err != nil {
+		return kgmem.Page{}, err
+	}
+	if ok {
 		page.Limit = n
 	}
 	return page, nil
 }
 
-// boolParam reads an optional boolean query parameter.
+// queryParam reads an optional query parameter given at most once.
+func queryParam(c echo.Context, name string) (string, error) {
+	if vs := c.QueryParams()[name]; len(vs) > 1 {
+		return "", kgmem.Invalidf(name, "is given %d times, at most once allowed", len(vs))
+	}
+	return c.QueryParam(name), nil
+}
+
+// intParam reads an optional integer query parameter within lo..hi; ok is
+// false when it is absent. Given, it must be an integer: ?limit= is a 400.
+func intParam(c echo.Context, name string, lo, hi int) (n int, ok bool, err error) {
+	v, err := queryParam(c, name)
+	if err != nil || !c.QueryParams().Has(name) {
+		return 0, false, err
+	}
+	n, err = strconv.Atoi(v)
+	if err != nil || n < lo || n > hi {
+		return 0, false, kgmem.Invalidf(name, "is %q, must be an integer within %d..%d", v, lo, hi)
+	}
+	return n, true, nil
+}
+
+// boolParam reads an optional boolean query parameter: true or false.
 func boolParam(c echo.Context, name string) (bool, error) {
-	v := c.QueryParam(name)
-	if v == "" {
+	v, err := queryParam(c, name)
+	switch {
+	case err != nil:
+		return false, err
+	case !c.QueryParams().Has(name):
+		return false, nil
+	case v == "true":
+		return true, nil
+	case v == "false":
 		return false, nil
 	}
-	b, err := strconv.ParseBool(v)
-	if err != nil {
-		return false, kgmem.Invalidf(name, "is %q, must be true or false", v)
-	}
-	return b, nil
+	return false, kgmem.Invalidf(name, "is %q, must be true or false", v)
 }

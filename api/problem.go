@@ -36,6 +36,8 @@ func statusOf(err error) int {
 	switch {
 	case errors.As(err, &he):
 		return he.Code
+	case errors.Is(err, kgmem.ErrUnprocessable):
+		return http.StatusUnprocessableEntity
 	case errors.Is(err, kgmem.ErrInvalid):
 		return http.StatusBadRequest
 	case errors.Is(err, kgmem.ErrNotFound):

@@ -90,8 +90,10 @@ type Server struct {
 	opts   Options
 	log    *slog.Logger
 	echo   *echo.Echo
-	// routeSet holds every registered "METHOD path" (authorisation, metrics).
+	// routeSet holds every registered "METHOD path" (authorisation, metrics);
+	// pathSet every registered path, whatever its methods.
 	routeSet map[string]bool
+	pathSet  map[string]bool
 	limiter  *keyLimiter
 	metrics  *httpMetrics
 }
@@ -101,7 +103,7 @@ func New(engine *memory.Engine, opts Options, log *slog.Logger) *Server {
 	if log == nil {
 		log = slog.Default()
 	}
-	s := &Server{engine: engine, opts: opts.withDefaults(), log: log, echo: echo.New(), routeSet: map[string]bool{}}
+	s := &Server{engine: engine, opts: opts.withDefaults(), log: log, echo: echo.New(), routeSet: map[string]bool{}, pathSet: map[string]bool{}}
 	s.metrics = newHTTPMetrics(s.opts.Registerer)
 	if s.opts.RateLimit > 0 {
 		s.limiter = newKeyLimiter(s.opts.RateLimit, s.opts.RateBurst)
@@ -124,6 +126,7 @@ func New(engine *memory.Engine, opts Options, log *slog.Logger) *Server {
 	s.routes()
 	for _, r := range e.Routes() {
 		s.routeSet[r.Method+" "+r.Path] = true
+		s.pathSet[r.Path] = true
 	}
 	return s
 }

@@ -21,7 +21,7 @@ func parseTime(field, s string) (time.Time, error) {
 	for _, layout := range timeLayouts {
 		if t, err := time.Parse(layout, s); err == nil {
 			if t.IsZero() || t.UTC().IsZero() {
-				return time.Time{}, kgmem.Invalidf(field, "is %q, the zero time, which kgmem reserves for \"no time\"; leave the field out when the time is unknown", s)
+				return time.Time{}, kgmem.Unprocessablef(field, "is %q, the zero time, which kgmem reserves for \"no time\"; leave the field out when the time is unknown", s)
 			}
 			return t.UTC(), nil
 		}

@@ -99,7 +99,7 @@ func (p Params) Validate() error {
 	case !finite(p.MassedWindowMinutes) || p.MassedWindowMinutes < 0:
 		return kgmem.Invalidf("decay.massed_window_minutes", "must not be negative, got %v", p.MassedWindowMinutes)
 	case !finite(p.MaxStabilityDays) || p.MaxStabilityDays < p.BaseStabilityDays:
-		return kgmem.Invalidf("decay.max_stability_days", "must be at least base_stability_days (%v), got %v", p.BaseStabilityDays, p.MaxStabilityDays)
+		return kgmem.Unprocessablef("decay.max_stability_days", "must be at least base_stability_days (%v), got %v", p.BaseStabilityDays, p.MaxStabilityDays)
 	case !finite(p.Floor) || p.Floor < 0 || p.Floor > 1:
 		return kgmem.Invalidf("decay.floor", "must be in [0, 1], got %v", p.Floor)
 	case !finite(p.ForgetThreshold) || p.ForgetThreshold < 0 || p.ForgetThreshold > 1:

@@ -68,7 +68,7 @@ func Build(ns kgmem.Namespace, threadID string, msgs []Message, now time.Time, l
 			return nil, err
 		}
 		if j, dup := seen[ep.ID]; dup {
-			return nil, kgmem.Invalidf(fmt.Sprintf("messages[%d].id", i), "repeats the id of messages[%d] in the same request", j)
+			return nil, kgmem.Unprocessablef(fmt.Sprintf("messages[%d].id", i), "repeats the id of messages[%d] in the same request", j)
 		}
 		seen[ep.ID] = i
 		out = append(out, ep)
@@ -83,7 +83,7 @@ func buildOne(ns kgmem.Namespace, threadID string, m Message, now time.Time, lim
 	case !utf8.ValidString(m.Content):
 		return kgmem.Episode{}, kgmem.Invalidf(path+".content", "is not valid UTF-8")
 	case len(m.Content) > lim.MaxContentBytes:
-		return kgmem.Episode{}, kgmem.Invalidf(path+".content", "is %d bytes, at most %d allowed", len(m.Content), lim.MaxContentBytes)
+		return kgmem.Episode{}, kgmem.TooLong(path+".content", m.Content, lim.MaxContentBytes)
 	}
 	for _, f := range []struct{ name, value string }{{"id", m.ID}, {"role", m.Role}, {"name", m.Name}} {
 		if err := checkField(path+"."+f.name, f.value, lim); err != nil {
@@ -128,7 +128,7 @@ func buildOne(ns kgmem.Namespace, threadID string, m Message, now time.Time, lim
 
 func checkField(path, v string, lim Limits) error {
 	if len(v) > lim.MaxFieldBytes {
-		return kgmem.Invalidf(path, "is %d bytes, at most %d allowed", len(v), lim.MaxFieldBytes)
+		return kgmem.TooLong(path, v, lim.MaxFieldBytes)
 	}
 	if !utf8.ValidString(v) {
 		return kgmem.Invalidf(path, "is not valid UTF-8")

@@ -123,18 +123,19 @@ func TestSubmitRejectsAndScopes(t *testing.T) {
 	cases := []struct {
 		name  string
 		req   memory.IngestRequest
+		kind  error
 		field string
 	}{
-		{"empty content", memory.IngestRequest{Namespace: "a", ThreadID: "t", Messages: []episodes.Message{{Content: ""}}}, "messages[0].content"},
-		{"no messages", memory.IngestRequest{Namespace: "a", ThreadID: "t"}, "messages"},
-		{"extraction without LLM", memory.IngestRequest{Namespace: "a", ThreadID: "t", Extract: true, Messages: []episodes.Message{{Content: "x"}}}, ""},
+		{"empty content", memory.IngestRequest{Namespace: "a", ThreadID: "t", Messages: []episodes.Message{{Content: ""}}}, kgmem.ErrInvalid, "messages[0].content"},
+		{"no messages", memory.IngestRequest{Namespace: "a", ThreadID: "t"}, kgmem.ErrInvalid, "messages"},
+		{"extraction without LLM", memory.IngestRequest{Namespace: "a", ThreadID: "t", Extract: true, Messages: []episodes.Message{{Content: "x"}}}, kgmem.ErrConflict, ""},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := r.Submit(ctx, tc.req)
 			var fe *kgmem.FieldError
-			if !errors.Is(err, kgmem.ErrInvalid) || (tc.field != "" && (!errors.As(err, &fe) || fe.Field != tc.field)) {
-				t.Errorf("error %v, want invalid %s", err, tc.field)
+			if !errors.Is(err, tc.kind) || (tc.field != "" && (!errors.As(err, &fe) || fe.Field != tc.field)) {
+				t.Errorf("error %v, want %v %s", err, tc.kind, tc.field)
 			}
 		})
 	}

@@ -18,7 +18,8 @@ func (e *Engine) Entity(ctx context.Context, ns kgmem.Namespace, id string) (kgm
 }
 
 // ListEntitiesRequest selects entities to list: the given ids (in their
-// order, missing ones left out), or else those matching Query and Type.
+// order, missing ones left out), or else all; either way only those
+// matching Query and Type, with ids after Page.After, at most Page.Limit.
 type ListEntitiesRequest struct {
 	Namespace kgmem.Namespace
 	IDs       []string
@@ -34,6 +35,9 @@ func (e *Engine) ListEntities(ctx context.Context, req ListEntitiesRequest) ([]k
 	var err error
 	if len(req.IDs) > 0 {
 		ents, err = e.graph.Entities(ctx, req.Namespace, req.IDs)
+		ents = filterNamed(ents, req.Page, func(ent kgmem.Entity) string { return ent.ID }, func(ent kgmem.Entity) bool {
+			return (req.Type == "" || ent.Type == req.Type) && (req.Query == "" || matchesName(ent, req.Query))
+		})
 	} else {
 		ents, err = e.graph.FindEntities(ctx, req.Namespace, kgmem.EntityFilter{Query: req.Query, Type: req.Type, Page: req.Page})
 	}

@@ -100,10 +100,12 @@ func validateTriples(ts []kgmem.Triple) error {
 			{"fact", t.Text, false, maxFactTextBytes},
 		} {
 			switch {
-			case f.required && kgmem.NormalizeName(f.value) == "":
+			case f.required && f.value == "":
 				return kgmem.Invalidf(path+"."+f.name, "is empty")
+			case f.required && kgmem.NormalizeName(f.value) == "":
+				return kgmem.Unprocessablef(path+"."+f.name, "is empty once spaces and format characters are removed")
 			case len(f.value) > f.max:
-				return kgmem.Invalidf(path+"."+f.name, "is %d bytes, at most %d allowed", len(f.value), f.max)
+				return kgmem.TooLong(path+"."+f.name, f.value, f.max)
 			case !utf8.ValidString(f.value):
 				return kgmem.Invalidf(path+"."+f.name, "is not valid UTF-8")
 			}
@@ -111,9 +113,9 @@ func validateTriples(ts []kgmem.Triple) error {
 		if _, err := triples.NormalizePredicate(t.Predicate); err != nil {
 			var fe *kgmem.FieldError
 			if errors.As(err, &fe) {
-				return kgmem.Invalidf(path+".predicate", "%s", fe.Reason)
+				return kgmem.Unprocessablef(path+".predicate", "%s", fe.Reason)
 			}
-			return kgmem.Invalidf(path+".predicate", "%v", err)
+			return kgmem.Unprocessablef(path+".predicate", "%v", err)
 		}
 		if t.Confidence < 0 || t.Confidence > 1 {
 			return kgmem.Invalidf(path+".confidence", "is %v, must be within [0, 1]", t.Confidence)
@@ -123,11 +125,11 @@ func validateTriples(ts []kgmem.Triple) error {
 		}
 		for k := range t.Attributes {
 			if strings.HasPrefix(k, kgmem.ReservedAttributePrefix) {
-				return kgmem.Invalidf(path+".metadata."+k, "uses the prefix %q, which kgmem reserves for itself", kgmem.ReservedAttributePrefix)
+				return kgmem.Unprocessablef(path+".metadata."+k, "uses the prefix %q, which kgmem reserves for itself", kgmem.ReservedAttributePrefix)
 			}
 		}
 		if !t.ValidAt.IsZero() && !t.InvalidAt.IsZero() && t.InvalidAt.Before(t.ValidAt) {
-			return kgmem.Invalidf(path+".invalid_at", "is before valid_at")
+			return kgmem.Unprocessablef(path+".invalid_at", "is before valid_at")
 		}
 	}
 	return nil
@@ -150,7 +152,7 @@ func (e *Engine) provenanceEpisodes(ctx context.Context, ns kgmem.Namespace, ts 
 		for _, id := range t.EpisodeIDs {
 			ep, ok := have[id]
 			if !ok {
-				return nil, kgmem.Invalidf(fmt.Sprintf("facts[%d].episode_ids", i), "episode %q does not exist in namespace %q", id, ns)
+				return nil, kgmem.NotFoundf(fmt.Sprintf("facts[%d].episode_ids", i), "episode %q does not exist in namespace %q", id, ns)
 			}
 			if !seen[id] {
 				seen[id] = true

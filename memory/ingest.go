@@ -40,8 +40,9 @@ type EpisodeStatus struct {
 }
 
 // ErrExtractionDisabled is returned when a request asks for extraction but no
-// LLM is configured. It wraps kgmem.ErrInvalid: the request is rejected unchanged.
-var ErrExtractionDisabled = fmt.Errorf("%w: extraction requested but no LLM is configured (set KGMEM_LLM_BASE_URL and KGMEM_LLM_MODEL)", kgmem.ErrInvalid)
+// LLM is configured. It wraps kgmem.ErrConflict (409: the server is not set up for it;
+// the request is well formed): the request is rejected unchanged.
+var ErrExtractionDisabled = fmt.Errorf("%w: extraction requested but no LLM is configured (set KGMEM_LLM_BASE_URL and KGMEM_LLM_MODEL)", kgmem.ErrConflict)
 
 // Ingest stores every message as an episode (idempotently: a message already
 // stored under the same namespace, thread and id is not written again), extracts
@@ -55,6 +56,9 @@ var ErrExtractionDisabled = fmt.Errorf("%w: extraction requested but no LLM is c
 // runs again under the lock on what is still new, so nothing is extracted or
 // written twice.
 func (e *Engine) Ingest(ctx context.Context, req IngestRequest) (IngestResult, error) {
+	if err := validateSchema(req.Schema); err != nil {
+		return IngestResult{}, err
+	}
 	if req.Extract && e.extractor == nil {
 		return IngestResult{}, ErrExtractionDisabled
 	}

@@ -47,7 +47,7 @@ import (
 //	  "steps": [                                          POST /v1/facts requests, in order
 //	    {"facts": [{"subject": "Kim", "predicate": "works at", "object": "Acme",
 //	                "fact": "Kim works at Acme.", "valid_at": "2019-01-01"}],
-//	     "status": 400, "field": "facts[0].predicate",    optional: the expected problem (nothing stored)
+//	     "status": 422, "field": "facts[0].predicate",    optional: the expected problem (nothing stored)
 //	     "ops": ["added"]}                                optional: the ops of the response, in order
 //	  ],
 //	  "permute": true,                                    run every fact of every step as its own request, in the
@@ -363,7 +363,7 @@ func (s *scenarioServer) runOrder(t *testing.T, ns string, c scenario, steps []s
 		if code != want || st.Field != "" && res.Field != st.Field {
 			t.Fatalf("step %d: status %d field %q (%s), want %d field %q", i, code, res.Field, res.Detail, want, st.Field)
 		}
-		if code == 400 && res.Detail == "" {
+		if (code == 400 || code == 422) && res.Detail == "" {
 			t.Errorf("step %d: 400 without a detail", i)
 		}
 		if st.Ops != nil {

@@ -125,7 +125,7 @@ func (e *Engine) ValidateSearch(req *SearchRequest) error {
 	case strings.TrimSpace(req.Query) == "":
 		return kgmem.Invalidf("query", "is empty")
 	case len(req.Query) > e.search.MaxQueryBytes:
-		return kgmem.Invalidf("query", "is %d bytes, at most %d allowed", len(req.Query), e.search.MaxQueryBytes)
+		return kgmem.TooLong("query", req.Query, e.search.MaxQueryBytes)
 	case !utf8.ValidString(req.Query):
 		return kgmem.Invalidf("query", "is not valid UTF-8")
 	case req.Limit < 0 || req.Limit > e.search.MaxLimit:

@@ -58,12 +58,14 @@ func validateSchema(s *kgmem.Schema) error {
 		for i, d := range group.defs {
 			key := kgmem.NormalizeName(d.Name)
 			switch {
-			case key == "":
+			case d.Name == "":
 				return kgmem.Invalidf(fmt.Sprintf("%s[%d].name", group.field, i), "is empty")
+			case key == "":
+				return kgmem.Unprocessablef(fmt.Sprintf("%s[%d].name", group.field, i), "is empty once spaces and format characters are removed")
 			case len(d.Name) > maxNameBytes:
-				return kgmem.Invalidf(fmt.Sprintf("%s[%d].name", group.field, i), "is %d bytes, at most %d allowed", len(d.Name), maxNameBytes)
+				return kgmem.TooLong(fmt.Sprintf("%s[%d].name", group.field, i), d.Name, maxNameBytes)
 			case seen[key]:
-				return kgmem.Invalidf(fmt.Sprintf("%s[%d].name", group.field, i), "declares %q twice", d.Name)
+				return kgmem.Unprocessablef(fmt.Sprintf("%s[%d].name", group.field, i), "declares %q twice", d.Name)
 			}
 			seen[key] = true
 			at := fmt.Sprintf("%s[%d]", group.field, i)
@@ -71,10 +73,10 @@ func validateSchema(s *kgmem.Schema) error {
 				return err
 			}
 			if d.Cardinality != "" && group.field == "schema.entity_types" {
-				return kgmem.Invalidf(fmt.Sprintf("%s[%d].cardinality", group.field, i), "applies to relation types only")
+				return kgmem.Unprocessablef(fmt.Sprintf("%s[%d].cardinality", group.field, i), "applies to relation types only")
 			}
 			if t, ok := d.Attributes["type"]; ok && t != "object" {
-				return kgmem.Invalidf(fmt.Sprintf("%s[%d].attributes.type", group.field, i), "must be \"object\" (a JSON Schema of the attributes), got %v", t)
+				return kgmem.Unprocessablef(fmt.Sprintf("%s[%d].attributes.type", group.field, i), "must be \"object\" (a JSON Schema of the attributes), got %v", t)
 			}
 		}
 	}
@@ -85,6 +87,9 @@ func validateSchema(s *kgmem.Schema) error {
 // predicates, known cardinalities.
 func validateCardinality(m map[string]kgmem.Cardinality) error {
 	for _, name := range slices.Sorted(maps.Keys(m)) {
+		if m[name] == "" { // an override must say something; null and "" do not
+			return kgmem.Invalidf("cardinality."+name, "is empty, must be one of many, one_object, one_subject, one_each")
+		}
 		if err := checkCardinality("cardinality."+name, "cardinality."+name, name, m[name]); err != nil {
 			return err
 		}
@@ -102,7 +107,7 @@ func checkCardinality(valuePath, namePath, predicate string, c kgmem.Cardinality
 		return kgmem.Invalidf(valuePath, "is %q, must be one of many, one_object, one_subject, one_each", c)
 	}
 	if _, err := triples.NormalizePredicate(predicate); err != nil {
-		return kgmem.Invalidf(namePath, "is not a usable predicate: %v", err)
+		return kgmem.Unprocessablef(namePath, "is not a usable predicate: %v", err)
 	}
 	return nil
 }
