@@ -56,6 +56,7 @@ if [[ $# -eq 0 ]]; then
   side=(
     scripts/test-ui.sh
     scripts/test-mcp.sh
+    scripts/test-contract.sh
   )
 fi
 side_logs="$(mktemp -d)"
