@@ -2,8 +2,8 @@ package api_test
 
 import (
 	"net/http"
-	"strings"
 	"net/url"
+	"strings"
 	"testing"
 
 	"github.com/kgmem/kgmem"

@@ -40,6 +40,7 @@ type Client struct {
 	retries int
 	backoff time.Duration
 	maxWait time.Duration
+	onRetry func(err error, wait time.Duration)
 }
 
 // Option configures a Client.
@@ -61,6 +62,12 @@ func WithRetries(n int, backoff time.Duration) Option {
 // WithMaxRetryWait bounds one wait before a retry (default 30 s): a
 // Retry-After longer than that is not waited for, and the answer is returned.
 func WithMaxRetryWait(d time.Duration) Option { return func(c *Client) { c.maxWait = d } }
+
+// WithRetryHook calls f before each wait for a retry, with the answer being
+// retried and the wait (to count or log retries).
+func WithRetryHook(f func(err error, wait time.Duration)) Option {
+	return func(c *Client) { c.onRetry = f }
+}
 
 // WithUserAgent sets the User-Agent header.
 func WithUserAgent(ua string) Option { return func(c *Client) { c.agent = ua } }
@@ -95,8 +102,9 @@ func New(baseURL string, opts ...Option) (*Client, error) {
 	return c, nil
 }
 
-// ErrBaseURL is returned by New for a base URL it cannot use.
-var ErrBaseURL = errors.New("client: invalid base URL")
+// ErrBaseURL is returned by New for a base URL it cannot use; it wraps
+// kgmem.ErrInvalid.
+var ErrBaseURL = fmt.Errorf("%w: client base URL", kgmem.ErrInvalid)
 
 // BaseURL returns the server's base URL, without a trailing slash.
 func (c *Client) BaseURL() string { return c.base.String() }
@@ -137,6 +145,9 @@ func (c *Client) do(ctx context.Context, cl call) (int, error) {
 		}
 		if wait > c.maxWait {
 			return status, err
+		}
+		if c.onRetry != nil {
+			c.onRetry(err, wait)
 		}
 		t := time.NewTimer(wait)
 		select {

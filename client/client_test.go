@@ -461,3 +461,30 @@ func TestWithHandler(t *testing.T) {
 		t.Fatalf("an unknown route in process: %v, want kgmem.ErrNotFound", err)
 	}
 }
+
+// TestRetryHook checks that the hook sees every retry with its wait.
+func TestRetryHook(t *testing.T) {
+	var calls atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if calls.Add(1) <= 2 {
+			w.Header().Set("Retry-After", "0")
+			w.WriteHeader(http.StatusServiceUnavailable)
+			return
+		}
+		_, _ = w.Write([]byte(`{"status":"ok"}`))
+	}))
+	defer srv.Close()
+	var seen []int
+	c, err := client.New(srv.URL, client.WithRetryHook(func(err error, wait time.Duration) {
+		var e *client.Error
+		if errors.As(err, &e) {
+			seen = append(seen, e.Status)
+		}
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Healthz(context.Background()); err != nil || !slices.Equal(seen, []int{503, 503}) {
+		t.Errorf("error %v, hook saw %v; want success after two 503s", err, seen)
+	}
+}

@@ -3,8 +3,13 @@ package locomo
 import (
 	"strconv"
 
+	"github.com/kgmem/kgmem/episodes"
+
 	"github.com/kgmem/kgmem"
 )
+
+// Message is one message of POST /v1/memories, as the server reads it.
+type Message = episodes.Message
 
 // Thread is one session of one conversation as the messages to ingest.
 type Thread struct {

@@ -2,10 +2,12 @@ package locomo
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"slices"
 
+	"github.com/kgmem/kgmem/api/wire"
+	kgclient "github.com/kgmem/kgmem/client"
+	"github.com/kgmem/kgmem/memory"
 	"golang.org/x/sync/errgroup"
 )
 
@@ -13,29 +15,17 @@ import (
 // that every episode a single retriever ranks in its top 10 is returned.
 const RetrieverLimit = 100
 
-// scoreSources is the part of a result's score breakdown the per-retriever pass reads.
-type scoreSources struct {
-	Sources []struct {
-		Retriever string `json:"retriever"`
-		Rank      int    `json:"rank"`
-	} `json:"sources"`
-}
-
 // RetrieverRankings orders the returned episodes by each retriever's own rank,
 // read from their score breakdowns: what that retriever alone would have
 // returned. Episodes a retriever did not find are left out of its list.
-func RetrieverRankings(eps []SearchEpisode) (map[string][]string, error) {
+func RetrieverRankings(eps []memory.EpisodeResult) map[string][]string {
 	type ranked struct {
 		rank int
 		id   string
 	}
 	byRetriever := map[string][]ranked{}
 	for _, ep := range eps {
-		var s scoreSources
-		if err := json.Unmarshal(ep.Score, &s); err != nil {
-			return nil, fmt.Errorf("score of %s: %w", ep.MessageID, err)
-		}
-		for _, src := range s.Sources {
+		for _, src := range ep.Score.Sources {
 			byRetriever[src.Retriever] = append(byRetriever[src.Retriever], ranked{src.Rank, ep.MessageID})
 		}
 	}
@@ -46,12 +36,12 @@ func RetrieverRankings(eps []SearchEpisode) (map[string][]string, error) {
 			out[name] = append(out[name], r.id)
 		}
 	}
-	return out, nil
+	return out
 }
 
 // retrieverRecall asks every question again with RetrieverLimit results and
 // scores each retriever's own ranking.
-func retrieverRecall(ctx context.Context, client *Client, cases []Case, cfg Config) (map[string]RecallTable, error) {
+func retrieverRecall(ctx context.Context, client *kgclient.Client, cases []Case, cfg Config) (map[string]RecallTable, error) {
 	rankings := make([]map[string][]string, len(cases))
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(cfg.Concurrency)
@@ -62,12 +52,12 @@ func retrieverRecall(ctx context.Context, client *Client, cases []Case, cfg Conf
 			return nil, err
 		}
 		g.Go(func() error {
-			out, err := client.Search(gctx, SearchRequest{Namespace: string(ns), Query: c.Text, Limit: RetrieverLimit, Include: []string{"episodes"}, Reinforce: &noReinforce})
+			out, err := client.Search(gctx, wire.SearchRequest{Namespace: string(ns), Query: c.Text, Limit: RetrieverLimit, Include: []string{"episodes"}, Reinforce: &noReinforce})
 			if err != nil {
 				return fmt.Errorf("per-retriever search %s question %d: %w", ns, c.Question, err)
 			}
-			rankings[i], err = RetrieverRankings(out.Episodes)
-			return err
+			rankings[i] = RetrieverRankings(out.Episodes)
+			return nil
 		})
 	}
 	if err := g.Wait(); err != nil {

@@ -2,6 +2,8 @@ package locomo
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -10,6 +12,8 @@ import (
 	"time"
 
 	"github.com/kgmem/kgmem"
+	"github.com/kgmem/kgmem/api/wire"
+	kgclient "github.com/kgmem/kgmem/client"
 	"golang.org/x/sync/errgroup"
 )
 
@@ -142,7 +146,7 @@ type RunConfig struct {
 // Run benchmarks the kgmem server behind client on convs: it purges the
 // conversations' namespaces, ingests every turn, asks every scored question,
 // and scores evidence recall beside the BM25 baseline.
-func Run(ctx context.Context, client *Client, convs []Conversation, cfg Config) (*Result, error) {
+func Run(ctx context.Context, client *kgclient.Client, convs []Conversation, cfg Config) (*Result, error) {
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
@@ -161,7 +165,7 @@ func Run(ctx context.Context, client *Client, convs []Conversation, cfg Config) 
 	}
 	res.Baseline, res.Data = baseline, stats
 
-	if err := client.Health(ctx); err != nil {
+	if _, err := client.Healthz(ctx); err != nil {
 		return nil, fmt.Errorf("health check: %w", err)
 	}
 	var threads []Thread
@@ -175,11 +179,15 @@ func Run(ctx context.Context, client *Client, convs []Conversation, cfg Config) 
 		if err != nil {
 			return nil, err
 		}
-		if err := client.PurgeNamespace(ctx, ns); err != nil {
+		if _, err := client.PurgeNamespace(ctx, ns); err != nil && !errors.Is(err, kgmem.ErrNotFound) {
 			return nil, fmt.Errorf("purge %s: %w", ns, err)
 		}
 		if params := cfg.decayParams(); params != nil {
-			if err := client.PutDecay(ctx, ns, params); err != nil {
+			raw, err := json.Marshal(params)
+			if err != nil {
+				return nil, err
+			}
+			if _, err := client.PutSettings(ctx, ns, wire.Settings{Decay: raw}); err != nil {
 				return nil, fmt.Errorf("set decay parameters of %s: %w", ns, err)
 			}
 		}
@@ -231,7 +239,7 @@ func (cfg Config) decayParams() map[string]any {
 }
 
 // ingest posts every thread, its batches in order, up to cfg.Concurrency threads at once.
-func ingest(ctx context.Context, client *Client, threads []Thread, cfg Config) (IngestStats, error) {
+func ingest(ctx context.Context, client *kgclient.Client, threads []Thread, cfg Config) (IngestStats, error) {
 	var st IngestStats
 	var (
 		requests, episodes, facts, warnings, done atomic.Int64
@@ -246,7 +254,7 @@ func ingest(ctx context.Context, client *Client, threads []Thread, cfg Config) (
 	for _, th := range threads {
 		g.Go(func() error {
 			for _, batch := range Batches(th.Messages, cfg.Batch) {
-				out, err := client.AddMemories(gctx, AddMemoriesRequest{Namespace: string(th.Namespace), ThreadID: th.ID, Messages: batch, Extract: cfg.Extract})
+				out, _, err := client.Ingest(gctx, wire.MemoriesRequest{Namespace: string(th.Namespace), ThreadID: th.ID, Messages: wireMessages(batch), Extract: cfg.Extract})
 				if err != nil {
 					return fmt.Errorf("ingest %s %s (%s…): %w", th.Namespace, th.ID, batch[0].ID, err)
 				}
@@ -281,7 +289,7 @@ func ingest(ctx context.Context, client *Client, threads []Thread, cfg Config) (
 
 // searchAll asks every case's question and returns the dia_ids of the episodes
 // found, in rank order, per case.
-func searchAll(ctx context.Context, client *Client, cases []Case, cfg Config) ([][]string, SearchStats, error) {
+func searchAll(ctx context.Context, client *kgclient.Client, cases []Case, cfg Config) ([][]string, SearchStats, error) {
 	if len(cases) == 0 {
 		return nil, SearchStats{}, fmt.Errorf("search: %w: no scored question in the data", kgmem.ErrInvalid)
 	}
@@ -299,7 +307,7 @@ func searchAll(ctx context.Context, client *Client, cases []Case, cfg Config) ([
 		}
 		g.Go(func() error {
 			t0 := time.Now()
-			out, err := client.Search(gctx, SearchRequest{Namespace: string(ns), Query: c.Text, Limit: limit, Include: []string{"episodes"}, Reinforce: &cfg.Reinforce})
+			out, err := client.Search(gctx, wire.SearchRequest{Namespace: string(ns), Query: c.Text, Limit: limit, Include: []string{"episodes"}, Reinforce: &cfg.Reinforce})
 			latency[i] = time.Since(t0)
 			if err != nil {
 				return fmt.Errorf("search %s question %d: %w", ns, c.Question, err)
@@ -337,4 +345,17 @@ func Percentile(ds []time.Duration, p float64) time.Duration {
 	rank := int(math.Ceil(p / 100 * float64(len(s))))
 	rank = min(max(rank, 1), len(s))
 	return s[rank-1]
+}
+
+// wireMessages turns benchmark messages into the API's.
+func wireMessages(msgs []Message) []wire.Message {
+	out := make([]wire.Message, 0, len(msgs))
+	for _, m := range msgs {
+		w := wire.Message{ID: m.ID, Role: m.Role, Name: m.Name, Content: m.Content, Metadata: m.Metadata}
+		if !m.Timestamp.IsZero() {
+			w.Timestamp = m.Timestamp.UTC().Format(time.RFC3339Nano)
+		}
+		out = append(out, w)
+	}
+	return out
 }

@@ -13,9 +13,11 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/kgmem/kgmem"
+	"github.com/kgmem/kgmem/api/wire"
+	kgclient "github.com/kgmem/kgmem/client"
+	"github.com/kgmem/kgmem/memory"
 )
 
 // fakeServer is an in-memory stand-in for the kgmem REST API whose search is
@@ -44,7 +46,7 @@ func newFakeServer(t *testing.T) (*fakeServer, *httptest.Server) {
 		w.Write([]byte(`{}`))
 	})
 	mux.HandleFunc("POST /v1/memories", func(w http.ResponseWriter, r *http.Request) {
-		var req AddMemoriesRequest
+		var req wire.MemoriesRequest
 		if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
 			http.Error(w, err.Error(), http.StatusBadRequest)
 			return
@@ -58,10 +60,10 @@ func newFakeServer(t *testing.T) (*fakeServer, *httptest.Server) {
 		f.mu.Lock()
 		f.requests++
 		f.maxBatch = max(f.maxBatch, len(req.Messages))
-		var res AddMemoriesResponse
+		var res memory.IngestResult
 		for _, m := range req.Messages {
-			f.episodes[req.Namespace] = append(f.episodes[req.Namespace], m)
-			res.Episodes = append(res.Episodes, StoredEpisode{ID: kgmem.EpisodeID(kgmem.Namespace(req.Namespace), req.ThreadID, m.ID), MessageID: m.ID})
+			f.episodes[req.Namespace] = append(f.episodes[req.Namespace], Message{ID: m.ID, Name: m.Name, Content: m.Content})
+			res.Episodes = append(res.Episodes, memory.EpisodeStatus{Episode: kgmem.Episode{ID: kgmem.EpisodeID(kgmem.Namespace(req.Namespace), req.ThreadID, m.ID), MessageID: m.ID}, Created: true})
 		}
 		if req.ThreadID == "session_2" && len(res.Episodes) > 0 && res.Episodes[0].MessageID == "D2:1" {
 			res.Warnings = []string{"extraction skipped: no LLM"}
@@ -71,7 +73,7 @@ func newFakeServer(t *testing.T) (*fakeServer, *httptest.Server) {
 		json.NewEncoder(w).Encode(res)
 	})
 	mux.HandleFunc("POST /v1/search", func(w http.ResponseWriter, r *http.Request) {
-		var req SearchRequest
+		var req wire.SearchRequest
 		if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
 			http.Error(w, err.Error(), http.StatusBadRequest)
 			return
@@ -112,7 +114,7 @@ func newFakeServer(t *testing.T) (*fakeServer, *httptest.Server) {
 func TestRunAgainstFakeServer(t *testing.T) {
 	convs := loadData(t)
 	f, srv := newFakeServer(t)
-	client, err := NewClient(srv.URL, nil)
+	client, err := kgclient.New(srv.URL)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -193,7 +195,7 @@ func TestRunErrors(t *testing.T) {
 	}
 	down := "http://" + ln.Addr().String()
 	ln.Close()
-	client, err := NewClient(down, nil)
+	client, err := kgclient.New(down, kgclient.WithRetries(0, 0))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -212,41 +214,5 @@ func TestRunErrors(t *testing.T) {
 		if _, err := Run(context.Background(), client, convs, bad); !errors.Is(err, kgmem.ErrInvalid) {
 			t.Errorf("Run(%+v) = %v, want ErrInvalid", bad, err)
 		}
-	}
-	if _, err := NewClient("127.0.0.1:8080", nil); !errors.Is(err, kgmem.ErrInvalid) {
-		t.Errorf("NewClient without scheme = %v, want ErrInvalid", err)
-	}
-}
-
-func TestClientProblemErrors(t *testing.T) {
-	mux := http.NewServeMux()
-	mux.HandleFunc("POST /v1/memories", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/problem+json")
-		w.WriteHeader(http.StatusBadRequest)
-		w.Write([]byte(`{"title":"Bad Request","status":400,"detail":"is required","field":"messages[0].content"}`))
-	})
-	mux.HandleFunc("POST /v1/search", func(w http.ResponseWriter, r *http.Request) {
-		http.Error(w, "graph store down", http.StatusServiceUnavailable)
-	})
-	mux.HandleFunc("DELETE /v1/namespaces/{ns}", func(w http.ResponseWriter, r *http.Request) {
-		http.NotFound(w, r)
-	})
-	srv := httptest.NewServer(mux)
-	defer srv.Close()
-	c, err := NewClient(srv.URL+"/", &http.Client{Timeout: 5 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx := context.Background()
-	_, err = c.AddMemories(ctx, AddMemoriesRequest{Namespace: "a", ThreadID: "t", Messages: []Message{{ID: "1"}}})
-	var he *HTTPError
-	if !errors.Is(err, kgmem.ErrInvalid) || !errors.As(err, &he) || he.Status != 400 || !strings.Contains(err.Error(), "messages[0].content: is required") {
-		t.Errorf("AddMemories error = %v", err)
-	}
-	if _, err := c.Search(ctx, SearchRequest{Namespace: "a", Query: "q", Limit: 1}); !errors.Is(err, kgmem.ErrUnavailable) || !strings.Contains(err.Error(), "graph store down") {
-		t.Errorf("Search error = %v", err)
-	}
-	if err := c.PurgeNamespace(ctx, "bench/locomo/none"); err != nil {
-		t.Errorf("purging a missing namespace = %v, want nil", err)
 	}
 }

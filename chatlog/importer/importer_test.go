@@ -122,11 +122,10 @@ func TestHTTPSinkBacksOffOn429(t *testing.T) {
 		h.ServeHTTP(w, r)
 	}))
 	defer srv.Close()
-	sink, err := importer.NewHTTPSink(srv.URL, nil)
+	sink, err := importer.NewHTTPSink(srv.URL, "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	sink.MaxBackoff = 20 * time.Millisecond // caps the server's Retry-After to keep the test short
 	s := run(t, importer.Config{Sink: sink, Concurrency: 1, Batch: 50}, input(t, 100))
 	if s.Created != 100 || s.Failed != 0 || sink.Retries() != 2 {
 		t.Errorf("created %d, failed %d, retries %d; want 100, 0, 2", s.Created, s.Failed, sink.Retries())
@@ -168,7 +167,7 @@ func TestFailedBatchStopsItsThread(t *testing.T) {
 		h.ServeHTTP(w, r)
 	}))
 	defer srv.Close()
-	sink, err := importer.NewHTTPSink(srv.URL, nil)
+	sink, err := importer.NewHTTPSink(srv.URL, "")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -44,6 +44,7 @@ import (
 
 	"github.com/kgmem/kgmem"
 	"github.com/kgmem/kgmem/bench/locomo"
+	kgclient "github.com/kgmem/kgmem/client"
 )
 
 func main() {
@@ -165,10 +166,10 @@ func runLocomo(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil {
 		return err
 	}
-	var client *locomo.Client
+	var client *kgclient.Client
 	if !f.baseline {
-		if client, err = locomo.NewClient(f.url, nil); err != nil {
-			return err
+		if client, err = kgclient.New(f.url, kgclient.WithAPIKey(os.Getenv("KGMEM_API_KEY"))); err != nil {
+			return fmt.Errorf("--url: %w", err)
 		}
 	}
 	convs, err := locomo.Load(f.data)

@@ -1,15 +1,12 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
 	"net/http"
-	"net/url"
 	"os"
 	"runtime"
 	"runtime/debug"
@@ -18,6 +15,10 @@ import (
 	"sync"
 	"text/tabwriter"
 	"time"
+
+	"github.com/kgmem/kgmem"
+	"github.com/kgmem/kgmem/api/wire"
+	kgclient "github.com/kgmem/kgmem/client"
 )
 
 // Config is one load run.
@@ -135,35 +136,32 @@ func Run(ctx context.Context, cfg Config, log io.Writer) (*Report, error) {
 	}
 	base = strings.TrimRight(base, "/")
 	transport := &http.Transport{MaxIdleConns: cfg.Clients * 2, MaxIdleConnsPerHost: cfg.Clients * 2, IdleConnTimeout: 30 * time.Second}
-	client := &http.Client{Transport: transport, Timeout: 60 * time.Second}
 	defer transport.CloseIdleConnections()
+	// Every answer counts as it is: no retries.
+	client, err := kgclient.New(base, kgclient.WithHTTPClient(&http.Client{Transport: transport, Timeout: 60 * time.Second}),
+		kgclient.WithAPIKey(cfg.Key), kgclient.WithRetries(0, 0))
+	if err != nil {
+		return nil, fmt.Errorf("url: %w", err)
+	}
 
 	run := fmt.Sprintf("load/r%d", time.Now().UnixNano())
 	nss := make([]string, cfg.Namespaces)
 	for i := range nss {
 		nss[i] = fmt.Sprintf("%s/n%d", run, i)
 	}
-	post := func(ctx context.Context, path string, body any) (int, error) {
-		raw, _ := json.Marshal(body) // maps of strings and numbers
-		req, err := http.NewRequestWithContext(ctx, http.MethodPost, base+path, bytes.NewReader(raw))
-		if err != nil {
-			return 0, err
-		}
-		return do(client, req, cfg.Key)
-	}
 	// Every namespace starts with a few messages, so searches find something.
 	seedRand := rand.New(rand.NewPCG(uint64(cfg.Seed), 0))
 	for _, ns := range nss {
-		msgs := []map[string]any{}
+		msgs := []wire.Message{}
 		for j := range 5 {
-			msgs = append(msgs, map[string]any{"id": fmt.Sprintf("seed-%d", j), "name": "seed", "content": sentence(seedRand, 12), "timestamp": "2024-01-01T00:00:00Z"})
+			msgs = append(msgs, wire.Message{ID: fmt.Sprintf("seed-%d", j), Name: "seed", Content: sentence(seedRand, 12), Timestamp: "2024-01-01T00:00:00Z"})
 		}
-		if st, err := post(ctx, "/v1/memories", map[string]any{"namespace": ns, "thread_id": "seed", "messages": msgs}); err != nil || st >= 300 {
-			return nil, fmt.Errorf("seed %s: status %d, %v", ns, st, err)
+		if _, _, err := client.Ingest(ctx, wire.MemoriesRequest{Namespace: ns, ThreadID: "seed", Messages: msgs}); err != nil {
+			return nil, fmt.Errorf("seed %s: %w", ns, err)
 		}
 	}
 	transport.CloseIdleConnections()
-	baseline, err := settle(ctx, client, base, cfg.Key, gc, nil, 0, 0)
+	baseline, err := settle(ctx, client, transport, gc, nil, 0, 0)
 	if err != nil {
 		return nil, fmt.Errorf("baseline: %w", err)
 	}
@@ -183,7 +181,7 @@ func Run(ctx context.Context, cfg Config, log io.Writer) (*Report, error) {
 				return
 			case <-tick.C:
 			}
-			if p, err := scrape(samplerCtx, client, base, cfg.Key); err == nil {
+			if p, err := scrape(samplerCtx, client); err == nil {
 				rep.Peak.Goroutines = max(rep.Peak.Goroutines, p.Goroutines)
 				rep.Peak.HeapInuse = max(rep.Peak.HeapInuse, p.HeapInuse)
 				rep.Peak.RSS = max(rep.Peak.RSS, p.RSS)
@@ -202,25 +200,32 @@ func Run(ctx context.Context, cfg Config, log io.Writer) (*Report, error) {
 			r := rand.New(rand.NewPCG(uint64(cfg.Seed), uint64(c+1)))
 			for n := 0; time.Now().Before(deadline) && ctx.Err() == nil; n++ {
 				ns := nss[r.IntN(len(nss))]
-				var op string
-				var body any
-				if r.Float64() < cfg.IngestShare {
-					op = "ingest"
-					msgs := []map[string]any{}
-					for j := range 1 + r.IntN(3) {
-						msgs = append(msgs, map[string]any{"id": fmt.Sprintf("c%d-%d-%d", c, n, j), "role": "user", "name": vocabulary[r.IntN(10)],
-							"content": sentence(r, 8+r.IntN(20)), "timestamp": time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC).Add(time.Duration(n) * time.Minute).Format(time.RFC3339)})
-					}
-					body = map[string]any{"namespace": ns, "thread_id": fmt.Sprintf("client-%d", c), "messages": msgs}
-				} else {
-					op = "search"
-					body = map[string]any{"namespace": ns, "query": sentence(r, 2+r.IntN(3)), "limit": 10}
-				}
-				t0 := time.Now()
 				// In-flight requests finish after the deadline: they are not
 				// cut, so a cut is never miscounted as an error.
-				st, err := post(context.WithoutCancel(ctx), map[string]string{"ingest": "/v1/memories", "search": "/v1/search"}[op], body)
-				results[c] = append(results[c], sample{op: op, status: st, latency: time.Since(t0), err: err != nil})
+				rctx := context.WithoutCancel(ctx)
+				var op string
+				var st int
+				var err error
+				t0 := time.Now()
+				if r.Float64() < cfg.IngestShare {
+					op = "ingest"
+					msgs := []wire.Message{}
+					for j := range 1 + r.IntN(3) {
+						msgs = append(msgs, wire.Message{ID: fmt.Sprintf("c%d-%d-%d", c, n, j), Role: "user", Name: vocabulary[r.IntN(10)],
+							Content: sentence(r, 8+r.IntN(20)), Timestamp: time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC).Add(time.Duration(n) * time.Minute).Format(time.RFC3339)})
+					}
+					t0 = time.Now()
+					var created bool
+					_, created, err = client.Ingest(rctx, wire.MemoriesRequest{Namespace: ns, ThreadID: fmt.Sprintf("client-%d", c), Messages: msgs})
+					st = answered(map[bool]int{true: http.StatusCreated, false: http.StatusOK}[created], err)
+				} else {
+					op = "search"
+					q := wire.SearchRequest{Namespace: ns, Query: sentence(r, 2+r.IntN(3)), Limit: 10}
+					t0 = time.Now()
+					_, err = client.Search(rctx, q)
+					st = answered(http.StatusOK, err)
+				}
+				results[c] = append(results[c], sample{op: op, status: st, latency: time.Since(t0), err: st == 0})
 			}
 		}()
 	}
@@ -232,18 +237,14 @@ func Run(ctx context.Context, cfg Config, log io.Writer) (*Report, error) {
 
 	// Clean up what the run wrote, then wait for the server to settle.
 	for _, ns := range nss {
-		req, err := http.NewRequestWithContext(ctx, http.MethodDelete, base+"/v1/namespaces/"+url.PathEscape(ns), nil)
-		if err != nil {
-			return nil, err
-		}
-		if st, err := do(client, req, cfg.Key); err != nil || st != http.StatusOK {
-			return nil, fmt.Errorf("purge %s: status %d, %v", ns, st, err)
+		if _, err := client.PurgeNamespace(ctx, kgmem.Namespace(ns)); err != nil {
+			return nil, fmt.Errorf("purge %s: %w", ns, err)
 		}
 		rep.Purged++
 	}
 	transport.CloseIdleConnections()
 	t0 := time.Now()
-	after, err := settle(ctx, client, base, cfg.Key, gc, &baseline, cfg.GoroutineSlack, cfg.HeapSlack, cfg.Settle)
+	after, err := settle(ctx, client, transport, gc, &baseline, cfg.GoroutineSlack, cfg.HeapSlack, cfg.Settle)
 	rep.After, rep.SettleTime = after, time.Since(t0).Round(time.Millisecond).String()
 	rep.Settled = err == nil
 	if err != nil && !errors.Is(err, errNotSettled) {
@@ -258,15 +259,15 @@ var errNotSettled = errors.New("the server did not return to its baseline")
 // settle polls the server's resources (forcing a collection first when
 // in-process) until they are within slack of want, or until the deadline;
 // with want nil it takes one reading.
-func settle(ctx context.Context, client *http.Client, base, key string, gc func(), want *Process, goroutineSlack int, heapSlack float64, within ...time.Duration) (Process, error) {
+func settle(ctx context.Context, client *kgclient.Client, transport *http.Transport, gc func(), want *Process, goroutineSlack int, heapSlack float64, within ...time.Duration) (Process, error) {
 	deadline := time.Now()
 	if len(within) > 0 {
 		deadline = deadline.Add(within[0])
 	}
 	for {
 		gc()
-		p, err := scrape(ctx, client, base, key)
-		client.CloseIdleConnections()
+		p, err := scrape(ctx, client)
+		transport.CloseIdleConnections()
 		if err != nil {
 			return p, err
 		}
@@ -284,18 +285,17 @@ func settle(ctx context.Context, client *http.Client, base, key string, gc func(
 	}
 }
 
-func do(client *http.Client, req *http.Request, key string) (int, error) {
-	req.Header.Set("Content-Type", "application/json")
-	if key != "" {
-		req.Header.Set("Authorization", "Bearer "+key)
+// answered is the status of a client call: ok when it succeeded, the
+// server's status when it answered outside 2xx, 0 for a transport failure.
+func answered(ok int, err error) int {
+	var e *kgclient.Error
+	switch {
+	case err == nil:
+		return ok
+	case errors.As(err, &e):
+		return e.Status
 	}
-	resp, err := client.Do(req)
-	if err != nil {
-		return 0, err
-	}
-	defer resp.Body.Close()
-	_, _ = io.Copy(io.Discard, resp.Body)
-	return resp.StatusCode, nil
+	return 0
 }
 
 func (rep *Report) summarise(results [][]sample, elapsed time.Duration) {

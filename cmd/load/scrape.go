@@ -1,9 +1,11 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"fmt"
-	"net/http"
+
+	kgclient "github.com/kgmem/kgmem/client"
 
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
@@ -16,25 +18,14 @@ type Process struct {
 	RSS        float64 `json:"rss_bytes"`
 }
 
-// scrape reads the Go and process collector gauges from url/metrics.
-func scrape(ctx context.Context, client *http.Client, url, key string) (Process, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url+"/metrics", nil)
+// scrape reads the Go and process collector gauges from the server's /metrics.
+func scrape(ctx context.Context, client *kgclient.Client) (Process, error) {
+	raw, err := client.Metrics(ctx)
 	if err != nil {
-		return Process{}, fmt.Errorf("metrics request: %w", err)
-	}
-	if key != "" {
-		req.Header.Set("Authorization", "Bearer "+key)
-	}
-	resp, err := client.Do(req)
-	if err != nil {
-		return Process{}, fmt.Errorf("read metrics: %w", err)
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return Process{}, fmt.Errorf("read metrics: status %d (the admin key is needed when keys are on)", resp.StatusCode)
+		return Process{}, fmt.Errorf("read metrics (the admin key is needed when keys are on): %w", err)
 	}
 	parser := expfmt.NewTextParser(model.UTF8Validation)
-	fams, err := parser.TextToMetricFamilies(resp.Body)
+	fams, err := parser.TextToMetricFamilies(bytes.NewReader(raw))
 	if err != nil {
 		return Process{}, fmt.Errorf("parse metrics: %w", err)
 	}

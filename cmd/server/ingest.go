@@ -106,11 +106,10 @@ func ingest(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	switch {
 	case f.dryRun:
 	case f.url != "":
-		hs, err := importer.NewHTTPSink(f.url, nil)
+		hs, err := importer.NewHTTPSink(f.url, f.apiKey)
 		if err != nil {
 			return fmt.Errorf("--url: %w", err)
 		}
-		hs.APIKey = f.apiKey
 		sink = hs
 	default:
 		b, err := openBackends(ctx, &cfg, log)
