@@ -17,8 +17,10 @@ import (
 	"github.com/kgmem/kgmem"
 	"github.com/kgmem/kgmem/api"
 	"github.com/kgmem/kgmem/auth"
+	"github.com/kgmem/kgmem/client"
 	"github.com/kgmem/kgmem/embed"
 	"github.com/kgmem/kgmem/jobs"
+	"github.com/kgmem/kgmem/mcpserver"
 	"github.com/kgmem/kgmem/memory"
 )
 
@@ -274,7 +276,17 @@ func errorsJoin(errs ...error) error {
 // nothing returned).
 func TestIsolation(t *testing.T) {
 	eachBackend(t, func(t *testing.T, b backend) {
-		s := newAuthServer(t, b, api.Options{}, nil)
+		// POST /mcp is on: its tools call this server back over HTTP with
+		// the caller's key, as `server serve` wires them in process.
+		var self string
+		tools, err := mcpserver.New(mcpserver.Options{Client: func(h http.Header) (*client.Client, error) {
+			return client.New(self, client.WithAPIKey(strings.TrimPrefix(h.Get("Authorization"), "Bearer ")), client.WithRetries(0, 0))
+		}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := newAuthServer(t, b, api.Options{MCP: mcpserver.Handler(tools)}, nil)
+		self = s.url
 		a := s.seed("tenant-a", "narwhal")
 		victim := s.seed("tenant-ab", "zebracorn")
 		keyA := s.key("tenant a", auth.Write, "tenant-a")
@@ -324,6 +336,40 @@ func TestIsolation(t *testing.T) {
 		}
 		// GET /v1/namespaces names no namespace: it lists only those the key covers.
 		direct["GET /v1/namespaces"] = nil
+		// POST /mcp answers 200 with a tool result: each tool naming the
+		// victim's namespace, or its ids in the key's own, is a tool error
+		// (the API's 403 or 404) that leaks nothing.
+		direct["POST /mcp"] = nil
+		victimRefs := []map[string]string{{"kind": "fact", "id": victim.facts[0]}, {"kind": "entity", "id": victim.entities[0]}}
+		for _, tc := range []struct {
+			tool string
+			args map[string]any
+			want string
+		}{
+			{"add_memory", map[string]any{"namespace": victim.ns, "text": "intruder"}, "403"},
+			{"search_memory", map[string]any{"namespace": victim.ns, "query": "zebracorn collection"}, "403"},
+			{"add_facts", map[string]any{"namespace": victim.ns, "facts": []map[string]any{{"subject": "Eve", "predicate": "owns", "object": "zebracorn collection"}}}, "403"},
+			{"get_entity", map[string]any{"namespace": victim.ns, "entity": "Caroline"}, "403"},
+			{"list_entities", map[string]any{"namespace": victim.ns}, "403"},
+			{"forget_fact", map[string]any{"namespace": victim.ns, "fact_id": victim.facts[0]}, "403"},
+			{"pin_memory", map[string]any{"namespace": victim.ns, "refs": victimRefs}, "403"},
+			{"unpin_memory", map[string]any{"namespace": victim.ns, "refs": victimRefs}, "403"},
+			{"confirm_memory", map[string]any{"namespace": victim.ns, "refs": victimRefs}, "403"},
+			{"forget_fact", map[string]any{"namespace": a.ns, "fact_id": victim.facts[0]}, "404"},
+			{"get_entity", map[string]any{"namespace": a.ns, "entity": victim.entities[0]}, "no entity"},
+			{"pin_memory", map[string]any{"namespace": a.ns, "refs": victimRefs}, "404"},
+		} {
+			isErr, text, raw := s.tool(keyA, tc.tool, tc.args)
+			if !isErr || !strings.Contains(text, tc.want) {
+				t.Errorf("POST /mcp %s %v with tenant-a's key: isError %v %q, want a tool error with %s", tc.tool, tc.args, isErr, text, tc.want)
+			}
+			if leaks := victim.leaks(raw, "/mcp", tc.args); len(leaks) > 0 {
+				t.Errorf("POST /mcp %s leaks %v", tc.tool, leaks)
+			}
+		}
+		if isErr, text, _ := s.tool(keyA, "search_memory", map[string]any{"namespace": a.ns, "query": "narwhal collection"}); isErr || !strings.Contains(text, "narwhal") {
+			t.Errorf("own search through /mcp: isError %v %q", isErr, text)
+		}
 		if st, _, raw := s.call(keyA, "GET", "/v1/namespaces", nil); st != http.StatusOK || bytes.Contains(raw, []byte(victim.ns)) || !bytes.Contains(raw, []byte(`"`+string(a.ns)+`"`)) {
 			t.Errorf("GET /v1/namespaces with tenant-a's key: %d %s; want tenant-a listed and tenant-ab not", st, raw)
 		}
@@ -397,4 +443,46 @@ func TestIsolation(t *testing.T) {
 			t.Fatal("snapshot does not hold the victim's data; the comparison is vacuous")
 		}
 	})
+}
+
+// tool calls an MCP tool through POST /mcp with key (one stateless JSON-RPC
+// request) and returns whether the result is a tool error, its text and the
+// raw answer.
+func (s *authServer) tool(key, name string, args map[string]any) (isError bool, text string, raw []byte) {
+	s.t.Helper()
+	body, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": map[string]any{"name": name, "arguments": args}})
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	req, err := http.NewRequest(http.MethodPost, s.url+"/mcp", bytes.NewReader(body))
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Authorization", "Bearer "+key)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	raw, err = io.ReadAll(resp.Body)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	var out struct {
+		Result struct {
+			IsError bool `json:"isError"`
+			Content []struct {
+				Text string `json:"text"`
+			} `json:"content"`
+		} `json:"result"`
+	}
+	if resp.StatusCode != http.StatusOK || json.Unmarshal(raw, &out) != nil {
+		s.t.Fatalf("POST /mcp %s: %d %s", name, resp.StatusCode, raw)
+	}
+	for _, c := range out.Result.Content {
+		text += c.Text
+	}
+	return out.Result.IsError, text, raw
 }
