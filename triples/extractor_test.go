@@ -172,10 +172,10 @@ func TestExtractorModeDowngrade(t *testing.T) {
 		t.Errorf("mode = %s, want text", x.Mode())
 	}
 	reqs := s.Requests()
-	if len(reqs) != 4 {
-		t.Fatalf("requests = %d, want 4 (schema, json_object, text, then text remembered)", len(reqs))
+	if len(reqs) != 5 {
+		t.Fatalf("requests = %d, want 5 (json_schema, json_object with the schema, json_object, text, then text remembered)", len(reqs))
 	}
-	if reqs[3].ResponseFormat != nil || !strings.Contains(reqs[3].Messages[0].Content, `"facts"`) {
+	if reqs[4].ResponseFormat != nil || !strings.Contains(reqs[4].Messages[0].Content, `"facts"`) {
 		t.Errorf("remembered text mode should send no response_format and embed the schema in the prompt")
 	}
 	// A fixed mode never downgrades.

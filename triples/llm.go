@@ -1,10 +1,13 @@
 package triples
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"log/slog"
 	"math"
 	"math/rand/v2"
 	"net/http"
@@ -12,6 +15,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/kgmem/kgmem"
 	openai "github.com/sashabaranov/go-openai"
@@ -20,13 +24,21 @@ import (
 // Mode selects how structured output is requested from the model.
 type Mode string
 
-// The output modes. ModeAuto starts with ModeJSONSchema and downgrades (and
-// remembers) when the endpoint answers 400 saying the feature is unsupported.
+// The output modes. ModeAuto starts with ModeJSONSchema and, when the
+// endpoint rejects a response_format (whatever its status and wording: 400,
+// 422, or a 500 carrying a validation message), steps down once per
+// rejection — json_schema, then json_object with the schema in
+// response_format.schema (llama-cpp-python turns it into a grammar), then
+// plain json_object, then text with the schema in the prompt — and
+// remembers the step for the endpoint. A rejection is never retried.
 const (
 	ModeAuto       Mode = "auto"
 	ModeJSONSchema Mode = "json_schema"
 	ModeJSONObject Mode = "json_object"
 	ModeText       Mode = "text"
+	// modeJSONObjectSchema is auto mode's step between json_schema and
+	// json_object: response_format {"type": "json_object", "schema": …}.
+	modeJSONObjectSchema Mode = "json_object+schema"
 )
 
 // Defaults of LLMConfig.
@@ -73,6 +85,8 @@ type LLMConfig struct {
 	MaxTokens int
 	// HTTPClient replaces the default HTTP client.
 	HTTPClient *http.Client
+	// Logger receives one line when auto mode steps down (nil: none).
+	Logger *slog.Logger
 }
 
 // ExtractorConfig configures NewExtractor; it is the same connection settings as LLMConfig.
@@ -202,6 +216,8 @@ func (c *llmClient) downgrade(from Mode) bool {
 	}
 	switch from {
 	case ModeJSONSchema:
+		c.mode = modeJSONObjectSchema
+	case modeJSONObjectSchema:
 		c.mode = ModeJSONObject
 	case ModeJSONObject:
 		c.mode = ModeText
@@ -269,19 +285,43 @@ func (c *llmClient) completeJSON(ctx context.Context, call jsonCall) (kgmem.LLMU
 			continue
 		}
 		if ce.downgrade && c.downgrade(mode) {
-			warnings = append(warnings, fmt.Sprintf("endpoint rejected %s output; falling back to %s", mode, c.currentMode()))
+			msg := fmt.Sprintf("endpoint rejected %s output (%s); using %s from now on", mode, oneLine(ce.err.Error()), c.currentMode())
+			warnings = append(warnings, msg)
+			if c.cfg.Logger != nil {
+				c.cfg.Logger.Warn("LLM structured output: "+msg, "base_url", c.cfg.BaseURL, "model", c.cfg.Model)
+			}
 			attempt-- // a mode downgrade is not a failed attempt.
 			continue
 		}
 		if !ce.retryable || attempt == c.cfg.MaxRetries {
 			break
 		}
-		warnings = append(warnings, fmt.Sprintf("attempt %d failed, retrying: %v", attempt+1, ce.err))
+		warnings = append(warnings, fmt.Sprintf("attempt %d failed, retrying: %s", attempt+1, oneLine(ce.err.Error())))
 		if err := sleep(ctx, c.backoff(attempt, ce.retryAfter)); err != nil {
 			return usage, warnings, fmt.Errorf("llm call: %w", err)
 		}
 	}
-	return usage, warnings, fmt.Errorf("llm call failed after retries: %w: %w", kgmem.ErrUnavailable, last)
+	return usage, warnings, fmt.Errorf("llm call failed: %w: %s", kgmem.ErrUnavailable, oneLine(last.Error()))
+}
+
+// maxReason bounds a reason quoted from an endpoint in a warning or error.
+const maxReason = 200
+
+// oneLine is a reason as one short line: an endpoint's answer may hold a
+// whole stack trace, which has no place in a warning.
+func oneLine(s string) string {
+	if i := strings.IndexAny(s, "\r\n"); i >= 0 {
+		s = s[:i]
+	}
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) > maxReason {
+		cut := maxReason
+		for cut > 0 && !utf8.RuneStart(s[cut]) {
+			cut--
+		}
+		s = s[:cut] + "…"
+	}
+	return s
 }
 
 func describeOutput(s string) string {
@@ -316,9 +356,18 @@ func (c *llmClient) attempt(ctx context.Context, call jsonCall, mode Mode) (stri
 			Type:       openai.ChatCompletionResponseFormatTypeJSONSchema,
 			JSONSchema: &openai.ChatCompletionResponseFormatJSONSchema{Name: call.schemaName, Schema: json.RawMessage(raw), Strict: true},
 		}
+	case modeJSONObjectSchema:
+		raw, err := json.Marshal(call.schema)
+		if err != nil {
+			return "", kgmem.LLMUsage{}, "", &callError{err: fmt.Errorf("encode schema: %w", err)}
+		}
+		req.ResponseFormat = &openai.ChatCompletionResponseFormat{Type: openai.ChatCompletionResponseFormatTypeJSONObject}
+		actx = context.WithValue(actx, formatSchemaKey{}, json.RawMessage(raw))
+		req.Messages[0].Content += "\n\nAnswer with one JSON object only."
 	case ModeJSONObject:
 		req.ResponseFormat = &openai.ChatCompletionResponseFormat{Type: openai.ChatCompletionResponseFormatTypeJSONObject}
-		req.Messages[0].Content += "\n\nAnswer with one JSON object only."
+		raw, _ := json.Marshal(call.schema) // a map of plain values always encodes.
+		req.Messages[0].Content += "\n\nAnswer with one JSON object only, matching this JSON schema:\n" + string(raw)
 	default:
 		raw, _ := json.Marshal(call.schema) // a map of plain values always encodes.
 		req.Messages[0].Content += "\n\nAnswer with one JSON object only, no prose, matching this JSON schema:\n" + string(raw)
@@ -374,12 +423,19 @@ func classify(parent context.Context, err error) classified {
 		status = reqErr.HTTPStatusCode
 	}
 	out := classified{callError: callError{err: err}, reachedServer: status != 0}
+	if status != 0 {
+		out.err = fmt.Errorf("endpoint answered %d: %s", status, oneLine(msg))
+	}
 	switch {
+	case status >= 400 && status != http.StatusTooManyRequests && status != http.StatusRequestTimeout && unsupportedFormat(msg, param):
+		// A deterministic rejection of the response_format, whatever the
+		// status (llama-cpp-python answers 500 with its validation error):
+		// step down, never retry.
+		out.downgrade = true
 	case status == http.StatusTooManyRequests || status == http.StatusRequestTimeout || status >= 500:
 		out.retryable = true
 	case status == http.StatusBadRequest || status == http.StatusUnprocessableEntity:
 		out.badTemperature = param == "temperature" || strings.Contains(strings.ToLower(msg), "temperature")
-		out.downgrade = !out.badTemperature && unsupportedFormat(msg, param)
 	case status != 0:
 		// 401, 403, 404…: configuration errors, retrying will not help.
 	case parent.Err() != nil:
@@ -398,9 +454,12 @@ func unsupportedFormat(msg, param string) bool {
 		return true
 	}
 	mentionsFormat := strings.Contains(m, "response_format") || strings.Contains(m, "json_schema") ||
-		strings.Contains(m, "structured output") || strings.Contains(m, "json mode") || strings.Contains(m, "json_object")
+		strings.Contains(m, "structured output") || strings.Contains(m, "json mode") || strings.Contains(m, "json_object") ||
+		strings.Contains(m, "grammar")
 	return mentionsFormat && (strings.Contains(m, "support") || strings.Contains(m, "unrecognized") ||
-		strings.Contains(m, "invalid") || strings.Contains(m, "not allowed") || strings.Contains(m, "unknown"))
+		strings.Contains(m, "invalid") || strings.Contains(m, "not allowed") || strings.Contains(m, "unknown") ||
+		strings.Contains(m, "should be") || strings.Contains(m, "must be") || strings.Contains(m, "expected") ||
+		strings.Contains(m, "not permitted") || strings.Contains(m, "literal_error") || strings.Contains(m, "unexpected"))
 }
 
 // backoff is the wait before retry number attempt+1: exponential with jitter
@@ -447,6 +506,11 @@ type retryHintKey struct{}
 type hintingDoer struct{ inner *http.Client }
 
 func (h hintingDoer) Do(r *http.Request) (*http.Response, error) {
+	if schema, ok := r.Context().Value(formatSchemaKey{}).(json.RawMessage); ok && r.Body != nil {
+		if err := addFormatSchema(r, schema); err != nil {
+			return nil, err
+		}
+	}
 	resp, err := h.inner.Do(r)
 	if err != nil || (resp.StatusCode != http.StatusTooManyRequests && resp.StatusCode < 500) {
 		return resp, err
@@ -501,4 +565,36 @@ func emptyJSON(raw string) bool {
 		}
 	}
 	return true
+}
+
+// formatSchemaKey carries the schema that modeJSONObjectSchema puts in
+// response_format.schema, a field go-openai's request type does not have.
+type formatSchemaKey struct{}
+
+// addFormatSchema sets response_format.schema in r's JSON body.
+func addFormatSchema(r *http.Request, schema json.RawMessage) error {
+	raw, err := io.ReadAll(r.Body)
+	if err != nil {
+		return fmt.Errorf("read request body: %w", err)
+	}
+	_ = r.Body.Close()
+	var body map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &body); err != nil {
+		return fmt.Errorf("request body: %w", err)
+	}
+	var format map[string]json.RawMessage
+	if err := json.Unmarshal(body["response_format"], &format); err != nil {
+		return fmt.Errorf("request response_format: %w", err)
+	}
+	format["schema"] = schema
+	if body["response_format"], err = json.Marshal(format); err != nil {
+		return err
+	}
+	if raw, err = json.Marshal(body); err != nil {
+		return err
+	}
+	r.Body = io.NopCloser(bytes.NewReader(raw))
+	r.ContentLength = int64(len(raw))
+	r.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(raw)), nil }
+	return nil
 }

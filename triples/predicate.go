@@ -115,6 +115,13 @@ var defaultNormalizer = NewPredicateNormalizer(nil)
 // MaxPredicateLen bytes, is an error wrapping kgmem.ErrInvalid.
 func NormalizePredicate(p string) (string, error) { return defaultNormalizer.Normalize(p) }
 
+// CanonicalPredicate is NormalizePredicate that also reports whether p is a
+// passive spelling ("is managed by"), whose subject and object swap in the
+// canonical triple.
+func CanonicalPredicate(p string) (canon string, swap bool, err error) {
+	return defaultNormalizer.normalize(p)
+}
+
 // Normalize returns the canonical form of p; see NormalizePredicate.
 func (n *PredicateNormalizer) Normalize(p string) (string, error) {
 	canon, _, err := n.normalize(p)

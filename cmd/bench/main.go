@@ -60,7 +60,7 @@ func main() {
 	}
 }
 
-const usage = `usage: bench locomo|locomo-cv|synth [flags]   (bench locomo -h, bench synth -h list the flags)`
+const usage = `usage: bench locomo|locomo-cv|synth|extract [flags]   (bench locomo -h, bench synth -h, bench extract -h list the flags)`
 
 // run dispatches the subcommand.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -76,6 +76,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return runGenChatlog(ctx, args[1:], stdout, stderr)
 	case "synth":
 		return runSynth(ctx, args[1:], stdout, stderr)
+	case "extract":
+		return runExtract(ctx, args[1:], stdout, stderr)
 	case "-h", "--help", "help":
 		fmt.Fprintln(stdout, usage)
 		return nil

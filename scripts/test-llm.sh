@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Extraction against real local LLMs (internal/locallm, go test -tags llm):
+# llama-cpp-python's server and llama.cpp's llama-server serving
+# SmolLM2-135M (the structured-output dialects, failures), and
+# llama-cpp-python serving Qwen2.5-Coder-1.5B (facts). scripts/llm.sh builds
+# and caches both servers and the models under ~/.cache/kgmem/llm (minutes
+# the first time), starts them on loopback and this script stops them on
+# exit. Under CI a missing toolchain fails the run.
+#
+#   scripts/test-llm.sh [go test args]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source scripts/lib/kgmem-server.sh
+kgmem_require_python test-llm
+for tool in cmake c++ unzip curl; do
+  if ! command -v "$tool" >/dev/null; then
+    if [[ -n "${CI:-}" ]]; then echo "test-llm: $tool is required (CI)" >&2; exit 1; fi
+    echo "test-llm: $tool not installed; skipping" >&2
+    exit 0
+  fi
+done
+
+started=()
+stop_all() {
+  local s
+  for s in "${started[@]}"; do
+    # shellcheck disable=SC2086
+    KGMEM_LLM_PORT="${s##*:}" scripts/llm.sh stop --server "${s%%:*}" || true
+  done
+}
+trap stop_all EXIT
+trap 'exit 130' INT TERM
+
+start() { # start SERVER MODEL PORT: prints the base URL
+  started+=("$1:$3")
+  KGMEM_LLM_PORT="$3" scripts/llm.sh start --server "$1" --model "$2"
+}
+
+cpp_url="$(start llama-cpp-python smollm2 18180)"
+server_url="$(start llama-server smollm2 18181)"
+qwen_url="$(start llama-cpp-python qwen1.5b 18182)"
+
+KGMEM_TEST_LLAMA_CPP_PYTHON_URL="$cpp_url" KGMEM_TEST_LLAMA_SERVER_URL="$server_url" KGMEM_TEST_LLM_MODEL=smollm2 \
+  KGMEM_TEST_QWEN_URL="$qwen_url" go test -tags llm -count=1 -timeout 20m "$@" ./internal/locallm
