@@ -82,7 +82,7 @@ func openBackendsWith(ctx context.Context, cfg *config, log *slog.Logger, withOu
 	if cfg.LLMBaseURL != "" {
 		llm := triples.LLMConfig{
 			BaseURL: cfg.LLMBaseURL, APIKey: cfg.LLMAPIKey, Model: cfg.LLMModel, Azure: cfg.LLMAzure,
-			Timeout: cfg.LLMTimeout, Mode: triples.Mode(cfg.LLMMode),
+			Timeout: cfg.LLMTimeout, Mode: triples.Mode(cfg.LLMMode), Logger: log,
 		}
 		if extractor, err = triples.NewExtractor(llm); err != nil {
 			return nil, fmt.Errorf("configure extraction LLM: %w", err)
