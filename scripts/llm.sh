@@ -23,6 +23,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 LLAMA_CPP_PYTHON_VERSION=0.3.36
+# Portable x86-64 code (AVX2, FMA, F16C): a native build picks AMX and
+# AVX-512 paths that fault (general protection) on virtual machines that
+# advertise the instructions without enabling them, such as this one.
+GGML_FLAGS="-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_AVX512=OFF -DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF -DGGML_AMX_BF16=OFF"
 root="${HOME}/.cache/kgmem/llm"
 server=llama-cpp-python
 model=smollm2
@@ -85,7 +89,9 @@ install_server() {
       if [[ -x "$root/venv-server/bin/python" ]] && "$root/venv-server/bin/python" -c 'import llama_cpp.server' 2>/dev/null; then return; fi
       echo "llm.sh: building llama-cpp-python $LLAMA_CPP_PYTHON_VERSION (about 4 minutes on two cores)" >&2
       python3 -m venv "$root/venv-server"
-      CMAKE_BUILD_PARALLEL_LEVEL=2 "$root/venv-server/bin/pip" install --quiet --no-cache-dir "llama-cpp-python[server]==$LLAMA_CPP_PYTHON_VERSION" >&2 ;;
+      CMAKE_ARGS="$GGML_FLAGS" CMAKE_BUILD_PARALLEL_LEVEL=2 "$root/venv-server/bin/pip" install --quiet --no-cache-dir \
+        "llama-cpp-python[server]==$LLAMA_CPP_PYTHON_VERSION" >&2
+      "$root/venv-server/bin/python" -c 'import llama_cpp.server' ;;
     llama-server)
       if [[ -x "$root/llama-server/bin/llama-server" ]]; then return; fi
       echo "llm.sh: building llama-server from llama-cpp-python $LLAMA_CPP_PYTHON_VERSION's llama.cpp (about 4 minutes on two cores)" >&2
@@ -95,7 +101,8 @@ install_server() {
       tar -xzf "$src"/llama_cpp_python-*.tar.gz -C "$src"
       local llama
       llama="$(ls -d "$src"/llama_cpp_python-*/vendor/llama.cpp)"
-      cmake -S "$llama" -B "$src/build" -DCMAKE_BUILD_TYPE=Release -DLLAMA_BUILD_SERVER=ON -DLLAMA_USE_PREBUILT_UI=OFF \
+      # shellcheck disable=SC2086
+      cmake -S "$llama" -B "$src/build" -DCMAKE_BUILD_TYPE=Release -DLLAMA_BUILD_SERVER=ON -DLLAMA_USE_PREBUILT_UI=OFF $GGML_FLAGS \
         -DLLAMA_OPENSSL=OFF -DLLAMA_CURL=OFF -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF -DBUILD_SHARED_LIBS=OFF >&2
       cmake --build "$src/build" --target llama-server -j 2 >&2
       mkdir -p "$root/llama-server/bin"
