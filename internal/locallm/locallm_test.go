@@ -74,13 +74,19 @@ func TestStructuredOutputDialects(t *testing.T) {
 		{"llama-server", env(t, "KGMEM_TEST_LLAMA_SERVER_URL"), triples.ModeJSONSchema, false},
 	} {
 		t.Run(tc.server, func(t *testing.T) {
-			x := extractor(t, tc.url, model)
+			// A 135M model may well write JSON that does not parse: the
+			// negotiation is what is tested, so no retry and a bounded answer.
+			x := extractor(t, tc.url, model, func(c *triples.LLMConfig) { c.MaxRetries = -1; c.MaxTokens = 256 })
 			ex, err := x.Extract(t.Context(), request("Bob leads the ML team."))
-			if err != nil {
-				t.Fatalf("extract: %v", err)
-			}
 			if x.Mode() != tc.mode {
 				t.Errorf("mode %s, want %s", x.Mode(), tc.mode)
+			}
+			if err != nil {
+				if strings.ContainsAny(err.Error(), "\r\n") {
+					t.Errorf("error is not one line: %q", err)
+				}
+				t.Logf("the model's answer did not parse (%v); the mode was negotiated", err)
+				return
 			}
 			stepped := false
 			for _, w := range ex.Warnings {
@@ -99,9 +105,9 @@ func TestStructuredOutputDialects(t *testing.T) {
 			if ex.Usage.Calls != wantCalls || ex.Usage.PromptTokens == 0 {
 				t.Errorf("usage %+v: want %d calls, prompt tokens counted", ex.Usage, wantCalls)
 			}
-			again, err := x.Extract(t.Context(), request("Carol works at Initech."))
-			if err != nil || again.Usage.Calls != 1 {
-				t.Errorf("second call: %d calls, %v; want 1 (the mode is remembered)", again.Usage.Calls, err)
+			// The mode is remembered: one request, whatever the model writes.
+			if again, err := x.Extract(t.Context(), request("Carol works at Initech.")); again.Usage.Calls != 1 {
+				t.Errorf("second call: %d calls (%v); want 1", again.Usage.Calls, err)
 			}
 		})
 	}
