@@ -57,6 +57,7 @@ if [[ $# -eq 0 ]]; then
     scripts/test-ui.sh
     scripts/test-mcp.sh
     scripts/test-contract.sh
+    scripts/test-llm.sh
   )
 fi
 side_logs="$(mktemp -d)"
