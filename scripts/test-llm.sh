@@ -31,11 +31,11 @@ stop_all() {
 trap stop_all EXIT
 trap 'exit 130' INT TERM
 
-start() { # start SERVER MODEL PORT: prints the base URL
-  started+=("$1:$3")
+start() { # start SERVER MODEL PORT: prints the base URL (run it in $(…); register first)
   KGMEM_LLM_PORT="$3" scripts/llm.sh start --server "$1" --model "$2"
 }
 
+started+=(llama-cpp-python:18180 llama-server:18181)
 cpp_url="$(start llama-cpp-python smollm2 18180)"
 server_url="$(start llama-server smollm2 18181)"
 # The facts test (Qwen2.5-Coder-1.5B) runs with KGMEM_TEST_LLM_FACTS=1: it
@@ -43,6 +43,7 @@ server_url="$(start llama-server smollm2 18181)"
 run=(-run 'TestStructuredOutputDialects|TestFailuresKeepTheMessages')
 qwen_url=""
 if [[ -n "${KGMEM_TEST_LLM_FACTS:-}" ]]; then
+  started+=(llama-server:18182)
   qwen_url="$(start llama-server qwen1.5b 18182)"
   run=()
 fi
