@@ -12,9 +12,11 @@ package wire
 
 import (
 	"encoding/json"
+	"time"
 
 	"github.com/kgmem/kgmem"
 	"github.com/kgmem/kgmem/decay"
+	"github.com/kgmem/kgmem/episodes"
 	"github.com/kgmem/kgmem/jobs"
 	"github.com/kgmem/kgmem/memory"
 )
@@ -184,4 +186,18 @@ type PinResult struct {
 // RestoreResult is the body of POST /v1/restore.
 type RestoreResult struct {
 	Restored int `json:"restored"`
+}
+
+// MessagesOf turns engine messages into the request's (times as RFC 3339;
+// a zero time left out, so the server stamps it).
+func MessagesOf(msgs []episodes.Message) []Message {
+	out := make([]Message, 0, len(msgs))
+	for _, m := range msgs {
+		w := Message{ID: m.ID, Role: m.Role, Name: m.Name, Content: m.Content, Metadata: m.Metadata}
+		if !m.Timestamp.IsZero() {
+			w.Timestamp = m.Timestamp.UTC().Format(time.RFC3339Nano)
+		}
+		out = append(out, w)
+	}
+	return out
 }

@@ -254,7 +254,7 @@ func ingest(ctx context.Context, client *kgclient.Client, threads []Thread, cfg 
 	for _, th := range threads {
 		g.Go(func() error {
 			for _, batch := range Batches(th.Messages, cfg.Batch) {
-				out, _, err := client.Ingest(gctx, wire.MemoriesRequest{Namespace: string(th.Namespace), ThreadID: th.ID, Messages: wireMessages(batch), Extract: cfg.Extract})
+				out, _, err := client.Ingest(gctx, wire.MemoriesRequest{Namespace: string(th.Namespace), ThreadID: th.ID, Messages: wire.MessagesOf(batch), Extract: cfg.Extract})
 				if err != nil {
 					return fmt.Errorf("ingest %s %s (%s…): %w", th.Namespace, th.ID, batch[0].ID, err)
 				}
@@ -345,17 +345,4 @@ func Percentile(ds []time.Duration, p float64) time.Duration {
 	rank := int(math.Ceil(p / 100 * float64(len(s))))
 	rank = min(max(rank, 1), len(s))
 	return s[rank-1]
-}
-
-// wireMessages turns benchmark messages into the API's.
-func wireMessages(msgs []Message) []wire.Message {
-	out := make([]wire.Message, 0, len(msgs))
-	for _, m := range msgs {
-		w := wire.Message{ID: m.ID, Role: m.Role, Name: m.Name, Content: m.Content, Metadata: m.Metadata}
-		if !m.Timestamp.IsZero() {
-			w.Timestamp = m.Timestamp.UTC().Format(time.RFC3339Nano)
-		}
-		out = append(out, w)
-	}
-	return out
 }

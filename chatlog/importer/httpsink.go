@@ -47,14 +47,8 @@ func (s *HTTPSink) Retries() int64 { return s.retries.Load() }
 
 // Ingest implements Sink.
 func (s *HTTPSink) Ingest(ctx context.Context, req memory.IngestRequest) (memory.IngestResult, error) {
-	body := wire.MemoriesRequest{Namespace: string(req.Namespace), ThreadID: req.ThreadID, Extract: req.Extract, Schema: req.Schema}
-	for _, m := range req.Messages {
-		w := wire.Message{ID: m.ID, Role: m.Role, Name: m.Name, Content: m.Content, Metadata: m.Metadata}
-		if !m.Timestamp.IsZero() {
-			w.Timestamp = m.Timestamp.UTC().Format(time.RFC3339Nano)
-		}
-		body.Messages = append(body.Messages, w)
-	}
+	body := wire.MemoriesRequest{Namespace: string(req.Namespace), ThreadID: req.ThreadID, Extract: req.Extract, Schema: req.Schema,
+		Messages: wire.MessagesOf(req.Messages)}
 	res, _, err := s.client.Ingest(ctx, body)
 	return res, err
 }
