@@ -7,8 +7,8 @@
 package extract
 
 import (
-	_ "embed"
 	"context"
+	_ "embed"
 	"encoding/json"
 	"fmt"
 	"strings"
