@@ -172,7 +172,10 @@ type scenarioBackend struct {
 func scenarioBackends(t *testing.T) []scenarioBackend {
 	emb := embed.NewHashing(256)
 	serve := func(t *testing.T, g kgmem.GraphStore, v kgmem.VectorIndex) *scenarioServer {
-		eng, err := memory.New(memory.Config{Graph: g, Vectors: v, Embedder: emb, Logger: slog.New(slog.DiscardHandler)})
+		eng, err := memory.New(memory.Config{Graph: g, Vectors: v, Embedder: emb, Logger: slog.New(slog.DiscardHandler),
+			// Scenarios assert ranking, not latency: a loaded CI machine must
+			// not drop a retriever at the default two-second deadline.
+			Search: memory.SearchOptions{Timeout: time.Minute, RetrieverTimeout: time.Minute}})
 		if err != nil {
 			t.Fatal(err)
 		}
