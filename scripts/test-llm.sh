@@ -2,7 +2,7 @@
 # Extraction against real local LLMs (internal/locallm, go test -tags llm):
 # llama-cpp-python's server and llama.cpp's llama-server serving
 # SmolLM2-135M (the structured-output dialects, failures), and
-# llama-cpp-python serving Qwen2.5-Coder-1.5B (facts). scripts/llm.sh builds
+# both serving Qwen2.5-Coder-1.5B (facts, through the whole ingest). scripts/llm.sh builds
 # and caches both servers and the models under ~/.cache/kgmem/llm (minutes
 # the first time), starts them on loopback and this script stops them on
 # exit. Under CI a missing toolchain fails the run.
@@ -35,18 +35,11 @@ start() { # start SERVER MODEL PORT: prints the base URL (run it in $(…); regi
   KGMEM_LLM_PORT="$3" scripts/llm.sh start --server "$1" --model "$2"
 }
 
-started+=(llama-cpp-python:18180 llama-server:18181)
+started+=(llama-cpp-python:18180 llama-server:18181 llama-server:18182 llama-cpp-python:18183)
 cpp_url="$(start llama-cpp-python smollm2 18180)"
 server_url="$(start llama-server smollm2 18181)"
-# The facts test (Qwen2.5-Coder-1.5B) runs with KGMEM_TEST_LLM_FACTS=1: it
-# takes about 35 s per message here and does not pass yet (README, Local models).
-run=(-run 'TestStructuredOutputDialects|TestFailuresKeepTheMessages')
-qwen_url=""
-if [[ -n "${KGMEM_TEST_LLM_FACTS:-}" ]]; then
-  started+=(llama-server:18182)
-  qwen_url="$(start llama-server qwen1.5b 18182)"
-  run=()
-fi
+qwen_url="$(start llama-server qwen1.5b 18182)"
+qwen_cpp_url="$(start llama-cpp-python qwen1.5b 18183)"
 
 KGMEM_TEST_LLAMA_CPP_PYTHON_URL="$cpp_url" KGMEM_TEST_LLAMA_SERVER_URL="$server_url" KGMEM_TEST_LLM_MODEL=smollm2 \
-  KGMEM_TEST_QWEN_URL="$qwen_url" go test -tags llm -count=1 -timeout 30m "${run[@]}" "$@" ./internal/locallm
+  KGMEM_TEST_QWEN_URL="$qwen_url" KGMEM_TEST_QWEN_CPP_PYTHON_URL="$qwen_cpp_url" go test -tags llm -count=1 -timeout 30m "$@" ./internal/locallm

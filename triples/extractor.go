@@ -58,10 +58,19 @@ func (x *Extractor) Extract(ctx context.Context, req kgmem.ExtractRequest) (kgme
 	if len(req.Messages) == 0 {
 		return out, nil
 	}
+	req, trimmed := x.fitContext(req)
+	if trimmed > 0 {
+		out.Warnings = append(out.Warnings, fmt.Sprintf("left out the %d oldest context message(s) to fit the model's context of %d tokens", trimmed, x.llm.cfg.ContextSize))
+	}
+	chunks, tooLong := x.split(req)
+	for _, ep := range tooLong {
+		out.Warnings = append(out.Warnings, fmt.Sprintf("message %s: too long for the model's context of %d tokens; no facts extracted from it (the episode is kept)", ep.ID, x.llm.cfg.ContextSize))
+	}
+	if len(chunks) == 0 {
+		return out, nil // the warnings say why; the episodes stand.
+	}
 	var failures []error
-	parts := 0
-	for chunk := range slices.Chunk(req.Messages, MaxMessagesPerCall) {
-		parts++
+	for _, chunk := range chunks {
 		sub := req
 		sub.Messages = chunk
 		part, err := x.extractOnce(ctx, sub)
@@ -78,27 +87,121 @@ func (x *Extractor) Extract(ctx context.Context, req kgmem.ExtractRequest) (kgme
 		out.Entities = append(out.Entities, part.Entities...)
 		out.Triples = append(out.Triples, part.Triples...)
 	}
-	if len(failures) == parts {
+	if len(failures) == len(chunks) {
 		return out, fmt.Errorf("extract: %w", errors.Join(failures...))
 	}
 	return out, nil
 }
 
-// extractOnce makes one structured call for at most MaxMessagesPerCall messages.
+// answerTokensPerMessage is the room left for the answer per message of a
+// call when the context size is known: a few facts at about 30 tokens
+// each in the compact style, about 100 in the full one.
+func answerTokensPerMessage(style PromptStyle) int {
+	if style == PromptCompact {
+		return 128
+	}
+	return 384
+}
+
+// answerCapPerMessage is how many times its answer room a call's
+// completion may take when the context size is known.
+const answerCapPerMessage = 4
+
+// call renders the structured call for one batch and estimates its prompt tokens.
+func (x *Extractor) call(req kgmem.ExtractRequest) (jsonCall, int, error) {
+	style := x.llm.cfg.PromptStyle
+	system, user, err := renderExtraction(req, style)
+	if err != nil {
+		return jsonCall{}, 0, err
+	}
+	call := jsonCall{system: system, user: user, schemaName: "knowledge_graph", schema: extractionSchema(req.Schema, style), shapeShown: style == PromptCompact}
+	raw, err := json.Marshal(call.schema)
+	if err != nil {
+		return jsonCall{}, 0, fmt.Errorf("encode schema: %w", err)
+	}
+	// The schema is counted whatever the mode: json_object and text modes
+	// put it in the prompt, and servers turn json_schema into a grammar.
+	prompt := estimateTokens(system) + estimateTokens(user) + estimateTokens(string(raw)) + promptOverheadTokens
+	if window := x.llm.cfg.ContextSize; window > 0 {
+		// What the window leaves, and no more than a generous answer: a
+		// small model that loops fills the whole window otherwise (minutes
+		// on a CPU).
+		answer := answerCapPerMessage * answerTokensPerMessage(style) * max(len(req.Messages), 1)
+		call.maxTokens = max(min(window-prompt, answer), 1)
+	}
+	return call, prompt, nil
+}
+
+// fits reports whether a call over msgs leaves room for its answer.
+func (x *Extractor) fits(req kgmem.ExtractRequest, msgs []kgmem.Episode) bool {
+	req.Messages = msgs
+	_, prompt, err := x.call(req)
+	return err == nil && prompt+len(msgs)*answerTokensPerMessage(x.llm.cfg.PromptStyle) <= x.llm.cfg.ContextSize
+}
+
+// fitContext drops the oldest context messages until the prompt without
+// new messages takes at most half the context window; it returns how many
+// it dropped.
+func (x *Extractor) fitContext(req kgmem.ExtractRequest) (kgmem.ExtractRequest, int) {
+	window := x.llm.cfg.ContextSize
+	if window == 0 || len(req.Context) == 0 {
+		return req, 0
+	}
+	dropped := 0
+	for len(req.Context) > 0 {
+		bare := req
+		bare.Messages = nil
+		if _, prompt, err := x.call(bare); err == nil && prompt <= window/2 {
+			break
+		}
+		req.Context = req.Context[1:]
+		dropped++
+	}
+	return req, dropped
+}
+
+// split groups the messages into calls of at most MaxMessagesPerCall and,
+// when the context size is known, of a prompt that leaves room for the
+// answer; a message that fits in no call is returned in tooLong.
+func (x *Extractor) split(req kgmem.ExtractRequest) (chunks [][]kgmem.Episode, tooLong []kgmem.Episode) {
+	if x.llm.cfg.ContextSize == 0 {
+		return slices.Collect(slices.Chunk(req.Messages, MaxMessagesPerCall)), nil
+	}
+	var cur []kgmem.Episode
+	for _, m := range req.Messages {
+		if next := append(slices.Clip(cur), m); len(next) <= MaxMessagesPerCall && x.fits(req, next) {
+			cur = next
+			continue
+		}
+		if len(cur) > 0 {
+			chunks = append(chunks, cur)
+			cur = nil
+		}
+		if x.fits(req, []kgmem.Episode{m}) {
+			cur = []kgmem.Episode{m}
+		} else {
+			tooLong = append(tooLong, m)
+		}
+	}
+	if len(cur) > 0 {
+		chunks = append(chunks, cur)
+	}
+	return chunks, tooLong
+}
+
+// extractOnce makes one structured call for one planned batch.
 func (x *Extractor) extractOnce(ctx context.Context, req kgmem.ExtractRequest) (kgmem.Extraction, error) {
 	var out kgmem.Extraction
-	system, user, err := renderExtraction(req)
+	call, _, err := x.call(req)
 	if err != nil {
 		return out, err
 	}
 	var parsed rawExtraction
-	usage, warnings, err := x.llm.completeJSON(ctx, jsonCall{
-		system: system, user: user, schemaName: "knowledge_graph", schema: extractionSchema(req.Schema),
-		parse: func(raw string) error {
-			parsed = rawExtraction{}
-			return json.Unmarshal([]byte(raw), &parsed)
-		},
-	})
+	call.parse = func(raw string) error {
+		parsed = rawExtraction{}
+		return json.Unmarshal([]byte(raw), &parsed)
+	}
+	usage, warnings, err := x.llm.completeJSON(ctx, call)
 	out.Usage, out.Warnings = usage, warnings
 	if err != nil {
 		return out, err
@@ -315,6 +418,9 @@ func (v *validator) fact(f rawFact) (kgmem.Triple, error) {
 	if err != nil {
 		return t, err
 	}
+	if speechActs[strings.TrimPrefix(p, "is_")] {
+		return t, fmt.Errorf("%q reports what was said, which the message itself keeps; not a fact", p)
+	}
 	if len(v.rels) > 0 && !slices.Contains(v.rels, p) {
 		return t, fmt.Errorf("predicate %q is not a declared relation type", p)
 	}
@@ -360,6 +466,15 @@ func (v *validator) fact(f rawFact) (kgmem.Triple, error) {
 		t.InvalidAt = time.Time{}
 	}
 	return t, nil
+}
+
+// speechActs are predicates that restate a message ("Ana says hi, how are
+// you"): the episode already holds the words, and as a fact they would only
+// crowd search. Small models emit them for greetings.
+var speechActs = map[string]bool{
+	"says": true, "said": true, "asks": true, "asked": true, "tells": true, "told": true,
+	"greets": true, "greeted": true, "replies": true, "replied": true, "writes": true, "wrote": true,
+	"saying": true, "asking": true, "telling": true, "greeting": true,
 }
 
 // message returns the episode a fact cites by number, nil when out of range.

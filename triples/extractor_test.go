@@ -197,7 +197,8 @@ func TestExtractorValidation(t *testing.T) {
  {"subject":"Dana","predicate":"???","object":"x","fact":"","valid_at":null,"invalid_at":null,"confidence":0.5,"importance":3,"message":1},
  {"subject":"I","predicate":"Lives In","object":"Quantico","fact":"Fox lives in Quantico.","valid_at":"last week","invalid_at":null,"confidence":"85","importance":42,"message":2},
  {"subject":"Dana","predicate":"works at","object":"FBI","fact":"Dana works at the FBI.","valid_at":"2025-03-03","invalid_at":"2025-01-01T00:00:00Z","confidence":0.9,"importance":7,"message":99},
- {"subject":"Fox","predicate":"has_age","object":41,"fact":"Fox is 41.","valid_at":null,"invalid_at":null,"confidence":1,"importance":4,"message":2}
+ {"subject":"Fox","predicate":"has_age","object":41,"fact":"Fox is 41.","valid_at":null,"invalid_at":null,"confidence":1,"importance":4,"message":2},
+ {"subject":"Dana","predicate":"says","object":"hello","fact":"","valid_at":null,"invalid_at":null,"confidence":1,"importance":1,"message":1}
 ]}`
 	s := llmtest.New(t, llmtest.WithResponder(llmtest.Sequence(llmtest.Text(answer))))
 	x := newTestExtractor(t, s)
@@ -226,7 +227,7 @@ func TestExtractorValidation(t *testing.T) {
 		t.Errorf("literal object = %q, want 41", age.Object)
 	}
 	warn := strings.Join(ex.Warnings, "\n")
-	for _, want := range []string{"entity 1", "entity 2", "fact 1", "fact 2", "fact 3", "last week", "resolved to the speaker", "invalid_at before valid_at"} {
+	for _, want := range []string{"entity 1", "entity 2", "fact 1", "fact 2", "fact 3", "fact 7: \"says\" reports what was said", "last week", "resolved to the speaker", "invalid_at before valid_at"} {
 		if !strings.Contains(warn, want) {
 			t.Errorf("warnings lack %q:\n%s", want, warn)
 		}

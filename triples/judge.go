@@ -90,7 +90,7 @@ func (w *work) judge(ctx context.Context) *decisions {
 		Entities []entityQuestion `json:"entities"`
 		Facts    []factQuestion   `json:"facts"`
 	}{Entities: entityQs, Facts: factQs}
-	raw, err := marshalPlain(payload)
+	raw, err := marshalPlain(payload, "  ")
 	if err != nil {
 		d.err = fmt.Errorf("render questions: %w", err)
 		return d

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"math"
 	"math/rand/v2"
 	"net/http"
 	"strconv"
@@ -52,6 +51,10 @@ const (
 	DefaultAzureAPIVersion = "2024-08-01-preview"
 )
 
+// MinContextSize is the smallest ContextSize accepted: less cannot hold
+// the extraction instructions and an answer.
+const MinContextSize = 1024
+
 // LLMConfig reaches an OpenAI-compatible chat completions endpoint (OpenAI,
 // Azure OpenAI, vLLM, Ollama, LM Studio, llama.cpp server…).
 type LLMConfig struct {
@@ -81,8 +84,19 @@ type LLMConfig struct {
 	// leaves the server's default. When the endpoint rejects the temperature
 	// (reasoning models accept only their default) it is dropped and remembered.
 	Temperature float32
-	// MaxTokens caps the completion length (0: the server's default).
+	// MaxTokens caps the completion length (0: the server's default, or
+	// what ContextSize leaves after the prompt).
 	MaxTokens int
+	// ContextSize is the model's context window in tokens (0: unknown, no
+	// limit applied). With it, extraction splits a batch so that each
+	// call's prompt leaves room for an answer, skips a message that cannot
+	// fit on its own (with a warning; its episode is kept), and caps each
+	// completion at what the window leaves and at four times the room an
+	// answer usually needs, so a model that loops stops.
+	ContextSize int
+	// PromptStyle is the extraction prompt and answer schema (default
+	// PromptFull; PromptCompact for small local models).
+	PromptStyle PromptStyle
 	// HTTPClient replaces the default HTTP client.
 	HTTPClient *http.Client
 	// Logger receives one line when auto mode steps down (nil: none).
@@ -125,6 +139,22 @@ func (cfg LLMConfig) withDefaults() (LLMConfig, error) {
 	default:
 		return cfg, kgmem.Invalidf("mode", "%q is not one of auto, json_schema, json_object, text", cfg.Mode)
 	}
+	switch cfg.PromptStyle {
+	case "":
+		cfg.PromptStyle = PromptFull
+	case PromptFull, PromptCompact:
+	default:
+		return cfg, kgmem.Invalidf("prompt_style", "%q is not one of full, compact", cfg.PromptStyle)
+	}
+	if cfg.MaxTokens < 0 {
+		return cfg, kgmem.Invalidf("max_tokens", "must not be negative")
+	}
+	if cfg.ContextSize < 0 || (cfg.ContextSize > 0 && cfg.ContextSize < MinContextSize) {
+		return cfg, kgmem.Invalidf("context_size", "%d is too small: 0 (unknown) or at least %d tokens", cfg.ContextSize, MinContextSize)
+	}
+	if cfg.ContextSize > 0 && cfg.MaxTokens >= cfg.ContextSize {
+		return cfg, kgmem.Invalidf("max_tokens", "%d leaves no room for a prompt in a context of %d tokens", cfg.MaxTokens, cfg.ContextSize)
+	}
 	if cfg.Azure && cfg.BaseURL == "" {
 		return cfg, kgmem.Invalidf("base_url", "is required for Azure OpenAI")
 	}
@@ -146,6 +176,14 @@ type llmClient struct {
 }
 
 // temperature is the value to send (0: omit the field).
+// greedyTemperature is sent for Temperature 0, which the client library
+// omits as unset. It must be small yet safe to divide by: llama.cpp divides
+// the logits by the temperature, and the smallest float32 (1e-45) made
+// them infinite, so Qwen2.5-1.5B answered with the JSON schema itself
+// instead of facts (bench extract, F1 0.04); at 1e-6 the same server gives
+// the greedy answer.
+const greedyTemperature = 1e-6
+
 func (c *llmClient) temperature() float32 {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -153,7 +191,7 @@ func (c *llmClient) temperature() float32 {
 	case c.noTemperature || c.cfg.Temperature < 0:
 		return 0
 	case c.cfg.Temperature == 0:
-		return math.SmallestNonzeroFloat32
+		return greedyTemperature
 	}
 	return c.cfg.Temperature
 }
@@ -232,8 +270,34 @@ type jsonCall struct {
 	system, user string
 	schemaName   string
 	schema       map[string]any
+	// shapeShown: the prompt shows the answer's shape by example, so the
+	// modes that would paste the schema into the prompt leave it out.
+	shapeShown bool
+	// maxTokens, when positive, caps this call's completion below the
+	// configured MaxTokens.
+	maxTokens int
 	// parse decodes the model's JSON text; an error makes the attempt retryable.
 	parse func(raw string) error
+}
+
+// schemaInstruction ends the system prompt in the modes where the server
+// does not enforce the schema: the schema itself, unless the prompt shows
+// the shape by example.
+func (call jsonCall) schemaInstruction(lead string) string {
+	if call.shapeShown {
+		return "\n\n" + lead + ", shaped like the example."
+	}
+	raw, _ := json.Marshal(call.schema) // a map of plain values always encodes.
+	return "\n\n" + lead + ", matching this JSON schema:\n" + string(raw)
+}
+
+// completionCap is the max_tokens to send: the call's own cap when it is
+// tighter than the configured one (0 leaves the server's default).
+func (call jsonCall) completionCap(configured int) int {
+	if call.maxTokens > 0 && (configured == 0 || call.maxTokens < configured) {
+		return call.maxTokens
+	}
+	return configured
 }
 
 // callError is the outcome of one attempt.
@@ -340,7 +404,7 @@ func (c *llmClient) attempt(ctx context.Context, call jsonCall, mode Mode) (stri
 	req := openai.ChatCompletionRequest{
 		Model:       c.cfg.Model,
 		Temperature: c.temperature(),
-		MaxTokens:   c.cfg.MaxTokens,
+		MaxTokens:   call.completionCap(c.cfg.MaxTokens),
 		Messages: []openai.ChatCompletionMessage{
 			{Role: openai.ChatMessageRoleSystem, Content: call.system},
 			{Role: openai.ChatMessageRoleUser, Content: call.user},
@@ -366,11 +430,9 @@ func (c *llmClient) attempt(ctx context.Context, call jsonCall, mode Mode) (stri
 		req.Messages[0].Content += "\n\nAnswer with one JSON object only."
 	case ModeJSONObject:
 		req.ResponseFormat = &openai.ChatCompletionResponseFormat{Type: openai.ChatCompletionResponseFormatTypeJSONObject}
-		raw, _ := json.Marshal(call.schema) // a map of plain values always encodes.
-		req.Messages[0].Content += "\n\nAnswer with one JSON object only, matching this JSON schema:\n" + string(raw)
+		req.Messages[0].Content += call.schemaInstruction("Answer with one JSON object only")
 	default:
-		raw, _ := json.Marshal(call.schema) // a map of plain values always encodes.
-		req.Messages[0].Content += "\n\nAnswer with one JSON object only, no prose, matching this JSON schema:\n" + string(raw)
+		req.Messages[0].Content += call.schemaInstruction("Answer with one JSON object only, no prose")
 	}
 	resp, err := c.client.CreateChatCompletion(actx, req)
 	if err != nil {

@@ -3,6 +3,7 @@ package triples
 import (
 	"context"
 	"errors"
+	"math"
 	"net/http"
 	"strings"
 	"testing"
@@ -204,5 +205,14 @@ func TestIntegratorJudgeUpdateRewritesInPlace(t *testing.T) {
 		Triples: []kgmem.Triple{{Subject: "Ann", Predicate: "performs on", Object: "piano", EpisodeIDs: []string{"ep-x"}}}})
 	if err != nil || ops(res) != "added" {
 		t.Errorf("updates disabled: %v %s", err, ops(res))
+	}
+}
+
+// Servers divide logits by the temperature: the one sent for greedy
+// decoding must leave a large logit finite in float32 (1e-45 did not).
+func TestGreedyTemperatureIsSafeToDivideBy(t *testing.T) {
+	const largeLogit = float32(1000)
+	if q := largeLogit / float32(greedyTemperature); math.IsInf(float64(q), 0) || greedyTemperature <= 0 {
+		t.Errorf("1000 / %g = %g in float32, want finite", float32(greedyTemperature), q)
 	}
 }

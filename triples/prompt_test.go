@@ -10,7 +10,7 @@ import (
 
 // The fake server's markers must keep matching the prompts.
 func TestPromptMarkers(t *testing.T) {
-	_, user, err := renderExtraction(kgmem.ExtractRequest{Namespace: "n", Messages: []kgmem.Episode{{Content: "hi"}}})
+	_, user, err := renderExtraction(kgmem.ExtractRequest{Namespace: "n", Messages: []kgmem.Episode{{Content: "hi"}}}, PromptFull)
 	if err != nil {
 		t.Fatal(err)
 	}

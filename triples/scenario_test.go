@@ -416,7 +416,7 @@ func seedScenarios() []scenario {
 				if strings.Contains(req.Messages[0].Content, "DETACH") {
 					t.Error("message text leaked into the system prompt")
 				}
-				quoted, _ := marshalPlain(injection)
+				quoted, _ := marshalPlain(injection, "  ")
 				if !strings.Contains(llmtest.LastUserMessage(req), `"content": `+quoted) {
 					t.Error("message content must reach the model only as a JSON string value")
 				}

@@ -53,15 +53,18 @@ func Cases() ([]Case, error) {
 
 // CaseResult is how one case went.
 type CaseResult struct {
-	Name      string   `json:"name"`
-	Matched   int      `json:"matched"`
-	Expected  int      `json:"expected"`
-	Extracted int      `json:"extracted"`
-	Missed    []string `json:"missed,omitempty"`
-	Extra     []string `json:"extra,omitempty"`
-	Error     string   `json:"error,omitempty"`
-	Warnings  []string `json:"warnings,omitempty"`
-	Seconds   float64  `json:"seconds"`
+	Name    string `json:"name"`
+	Matched int    `json:"matched"`
+	// PairsMatched counts the expected facts whose subject and object came
+	// back in that order, whatever the predicate (see ScorePairs).
+	PairsMatched int      `json:"pairs_matched"`
+	Expected     int      `json:"expected"`
+	Extracted    int      `json:"extracted"`
+	Missed       []string `json:"missed,omitempty"`
+	Extra        []string `json:"extra,omitempty"`
+	Error        string   `json:"error,omitempty"`
+	Warnings     []string `json:"warnings,omitempty"`
+	Seconds      float64  `json:"seconds"`
 }
 
 // Report is the benchmark's outcome.
@@ -73,6 +76,11 @@ type Report struct {
 	Precision float64      `json:"precision"`
 	Recall    float64      `json:"recall"`
 	F1        float64      `json:"f1"`
+	// PairPrecision, PairRecall and PairF1 score subject and object only:
+	// the gap to F1 is relations found but named differently.
+	PairPrecision float64 `json:"pair_precision"`
+	PairRecall    float64 `json:"pair_recall"`
+	PairF1        float64 `json:"pair_f1"`
 	// Failed counts the cases whose extraction returned an error.
 	Failed           int     `json:"failed"`
 	Messages         int     `json:"messages"`
@@ -86,7 +94,7 @@ type Report struct {
 // Run extracts every case with x and scores the result.
 func Run(ctx context.Context, x *triples.Extractor, cases []Case) Report {
 	var rep Report
-	var tp, nExpected, nExtracted int
+	var tp, pairs, nExpected, nExtracted int
 	var wall time.Duration
 	for i, c := range cases {
 		req := kgmem.ExtractRequest{Namespace: "bench/extract"}
@@ -115,15 +123,17 @@ func Run(ctx context.Context, x *triples.Extractor, cases []Case) Report {
 		}
 		cr.Extracted = len(got)
 		cr.Matched, cr.Missed, cr.Extra = Score(c.Expected, got)
+		cr.PairsMatched = ScorePairs(c.Expected, got)
 		tp += cr.Matched
+		pairs += cr.PairsMatched
 		nExpected += len(c.Expected)
 		nExtracted += len(got)
 		rep.Cases = append(rep.Cases, cr)
 	}
 	rep.Precision, rep.Recall = ratio(tp, nExtracted), ratio(tp, nExpected)
-	if rep.Precision+rep.Recall > 0 {
-		rep.F1 = 2 * rep.Precision * rep.Recall / (rep.Precision + rep.Recall)
-	}
+	rep.F1 = f1(rep.Precision, rep.Recall)
+	rep.PairPrecision, rep.PairRecall = ratio(pairs, nExtracted), ratio(pairs, nExpected)
+	rep.PairF1 = f1(rep.PairPrecision, rep.PairRecall)
 	if rep.Messages > 0 {
 		rep.SecondsPerMsg = wall.Seconds() / float64(rep.Messages)
 	}
@@ -139,6 +149,13 @@ func ratio(a, b int) float64 {
 		return 0
 	}
 	return float64(a) / float64(b)
+}
+
+func f1(precision, recall float64) float64 {
+	if precision+recall == 0 {
+		return 0
+	}
+	return 2 * precision * recall / (precision + recall)
 }
 
 // Score matches extracted triples to expected ones, each used once: a match
@@ -166,6 +183,33 @@ func Score(expected, got []Fact) (matched int, missed, extra []string) {
 		}
 	}
 	return matched, missed, extra
+}
+
+// ScorePairs counts the expected facts matched, each extracted fact used
+// once, on subject and object alone (after the same normalisation as Score,
+// a passive predicate swapping them): the relation was found, whatever the
+// model called it.
+func ScorePairs(expected, got []Fact) int {
+	left := map[string]int{}
+	for _, f := range got {
+		left[pairKey(f)]++
+	}
+	matched := 0
+	for _, f := range expected {
+		if k := pairKey(f); left[k] > 0 {
+			left[k]--
+			matched++
+		}
+	}
+	return matched
+}
+
+func pairKey(f Fact) string {
+	s, o := name(f.Subject), name(f.Object)
+	if _, swap, err := triples.CanonicalPredicate(f.Predicate); err == nil && swap {
+		s, o = o, s
+	}
+	return s + " → " + o
 }
 
 // key is a triple in canonical form: names cleaned and normalised (case,

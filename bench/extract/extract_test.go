@@ -16,22 +16,28 @@ func TestScore(t *testing.T) {
 		name                  string
 		expected, got         []extract.Fact
 		matched, missed, more int
+		pairs                 int
 	}{
-		{"exact", []extract.Fact{f("Bob", "leads", "ML team")}, []extract.Fact{f("Bob", "leads", "ML team")}, 1, 0, 0},
-		{"names and predicate normalised", []extract.Fact{f("Bob", "leads", "ML team")}, []extract.Fact{f(" bob ", "LEADS", "the ML Team")}, 1, 0, 0},
-		{"a synonym", []extract.Fact{f("Maria", "lives in", "Lisbon")}, []extract.Fact{f("Maria", "resides_in", "Lisbon")}, 1, 0, 0},
-		{"a passive", []extract.Fact{f("Sarah", "manages", "Jun")}, []extract.Fact{f("Jun", "is managed by", "Sarah")}, 1, 0, 0},
-		{"is_ dropped", []extract.Fact{f("Anika", "is sister of", "Priya")}, []extract.Fact{f("Anika", "sister_of", "Priya")}, 1, 0, 0},
-		{"a negation", []extract.Fact{f("Lea", "not likes", "coffee")}, []extract.Fact{f("Lea", "doesn't like", "coffee")}, 1, 0, 0},
-		{"wrong object", []extract.Fact{f("Bob", "leads", "ML team")}, []extract.Fact{f("Bob", "leads", "NLP team")}, 0, 1, 1},
-		{"each expected matched once", []extract.Fact{f("Bob", "leads", "ML team")}, []extract.Fact{f("Bob", "leads", "ML team"), f("Bob", "leads", "ML team")}, 1, 0, 1},
-		{"nothing expected", nil, []extract.Fact{f("Ana", "says", "hi")}, 0, 0, 1},
+		{"exact", []extract.Fact{f("Bob", "leads", "ML team")}, []extract.Fact{f("Bob", "leads", "ML team")}, 1, 0, 0, 1},
+		{"names and predicate normalised", []extract.Fact{f("Bob", "leads", "ML team")}, []extract.Fact{f(" bob ", "LEADS", "the ML Team")}, 1, 0, 0, 1},
+		{"a synonym", []extract.Fact{f("Maria", "lives in", "Lisbon")}, []extract.Fact{f("Maria", "resides_in", "Lisbon")}, 1, 0, 0, 1},
+		{"a passive", []extract.Fact{f("Sarah", "manages", "Jun")}, []extract.Fact{f("Jun", "is managed by", "Sarah")}, 1, 0, 0, 1},
+		{"is_ dropped", []extract.Fact{f("Anika", "is sister of", "Priya")}, []extract.Fact{f("Anika", "sister_of", "Priya")}, 1, 0, 0, 1},
+		{"a negation", []extract.Fact{f("Lea", "not likes", "coffee")}, []extract.Fact{f("Lea", "doesn't like", "coffee")}, 1, 0, 0, 1},
+		{"wrong object", []extract.Fact{f("Bob", "leads", "ML team")}, []extract.Fact{f("Bob", "leads", "NLP team")}, 0, 1, 1, 0},
+		{"each expected matched once", []extract.Fact{f("Bob", "leads", "ML team")}, []extract.Fact{f("Bob", "leads", "ML team"), f("Bob", "leads", "ML team")}, 1, 0, 1, 1},
+		{"nothing expected", nil, []extract.Fact{f("Ana", "says", "hi")}, 0, 0, 1, 0},
+		{"another predicate: the pair still counts", []extract.Fact{f("Caroline", "volunteers at", "animal shelter")}, []extract.Fact{f("Caroline", "volunteered", "the animal shelter")}, 0, 1, 1, 1},
+		{"reversed subject and object", []extract.Fact{f("Sarah Chen", "manages", "Jun")}, []extract.Fact{f("Jun", "manages", "Sarah Chen")}, 0, 1, 1, 0},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			m, missed, extra := extract.Score(tc.expected, tc.got)
 			if m != tc.matched || len(missed) != tc.missed || len(extra) != tc.more {
 				t.Errorf("matched %d missed %v extra %v; want %d, %d, %d", m, missed, extra, tc.matched, tc.missed, tc.more)
+			}
+			if p := extract.ScorePairs(tc.expected, tc.got); p != tc.pairs {
+				t.Errorf("pairs matched %d, want %d", p, tc.pairs)
 			}
 		})
 	}

@@ -83,6 +83,7 @@ func openBackendsWith(ctx context.Context, cfg *config, log *slog.Logger, withOu
 		llm := triples.LLMConfig{
 			BaseURL: cfg.LLMBaseURL, APIKey: cfg.LLMAPIKey, Model: cfg.LLMModel, Azure: cfg.LLMAzure,
 			Timeout: cfg.LLMTimeout, Mode: triples.Mode(cfg.LLMMode), Logger: log,
+			PromptStyle: triples.PromptStyle(cfg.LLMPrompt), ContextSize: cfg.LLMContext, MaxTokens: cfg.LLMMaxTokens,
 		}
 		if extractor, err = triples.NewExtractor(llm); err != nil {
 			return nil, fmt.Errorf("configure extraction LLM: %w", err)

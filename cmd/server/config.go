@@ -4,13 +4,14 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/kgmem/kgmem/memory"
 	"log/slog"
 	"os"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/kgmem/kgmem/memory"
 
 	"github.com/kgmem/kgmem/triples"
 	"github.com/kgmem/kgmem/vector/milvus"
@@ -43,12 +44,15 @@ type config struct {
 	EmbedBatch   int
 	EmbedTimeout time.Duration
 
-	LLMBaseURL string
-	LLMModel   string
-	LLMAPIKey  string
-	LLMMode    string
-	LLMAzure   bool
-	LLMTimeout time.Duration
+	LLMBaseURL   string
+	LLMModel     string
+	LLMAPIKey    string
+	LLMMode      string
+	LLMAzure     bool
+	LLMTimeout   time.Duration
+	LLMPrompt    string
+	LLMContext   int
+	LLMMaxTokens int
 	// Synonyms extends the predicate synonym map: "works_for=works_at,boss_of=manages".
 	Synonyms string
 
@@ -124,6 +128,9 @@ func (c *config) bindFlags(fs *flag.FlagSet) {
 	str(&c.LLMMode, "llm-mode", "KGMEM_LLM_MODE", "auto", "structured output: auto, json_schema, json_object or text")
 	boolean(&c.LLMAzure, "llm-azure", "KGMEM_LLM_AZURE", "the chat endpoint is Azure OpenAI")
 	dur(&c.LLMTimeout, "llm-timeout", "KGMEM_LLM_TIMEOUT", 60*time.Second, "chat request timeout")
+	str(&c.LLMPrompt, "llm-prompt", "KGMEM_LLM_PROMPT", "full", "extraction prompt: full (entities with types and attributes, facts with sentences) or compact (subject, predicate, object and times; for small local models)")
+	integer(&c.LLMContext, "llm-context", "KGMEM_LLM_CONTEXT", 0, "the chat model's context window in tokens: extraction splits batches to fit it and caps answers (0: unknown)")
+	integer(&c.LLMMaxTokens, "llm-max-tokens", "KGMEM_LLM_MAX_TOKENS", 0, "cap on each completion's tokens (0: the server's default)")
 	str(&c.Synonyms, "predicate-synonyms", "KGMEM_PREDICATE_SYNONYMS", "", "extra predicate synonyms, spelling=canonical pairs separated by commas (works_for=works_at)")
 	fs.Float64Var(&c.VectorWeight, "vector-weight", c.envFloat("KGMEM_VECTOR_WEIGHT", -1), "weight of vector recall in rank fusion (default 1, or 0.01 with the lexical hash embedder) ($KGMEM_VECTOR_WEIGHT)")
 	fs.Float64Var(&c.TextWeight, "text-weight", c.envFloat("KGMEM_TEXT_WEIGHT", 1), "weight of BM25 in rank fusion ($KGMEM_TEXT_WEIGHT)")
@@ -163,6 +170,7 @@ func (c *config) validate() error {
 		{"vector", c.Vector, []string{"hnsw", "milvus"}},
 		{"embedder", c.Embedder, []string{"hash", "openai"}},
 		{"llm-mode", c.LLMMode, []string{"auto", "json_schema", "json_object", "text"}},
+		{"llm-prompt", c.LLMPrompt, []string{"full", "compact"}},
 		{"milvus-consistency", c.MilvusConsistency, []string{"Session", "Strong", "Bounded"}},
 		{"log-level", c.LogLevel, []string{"debug", "info", "warn", "error"}},
 		{"log-format", c.LogFormat, []string{"text", "json"}},
@@ -200,6 +208,9 @@ func (c *config) validate() error {
 	}
 	if _, err := c.synonyms(); err != nil {
 		return err
+	}
+	if c.LLMMaxTokens < 0 || c.LLMContext < 0 || (c.LLMContext > 0 && (c.LLMContext < triples.MinContextSize || c.LLMMaxTokens >= c.LLMContext)) {
+		return fmt.Errorf("--llm-context must be 0 or at least %d, --llm-max-tokens >= 0 and below --llm-context", triples.MinContextSize)
 	}
 	if (c.LLMBaseURL == "") != (c.LLMModel == "") {
 		return fmt.Errorf("set both --llm-base-url and --llm-model to enable extraction, or neither")
