@@ -56,3 +56,49 @@ func TestLoadFlags(t *testing.T) {
 		}
 	}
 }
+
+// TestCompare builds the server at HEAD and from the working tree and runs
+// a tiny load against each: both runs are reported, with a ratio per round.
+func TestCompare(t *testing.T) {
+	var log bytes.Buffer
+	cfg := Config{Clients: 2, Duration: time.Second, IngestShare: 0.3, Namespaces: 2, Settle: time.Second, Seed: 1}
+	rep, err := RunComparison(t.Context(), Comparison{Baseline: "HEAD", Rounds: 1, Load: cfg}, &log)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, log.String())
+	}
+	if len(rep.Runs) != 2 || rep.Runs[0].Build != "baseline HEAD" || rep.Runs[1].Build != "candidate working tree" {
+		t.Fatalf("runs %+v", rep.Runs)
+	}
+	for _, run := range rep.Runs {
+		if s := run.Report.Ops["search"]; s.Requests == 0 || run.Report.Errors5xx != 0 {
+			t.Errorf("%s: %d searches, %d 5xx", run.Build, s.Requests, run.Report.Errors5xx)
+		}
+	}
+	if len(rep.ThroughputRatios) != 1 || rep.ThroughputRatios[0] <= 0 {
+		t.Errorf("ratios %v", rep.ThroughputRatios)
+	}
+	var out bytes.Buffer
+	rep.print(&out)
+	if !strings.Contains(out.String(), "candidate/baseline req/s: median") {
+		t.Errorf("report:\n%s", out.String())
+	}
+	if err := rep.verdict(); err != nil {
+		t.Error(err)
+	}
+}
+
+func TestCompareFlags(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-compare", "HEAD", "-url", "http://127.0.0.1:1"}, "-url"},
+		{[]string{"-compare", "HEAD", "-rounds", "0"}, "-rounds"},
+		{[]string{"-compare", "no-such-revision-xyz", "-duration", "1s"}, "no-such-revision-xyz"},
+	} {
+		err := run(t.Context(), tc.args, &bytes.Buffer{}, &bytes.Buffer{})
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("load %q: %v, want an error naming %s", tc.args, err, tc.want)
+		}
+	}
+}

@@ -6,6 +6,14 @@
 //	go run ./cmd/load                       # in-process server on loopback, 50 clients, 60 s
 //	go run ./cmd/load -clients 10 -duration 5s
 //	go run ./cmd/load -url http://127.0.0.1:8080 -key "$KGMEM_ADMIN_KEY"
+//	go run ./cmd/load -compare 7c257fa -rounds 3 -duration 40s   # that commit's server vs the working tree's
+//
+// With -compare it builds cmd/server at the baseline revision and at
+// -candidate (default: the working tree), starts each as its own process on
+// loopback over a fresh embedded data directory, runs the same load
+// against each -rounds times (alternating which goes first), and prints
+// every run and the per-round ratios candidate/baseline with their median
+// and range: on a shared machine only such same-run ratios mean anything.
 //
 // It exits 1 when any request got a 5xx, or when the server does not settle
 // back to its baseline within -settle.
@@ -45,6 +53,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.DurationVar(&cfg.Settle, "settle", 60*time.Second, "how long the server may take to return to its baseline after the run")
 	fs.Int64Var(&cfg.Seed, "seed", 1, "seed of the generated messages and queries")
 	asJSON := fs.Bool("json", false, "print the report as JSON")
+	baseline := fs.String("compare", "", "git revision of a baseline server to compare with -candidate (builds both; see the package doc)")
+	candidate := fs.String("candidate", "", "with -compare: the git revision to compare (empty: the working tree)")
+	rounds := fs.Int("rounds", 3, "with -compare: runs of each build")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -54,18 +65,49 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err := cfg.validate(); err != nil {
 		return err
 	}
+	if *baseline != "" {
+		if cfg.URL != "" {
+			return fmt.Errorf("-compare starts its own servers; drop -url")
+		}
+		explicit := map[string]bool{}
+		fs.Visit(func(f *flag.Flag) { explicit[f.Name] = true })
+		if !explicit["settle"] {
+			// A separate server process collects its heap on its own
+			// schedule; the comparison is about throughput, so do not wait.
+			cfg.Settle = 5 * time.Second
+		}
+		rep, err := RunComparison(ctx, Comparison{Baseline: *baseline, Candidate: *candidate, Rounds: *rounds, Load: cfg}, stderr)
+		if err != nil {
+			return err
+		}
+		if *asJSON {
+			if err := printJSON(stdout, rep); err != nil {
+				return err
+			}
+		} else {
+			rep.print(stdout)
+		}
+		return rep.verdict()
+	}
 	rep, err := Run(ctx, cfg, stderr)
 	if err != nil {
 		return err
 	}
 	if *asJSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(rep); err != nil {
-			return fmt.Errorf("print report: %w", err)
+		if err := printJSON(stdout, rep); err != nil {
+			return err
 		}
 	} else {
 		rep.print(stdout)
 	}
 	return rep.verdict()
+}
+
+func printJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		return fmt.Errorf("print report: %w", err)
+	}
+	return nil
 }

@@ -29,6 +29,7 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 	jc.bind(fs, &cfg)
 	withUI := fs.Bool("ui", envValue(&cfg, "KGMEM_UI", true, strconv.ParseBool), "serve the web explorer at /ui ($KGMEM_UI)")
 	withMCP := fs.Bool("mcp", envValue(&cfg, "KGMEM_MCP", true, strconv.ParseBool), "serve MCP (streamable HTTP) at /mcp, behind the API keys ($KGMEM_MCP)")
+	pprofAddr := fs.String("pprof-addr", envValue(&cfg, "KGMEM_PPROF_ADDR", "", func(s string) (string, error) { return s, nil }), "serve Go's profiler (net/http/pprof) on this loopback address, e.g. 127.0.0.1:6060; empty: off ($KGMEM_PPROF_ADDR)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -37,6 +38,11 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 	}
 	if err := cfg.validate(); err != nil {
 		return err
+	}
+	if *pprofAddr != "" {
+		if err := checkPprofAddr(*pprofAddr); err != nil {
+			return err
+		}
 	}
 	if err := sec.validate(); err != nil {
 		return err
@@ -47,6 +53,11 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 	log := cfg.logger()
 	log.Info("starting kgmem", append([]any{"version", version}, cfg.logValue()...)...)
 
+	if *pprofAddr != "" {
+		if _, err := startPprof(ctx, *pprofAddr, log); err != nil {
+			return err
+		}
+	}
 	b, err := openBackendsWith(ctx, &cfg, log, true)
 	if err != nil {
 		return err
