@@ -42,8 +42,8 @@ type GraphStore interface {
 	// Neighborhood returns the entities and facts within q.Depth hops of the seed
 	// entities, visiting at most q.FanOut facts per entity.
 	Neighborhood(ctx context.Context, ns Namespace, q NeighborhoodQuery) (Subgraph, error)
-	// ThreadNeighbors returns, for each episode of q.IDs, the episodes up to
-	// q.Window places before and after it in its thread (see ThreadNeighbor
+	// ThreadNeighbors returns, for each episode of q.IDs, the ids of the
+	// episodes up to q.Window places before and after it in its thread (see ThreadNeighbor
 	// for the order). Unknown ids are left out.
 	ThreadNeighbors(ctx context.Context, ns Namespace, q ThreadNeighborsQuery) ([]ThreadNeighbor, error)
 
@@ -161,8 +161,11 @@ type ThreadNeighbor struct {
 	Of string
 	// Offset is the neighbour's place relative to Of: -1 just before, 1 just after.
 	Offset int
-	// Episode is the neighbour.
-	Episode Episode
+	// ID is the neighbour's id. Only ids come back: the thread retriever
+	// ranks by place, and the few episodes a search shows are loaded once,
+	// at the end (loading every neighbour was a fifth of a loaded server's
+	// CPU).
+	ID string
 }
 
 // MaxThreadWindow bounds ThreadNeighborsQuery.Window.

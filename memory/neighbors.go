@@ -46,11 +46,11 @@ func (e *Engine) threadHits(ctx context.Context, ns kgmem.Namespace, opts Search
 			d = -d
 		}
 		cost := rankOf[n.Of] + d
-		if c, ok := best[n.Episode.ID]; !ok || cost < c {
+		if c, ok := best[n.ID]; !ok || cost < c {
 			if !ok {
-				order = append(order, n.Episode.ID)
+				order = append(order, n.ID)
 			}
-			best[n.Episode.ID] = cost
+			best[n.ID] = cost
 		}
 	}
 	cands := make([]cand, len(order))

@@ -69,10 +69,7 @@ func testThreadNeighbors(t *testing.T, open Opener) {
 			}
 			var have []near
 			for _, n := range got {
-				have = append(have, near{n.Of, n.Offset, n.Episode.ID})
-				if n.Episode.Namespace != ns || n.Episode.Content == "" {
-					t.Errorf("neighbour %s not fully loaded: %+v", n.Episode.ID, n.Episode)
-				}
+				have = append(have, near{n.Of, n.Offset, n.ID})
 			}
 			// Order within one id's list is nearest first per side; compare as sets of triples.
 			if len(have) != len(tc.want) {

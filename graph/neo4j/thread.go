@@ -13,7 +13,7 @@ import (
 // change set that stored the episode), which matches the storage order the
 // embedded store uses.
 const (
-	// qThreadBefore lists, for each of $ids, the episodes just before it in
+	// qThreadBefore lists, for each of $ids, the ids of the episodes just before it in
 	// its thread, nearest first.
 	qThreadBefore = `UNWIND $ids AS id
 		MATCH (a:Episode {namespace: $ns, id: id})
@@ -22,10 +22,10 @@ const (
 			WHERE n.timestamp < a.timestamp OR (n.timestamp = a.timestamp AND (n.created_at < a.created_at
 				OR (n.created_at = a.created_at AND coalesce(n.seq, 0) < coalesce(a.seq, 0))))
 			WITH n ORDER BY n.timestamp DESC, n.created_at DESC, coalesce(n.seq, 0) DESC LIMIT $window
-			RETURN collect(properties(n)) AS near
+			RETURN collect(n.id) AS near
 		}
 		RETURN id, near`
-	// qThreadAfter lists, for each of $ids, the episodes just after it in
+	// qThreadAfter lists, for each of $ids, the ids of the episodes just after it in
 	// its thread, nearest first.
 	qThreadAfter = `UNWIND $ids AS id
 		MATCH (a:Episode {namespace: $ns, id: id})
@@ -34,13 +34,13 @@ const (
 			WHERE n.timestamp > a.timestamp OR (n.timestamp = a.timestamp AND (n.created_at > a.created_at
 				OR (n.created_at = a.created_at AND coalesce(n.seq, 0) > coalesce(a.seq, 0))))
 			WITH n ORDER BY n.timestamp, n.created_at, coalesce(n.seq, 0) LIMIT $window
-			RETURN collect(properties(n)) AS near
+			RETURN collect(n.id) AS near
 		}
 		RETURN id, near`
 )
 
-// ThreadNeighbors returns the episodes up to q.Window places before and
-// after each episode of q.IDs in its thread: one query per side for all ids,
+// ThreadNeighbors returns the ids of the episodes up to q.Window places
+// before and after each episode of q.IDs in its thread: one query per side for all ids,
 // the two at once.
 func (s *Store) ThreadNeighbors(ctx context.Context, ns kgmem.Namespace, q kgmem.ThreadNeighborsQuery) ([]kgmem.ThreadNeighbor, error) {
 	if err := checkNamespace(ns); err != nil {
@@ -73,12 +73,11 @@ func (s *Store) ThreadNeighbors(ctx context.Context, ns kgmem.Namespace, q kgmem
 				id, _ := rec.Values[0].(string)
 				near, _ := rec.Values[1].([]any)
 				for i, raw := range near {
-					m, _ := raw.(map[string]any)
-					ep, err := decodeEpisode(ns, m)
-					if err != nil {
-						return fmt.Errorf("neo4j: thread neighbors of %s in %s: %w", id, ns, err)
+					nid, ok := raw.(string)
+					if !ok {
+						return fmt.Errorf("neo4j: thread neighbors of %s in %s: an episode without an id", id, ns)
 					}
-					perSide[j] = append(perSide[j], kgmem.ThreadNeighbor{Of: id, Offset: side.sign * (i + 1), Episode: ep})
+					perSide[j] = append(perSide[j], kgmem.ThreadNeighbor{Of: id, Offset: side.sign * (i + 1), ID: nid})
 				}
 			}
 			return nil

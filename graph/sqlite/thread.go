@@ -8,8 +8,8 @@ import (
 	"github.com/kgmem/kgmem"
 )
 
-// ThreadNeighbors returns the episodes up to q.Window places before and
-// after each episode of q.IDs in its thread, ordered by timestamp and then by
+// ThreadNeighbors returns the ids of the episodes up to q.Window places
+// before and after each episode of q.IDs in its thread, ordered by timestamp and then by
 // rid (the order episodes were stored in): one lookup of the anchors, then
 // one seek into episodes_thread_ts per side, all through the read statement
 // cache. Episodes without a timestamp
@@ -86,23 +86,9 @@ func (s *Store) ThreadNeighbors(ctx context.Context, ns kgmem.Namespace, q kgmem
 	if len(found) == 0 {
 		return nil, nil
 	}
-	ids := make([]string, len(found))
+	out := make([]kgmem.ThreadNeighbor, len(found))
 	for i, f := range found {
-		ids[i] = f.id
-	}
-	eps, err := s.Episodes(ctx, ns, ids)
-	if err != nil {
-		return nil, fmt.Errorf("sqlite: thread neighbors: %w", err)
-	}
-	loaded := make(map[string]kgmem.Episode, len(eps))
-	for _, ep := range eps {
-		loaded[ep.ID] = ep
-	}
-	out := make([]kgmem.ThreadNeighbor, 0, len(found))
-	for _, f := range found {
-		if ep, ok := loaded[f.id]; ok {
-			out = append(out, kgmem.ThreadNeighbor{Of: f.of, Offset: f.offset, Episode: ep})
-		}
+		out[i] = kgmem.ThreadNeighbor{Of: f.of, Offset: f.offset, ID: f.id}
 	}
 	return out, nil
 }
