@@ -36,6 +36,8 @@ type backends struct {
 	// serve opens it (one process per journal file).
 	outbox *outbox.File
 	engine *memory.Engine
+	// dirLock holds the data directory for this process (see lockDataDir).
+	dirLock *dataDirLock
 }
 
 // openBackends opens the configured graph store, vector index, embedder and
@@ -49,11 +51,13 @@ func openBackends(ctx context.Context, cfg *config, log *slog.Logger) (*backends
 // outbox in the data directory (the server does, and drains it).
 // On failure everything opened is closed.
 func openBackendsWith(ctx context.Context, cfg *config, log *slog.Logger, withOutbox bool) (b *backends, err error) {
-	b = &backends{metrics: prometheus.NewRegistry()}
+	opened := &backends{metrics: prometheus.NewRegistry()}
+	b = opened
 	b.metrics.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	defer func() {
+		// Not b: a failing return sets it to nil.
 		if err != nil {
-			b.close(log)
+			opened.close(log)
 		}
 	}()
 	embedder, err := openEmbedder(cfg)
@@ -64,6 +68,14 @@ func openBackendsWith(ctx context.Context, cfg *config, log *slog.Logger, withOu
 	// backends it holds the graph and the vectors too.
 	if err := os.MkdirAll(cfg.DataDir, 0o755); err != nil {
 		return nil, fmt.Errorf("create data directory: %w", err)
+	}
+	// One process per data directory: a server's journal and outbox live
+	// there whatever the backends, and the embedded backends' files too.
+	// Maintenance commands on Neo4j + Milvus may run next to servers.
+	if embedded := cfg.Graph == "sqlite" || cfg.Vector == "hnsw"; embedded || withOutbox {
+		if b.dirLock, err = lockDataDir(cfg.DataDir, embedded); err != nil {
+			return nil, err
+		}
 	}
 	if b.graph, err = openGraph(ctx, cfg); err != nil {
 		return nil, err
@@ -215,6 +227,7 @@ func (b *backends) close(log *slog.Logger) {
 	if b.graph != nil {
 		errs = append(errs, b.graph.Close())
 	}
+	errs = append(errs, b.dirLock.release()) // last: nothing of this process touches the directory after
 	if err := errors.Join(errs...); err != nil {
 		log.Error("closing backends", "error", err)
 	}
