@@ -44,12 +44,14 @@ func NewExtractor(cfg ExtractorConfig) (*Extractor, error) {
 // Mode reports the structured-output mode currently in use (after any downgrade).
 func (x *Extractor) Mode() Mode { return x.llm.currentMode() }
 
-// Extract asks the model for the entities and facts of req.Messages. Every
-// entity and fact is validated: invalid ones are dropped and explained in
-// Warnings, repaired output is noted there too. A part of the batch whose call
-// fails after retries is reported in Warnings; when every part fails the error
-// wraps kgmem.ErrUnavailable and the returned Extraction still carries the
-// usage and warnings.
+// Extract asks the model for the entities and facts of req.Messages, in
+// calls of at most MaxMessagesPerCall messages that, with a ContextSize,
+// fit the model's window (a message that cannot fit is skipped with a
+// warning). Every entity and fact is validated: invalid ones are dropped
+// and explained in Warnings, repaired output is noted there too. A part of
+// the batch whose call fails after retries is reported in Warnings; when
+// every part fails the error wraps kgmem.ErrUnavailable and the returned
+// Extraction still carries the usage and warnings.
 func (x *Extractor) Extract(ctx context.Context, req kgmem.ExtractRequest) (kgmem.Extraction, error) {
 	var out kgmem.Extraction
 	if _, err := kgmem.ParseNamespace(string(req.Namespace)); err != nil {
