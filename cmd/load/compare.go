@@ -246,11 +246,11 @@ func median(xs []float64) float64 {
 		return 0
 	}
 	s := slices.Sorted(slices.Values(xs))
-	if n := len(s); n%2 == 1 {
+	n := len(s)
+	if n%2 == 1 {
 		return s[n/2]
-	} else {
-		return (s[n/2-1] + s[n/2]) / 2
 	}
+	return (s[n/2-1] + s[n/2]) / 2
 }
 
 func spread(xs []float64) string {

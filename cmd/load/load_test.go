@@ -102,3 +102,20 @@ func TestCompareFlags(t *testing.T) {
 		}
 	}
 }
+
+func TestMedianAndSpread(t *testing.T) {
+	for _, tc := range []struct {
+		xs     []float64
+		median float64
+		spread string
+	}{
+		{nil, 0, "-"},
+		{[]float64{1.2}, 1.2, "1.20–1.20"},
+		{[]float64{1.3, 1.1, 1.2}, 1.2, "1.10–1.30"},
+		{[]float64{1, 2, 4, 3}, 2.5, "1.00–4.00"},
+	} {
+		if m, s := median(tc.xs), spread(tc.xs); m != tc.median || s != tc.spread {
+			t.Errorf("%v: median %v spread %s, want %v %s", tc.xs, m, s, tc.median, tc.spread)
+		}
+	}
+}
