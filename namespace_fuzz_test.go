@@ -62,3 +62,35 @@ func FuzzNormalizeName(f *testing.F) {
 		}
 	})
 }
+
+// FuzzNamespaceLabels: any labels either encode to a valid namespace whose
+// Labels are exactly them, or are refused with ErrInvalid; and any
+// namespace that has Labels is the encoding of those labels.
+func FuzzNamespaceLabels(f *testing.F) {
+	for _, s := range []string{"memories\x1fuser 42", "a/b", ".", "ü\x1f🦜", "", "a.2Fb", "\x00", strings.Repeat("é", 21)} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, joined string) {
+		labels := strings.Split(joined, "\x1f")
+		ns, err := kgmem.NamespaceFromLabels(labels...)
+		if err != nil {
+			if !errors.Is(err, kgmem.ErrInvalid) {
+				t.Fatalf("NamespaceFromLabels(%q): %v is not ErrInvalid", labels, err)
+			}
+		} else {
+			if _, perr := kgmem.ParseNamespace(string(ns)); perr != nil {
+				t.Fatalf("NamespaceFromLabels(%q) = %q, not a valid namespace: %v", labels, ns, perr)
+			}
+			back, lerr := ns.Labels()
+			if lerr != nil || strings.Join(back, "\x1f") != joined {
+				t.Fatalf("round trip of %q via %q gave %q, %v", labels, ns, back, lerr)
+			}
+		}
+		// The other way: a namespace with labels is their one spelling.
+		if got, lerr := kgmem.Namespace(joined).Labels(); lerr == nil {
+			if again, err := kgmem.NamespaceFromLabels(got...); err != nil || string(again) != joined {
+				t.Fatalf("%q has labels %q, which encode to %q, %v", joined, got, again, err)
+			}
+		}
+	})
+}
