@@ -175,7 +175,6 @@ type llmClient struct {
 	noTemperature bool
 }
 
-// temperature is the value to send (0: omit the field).
 // greedyTemperature is sent for Temperature 0, which the client library
 // omits as unset. It must be small yet safe to divide by: llama.cpp divides
 // the logits by the temperature, and the smallest float32 (1e-45) made
@@ -184,6 +183,7 @@ type llmClient struct {
 // the greedy answer.
 const greedyTemperature = 1e-6
 
+// temperature is the value to send (0: omit the field).
 func (c *llmClient) temperature() float32 {
 	c.mu.Lock()
 	defer c.mu.Unlock()

@@ -79,27 +79,14 @@ func viewOf(n int, ep kgmem.Episode) messageView {
 // renderExtraction builds the system and user prompts for one batch.
 func renderExtraction(req kgmem.ExtractRequest, style PromptStyle) (system, user string, err error) {
 	var b strings.Builder
-	switch {
-	case style == PromptCompact:
+	if style == PromptCompact {
 		b.WriteString(compactSystemPrompt)
 		if rels := relationTypes(req.Schema); len(rels) > 0 {
 			fmt.Fprintf(&b, "\nUse only these predicates and leave out facts that fit none: %s.", strings.Join(rels, ", "))
 		}
-	default:
+	} else {
 		b.WriteString(extractionSystemPrompt)
-	}
-	if style != PromptCompact && req.Schema != nil && (len(req.Schema.EntityTypes) > 0 || len(req.Schema.RelationTypes) > 0) {
-		b.WriteString("\n\nThis memory uses a schema. Use only these entity types (plus Person and Other):\n")
-		for _, td := range req.Schema.EntityTypes {
-			writeTypeDef(&b, td)
-		}
-		if len(req.Schema.RelationTypes) > 0 {
-			b.WriteString("Use only these relations; leave out facts that fit none:\n")
-			for _, td := range req.Schema.RelationTypes {
-				writeTypeDef(&b, td)
-			}
-		}
-		b.WriteString("Report the attributes a type declares in the entity's \"attributes\" list (name/value pairs).\n")
+		writeSchemaRules(&b, req.Schema)
 	}
 	payload := struct {
 		Context  []messageView `json:"context,omitempty"`
@@ -139,6 +126,25 @@ func estimateTokens(s string) int {
 		}
 	}
 	return (ascii+2)/3 + other
+}
+
+// writeSchemaRules adds a declared schema's entity and relation types to
+// the full prompt (nothing without a schema).
+func writeSchemaRules(b *strings.Builder, schema *kgmem.Schema) {
+	if schema == nil || (len(schema.EntityTypes) == 0 && len(schema.RelationTypes) == 0) {
+		return
+	}
+	b.WriteString("\n\nThis memory uses a schema. Use only these entity types (plus Person and Other):\n")
+	for _, td := range schema.EntityTypes {
+		writeTypeDef(b, td)
+	}
+	if len(schema.RelationTypes) > 0 {
+		b.WriteString("Use only these relations; leave out facts that fit none:\n")
+		for _, td := range schema.RelationTypes {
+			writeTypeDef(b, td)
+		}
+	}
+	b.WriteString("Report the attributes a type declares in the entity's \"attributes\" list (name/value pairs).\n")
 }
 
 func writeTypeDef(b *strings.Builder, td kgmem.TypeDef) {

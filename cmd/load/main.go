@@ -80,34 +80,31 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			return err
 		}
-		if *asJSON {
-			if err := printJSON(stdout, rep); err != nil {
-				return err
-			}
-		} else {
-			rep.print(stdout)
-		}
-		return rep.verdict()
+		return finish(stdout, rep, *asJSON)
 	}
 	rep, err := Run(ctx, cfg, stderr)
 	if err != nil {
 		return err
 	}
-	if *asJSON {
-		if err := printJSON(stdout, rep); err != nil {
-			return err
-		}
-	} else {
-		rep.print(stdout)
-	}
-	return rep.verdict()
+	return finish(stdout, rep, *asJSON)
 }
 
-func printJSON(w io.Writer, v any) error {
+// outcome is a run's or a comparison's report.
+type outcome interface {
+	print(w io.Writer)
+	verdict() error
+}
+
+// finish prints rep (as JSON with asJSON) and returns its verdict.
+func finish(w io.Writer, rep outcome, asJSON bool) error {
+	if !asJSON {
+		rep.print(w)
+		return rep.verdict()
+	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
-	if err := enc.Encode(v); err != nil {
+	if err := enc.Encode(rep); err != nil {
 		return fmt.Errorf("print report: %w", err)
 	}
-	return nil
+	return rep.verdict()
 }
