@@ -20,11 +20,13 @@ type ChangeSet struct {
 	Facts []Fact
 	// Mentions link episodes to entities; duplicates are ignored.
 	Mentions []Mention
+	// Items are upserted by id (all fields replaced).
+	Items []Item
 }
 
 // Empty reports whether the change set writes nothing.
 func (cs ChangeSet) Empty() bool {
-	return len(cs.Episodes) == 0 && len(cs.Entities) == 0 && len(cs.Facts) == 0 && len(cs.Mentions) == 0
+	return len(cs.Episodes) == 0 && len(cs.Entities) == 0 && len(cs.Facts) == 0 && len(cs.Mentions) == 0 && len(cs.Items) == 0
 }
 
 // Validate checks everything about cs that needs no store: a valid namespace
@@ -66,6 +68,14 @@ func (cs ChangeSet) Validate() error {
 			if strings.TrimSpace(req[1]) == "" {
 				errs = append(errs, Invalidf(p+"."+req[0], "is required"))
 			}
+		}
+	}
+	for i, it := range cs.Items {
+		p := fmt.Sprintf("items[%d]", i)
+		errs = append(errs, sameNS(p+".namespace", it.Namespace), finite(p+".decay.stability", it.Decay.Stability),
+			CheckItemKey(p+".key", it.Key), CheckItemValue(p+".value", it.Value))
+		if it.ID != ItemID(it.Namespace, it.Key) {
+			errs = append(errs, Invalidf(p+".id", "is %q, want ItemID(namespace, key) = %q", it.ID, ItemID(it.Namespace, it.Key)))
 		}
 	}
 	for i, m := range cs.Mentions {

@@ -5,8 +5,8 @@ import (
 	"encoding/json"
 )
 
-// GraphStore is the source of truth: entities, facts (with history), episodes and
-// the mentions between them, plus full-text search. Every method is scoped to one
+// GraphStore is the source of truth: entities, facts (with history), episodes,
+// the mentions between them and items, plus full-text search. Every method is scoped to one
 // namespace; no method ever reads or writes another namespace's records.
 //
 // Implementations: graph/sqlite (embedded default) and graph/neo4j. Both pass the
@@ -20,6 +20,18 @@ type GraphStore interface {
 	Episodes(ctx context.Context, ns Namespace, ids []string) ([]Episode, error)
 	// ListEpisodes pages through the episodes of ns in id order.
 	ListEpisodes(ctx context.Context, ns Namespace, page Page) ([]Episode, error)
+
+	// Items returns the items with the given ids, in the order of ids; ids
+	// that do not exist in ns are left out.
+	Items(ctx context.Context, ns Namespace, ids []string) ([]Item, error)
+	// ListItems pages through the items of ns in id order.
+	ListItems(ctx context.Context, ns Namespace, page Page) ([]Item, error)
+	// DeleteItem hard-deletes one item; ErrNotFound when absent.
+	DeleteItem(ctx context.Context, ns Namespace, id string) error
+	// ItemNamespaces lists, sorted, the namespaces that hold at least one
+	// item and are prefix or below it (segment by segment: "a" covers
+	// "a/b", not "ab"); an empty prefix lists them all.
+	ItemNamespaces(ctx context.Context, prefix Namespace) ([]Namespace, error)
 
 	// Entity returns one entity, or an error wrapping ErrNotFound.
 	Entity(ctx context.Context, ns Namespace, id string) (Entity, error)
@@ -36,8 +48,8 @@ type GraphStore interface {
 	// ListFacts lists facts of ns matching the filter in id order.
 	ListFacts(ctx context.Context, ns Namespace, filter FactFilter) ([]Fact, error)
 
-	// SearchText runs full-text (BM25) search over fact text, episode content and
-	// entity names and aliases, best first. Scores are positive, higher is better.
+	// SearchText runs full-text (BM25) search over fact text, episode content,
+	// entity names and aliases and item text, best first. Scores are positive, higher is better.
 	SearchText(ctx context.Context, ns Namespace, q TextQuery) ([]Hit, error)
 	// Neighborhood returns the entities and facts within q.Depth hops of the seed
 	// entities, visiting at most q.FanOut facts per entity.
@@ -191,6 +203,7 @@ type PurgeStats struct {
 	Episodes int `json:"episodes"`
 	Entities int `json:"entities"`
 	Facts    int `json:"facts"`
+	Items    int `json:"items"`
 }
 
 // NamespaceSettings are the per-namespace options, stored with the graph.

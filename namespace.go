@@ -1,6 +1,7 @@
 package kgmem
 
 import (
+	"errors"
 	"strings"
 )
 
@@ -49,3 +50,25 @@ func isNamespaceRune(r rune) bool {
 
 // String returns the namespace path.
 func (n Namespace) String() string { return string(n) }
+
+// Covers reports whether ns is n or below it, segment by segment: "acme"
+// covers "acme" and "acme/users", not "acmex". The empty namespace covers
+// nothing.
+func (n Namespace) Covers(ns Namespace) bool {
+	p, s := string(n), string(ns)
+	if p == "" {
+		return false
+	}
+	return s == p || strings.HasPrefix(s, p+"/")
+}
+
+// ParseNamespaceField is ParseNamespace for a request field named other
+// than "namespace" ("namespace_prefix", "prefix"): its errors name field.
+func ParseNamespaceField(field, s string) (Namespace, error) {
+	ns, err := ParseNamespace(s)
+	var fe *FieldError
+	if errors.As(err, &fe) {
+		return "", &FieldError{Field: field, Reason: fe.Reason, Kind: fe.Kind}
+	}
+	return ns, err
+}

@@ -26,6 +26,10 @@ const (
 	nsPath
 	// nsBody: the "namespace" member of the JSON body.
 	nsBody
+	// nsBodyPrefix: the "namespace_prefix" member of the JSON body; the
+	// key must cover the whole prefix, so a key scoped to "memories/alice"
+	// cannot search "memories".
+	nsBodyPrefix
 	// nsKeyScope: the route lists namespaces and its handler keeps only
 	// those the key covers (GET /v1/namespaces).
 	nsKeyScope
@@ -73,6 +77,11 @@ var routeAccess = map[string]access{
 	"GET /v1/episodes":                       {right: auth.Read, ns: nsQuery},
 	"POST /v1/strength":                      {right: auth.Read, ns: nsBody},
 	"GET /v1/namespaces":                     {right: auth.Read, ns: nsKeyScope},
+	"PUT /v1/items":                          {right: auth.Write, ns: nsBody},
+	"GET /v1/items":                          {right: auth.Read, ns: nsQuery},
+	"DELETE /v1/items":                       {right: auth.Write, ns: nsQuery},
+	"POST /v1/items/search":                  {right: auth.Read, ns: nsBodyPrefix},
+	"GET /v1/items/namespaces":               {right: auth.Read, ns: nsKeyScope},
 	"POST /mcp":                              {right: auth.Read, ns: nsCalls},
 }
 
@@ -173,7 +182,9 @@ func (s *Server) authorize(next echo.HandlerFunc) echo.HandlerFunc {
 		case nsPath:
 			ns, err = namespacePathParam(c)
 		case nsBody:
-			ns, err = bodyNamespace(c)
+			ns, err = bodyNamespace(c, "namespace")
+		case nsBodyPrefix:
+			ns, err = bodyNamespace(c, "namespace_prefix")
 		}
 		if err != nil {
 			return err
@@ -191,20 +202,26 @@ func (s *Server) authorize(next echo.HandlerFunc) echo.HandlerFunc {
 	}
 }
 
-// bodyNamespace reads the body's "namespace" member with the same decoder the
-// handler uses, then puts the body back for the handler.
-func bodyNamespace(c echo.Context) (kgmem.Namespace, error) {
+// bodyNamespace reads the body's namespace member (named member) with the
+// same decoder the handler uses, then puts the body back for the handler.
+func bodyNamespace(c echo.Context, member string) (kgmem.Namespace, error) {
 	req := c.Request()
 	raw, err := io.ReadAll(req.Body)
 	if err != nil {
 		return "", decodeError(err)
 	}
 	req.Body = io.NopCloser(bytes.NewReader(raw))
+	// Decoded as the handler decodes it (a struct: members matched the way
+	// encoding/json matches them, case folded, the last one winning).
 	var body struct {
-		Namespace string `json:"namespace"`
+		Namespace       string `json:"namespace"`
+		NamespacePrefix string `json:"namespace_prefix"`
 	}
 	if err := json.Unmarshal(raw, &body); err != nil {
 		return "", decodeError(err)
+	}
+	if member == "namespace_prefix" {
+		return kgmem.ParseNamespaceField(member, body.NamespacePrefix)
 	}
 	return kgmem.ParseNamespace(body.Namespace)
 }

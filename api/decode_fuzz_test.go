@@ -78,7 +78,7 @@ func FuzzDecodeRequest(f *testing.F) {
 			return
 		}
 		want := nsOf(dst)
-		got, perr := bodyNamespace(newCtx(body))
+		got, perr := bodyNamespace(newCtx(body), "namespace")
 		wantNS, werr := kgmem.ParseNamespace(want)
 		if (perr == nil) != (werr == nil) || got != wantNS {
 			t.Fatalf("handler decodes namespace %q (%v), authorisation peek reads %q (%v)", want, werr, got, perr)

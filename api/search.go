@@ -35,7 +35,7 @@ func (s *Server) postSearch(c echo.Context) error {
 			k = kgmem.KindEntity
 		}
 		if !k.Valid() {
-			return kgmem.Invalidf(fmt.Sprintf("include[%d]", i), "is %q; use facts, episodes or entities", inc)
+			return kgmem.Invalidf(fmt.Sprintf("include[%d]", i), "is %q; use facts, episodes, entities or items", inc)
 		}
 		req.Include = append(req.Include, k)
 	}

@@ -48,13 +48,7 @@ func (r Right) Includes(want Right) bool { return r.level() >= want.level() && w
 
 // Covers reports whether the namespace prefix covers ns, segment by segment:
 // "acme" covers "acme" and "acme/users", not "acmex".
-func Covers(prefix, ns kgmem.Namespace) bool {
-	p, n := string(prefix), string(ns)
-	if p == "" {
-		return false
-	}
-	return n == p || strings.HasPrefix(n, p+"/")
-}
+func Covers(prefix, ns kgmem.Namespace) bool { return prefix.Covers(ns) }
 
 // Principal is who a request is: a stored key or the admin.
 type Principal struct {

@@ -310,6 +310,49 @@ func (c *Client) Strength(ctx context.Context, ns kgmem.Namespace, refs []decay.
 	return out.Records, err
 }
 
+// PutItem upserts an item (PUT /v1/items); created is true when the key
+// was new.
+func (c *Client) PutItem(ctx context.Context, req wire.ItemRequest) (it kgmem.Item, created bool, err error) {
+	status, err := c.do(ctx, call{method: http.MethodPut, path: "/v1/items", body: req, out: &it})
+	return it, status == http.StatusCreated, err
+}
+
+// GetItem returns one item by key (GET /v1/items); a missing key is an
+// *Error with status 404 (errors.Is(err, kgmem.ErrNotFound)).
+func (c *Client) GetItem(ctx context.Context, ns kgmem.Namespace, key string) (kgmem.Item, error) {
+	var out kgmem.Item
+	q := nsQuery(ns)
+	q.Set("key", key)
+	_, err := c.do(ctx, call{method: http.MethodGet, path: "/v1/items", query: q, out: &out})
+	return out, err
+}
+
+// DeleteItem deletes one item by key (DELETE /v1/items).
+func (c *Client) DeleteItem(ctx context.Context, ns kgmem.Namespace, key string) error {
+	q := nsQuery(ns)
+	q.Set("key", key)
+	_, err := c.do(ctx, call{method: http.MethodDelete, path: "/v1/items", query: q})
+	return err
+}
+
+// SearchItems searches the items of a namespace and every namespace below
+// it (POST /v1/items/search).
+func (c *Client) SearchItems(ctx context.Context, req wire.ItemSearchRequest) (wire.ItemList, error) {
+	var out wire.ItemList
+	_, err := c.do(ctx, call{method: http.MethodPost, path: "/v1/items/search", body: req, out: &out})
+	return out, err
+}
+
+// ItemNamespaces lists the namespaces holding items below prefix (every
+// one the key may read when prefix is empty; GET /v1/items/namespaces).
+func (c *Client) ItemNamespaces(ctx context.Context, prefix kgmem.Namespace) ([]kgmem.Namespace, error) {
+	var out wire.ItemNamespaceList
+	q := url.Values{}
+	setString(q, "prefix", string(prefix))
+	_, err := c.do(ctx, call{method: http.MethodGet, path: "/v1/items/namespaces", query: q, out: &out})
+	return out.Namespaces, err
+}
+
 // pages turns a page reader into an iterator: it yields each item, then
 // reads the next page until a page comes back without a cursor.
 func pages[T any](read func(after string) ([]T, string, error), after string) iter.Seq2[T, error] {

@@ -20,6 +20,7 @@ type memStore struct {
 	facts    map[kgmem.Namespace]map[string]kgmem.Fact
 	entities map[kgmem.Namespace]map[string]kgmem.Entity
 	episodes map[kgmem.Namespace]map[string]kgmem.Episode
+	items    map[kgmem.Namespace]map[string]kgmem.Item
 	settings map[kgmem.Namespace]kgmem.NamespaceSettings
 }
 
@@ -28,6 +29,7 @@ func newMemStore() *memStore {
 		facts:    map[kgmem.Namespace]map[string]kgmem.Fact{},
 		entities: map[kgmem.Namespace]map[string]kgmem.Entity{},
 		episodes: map[kgmem.Namespace]map[string]kgmem.Episode{},
+		items:    map[kgmem.Namespace]map[string]kgmem.Item{},
 		settings: map[kgmem.Namespace]kgmem.NamespaceSettings{},
 	}
 }
@@ -52,6 +54,9 @@ func (s *memStore) Apply(_ context.Context, cs kgmem.ChangeSet) error {
 	}
 	for _, f := range cs.Facts {
 		put(s.facts, cs.Namespace, f.ID, f)
+	}
+	for _, it := range cs.Items {
+		put(s.items, cs.Namespace, it.ID, it)
 	}
 	return nil
 }
@@ -91,6 +96,18 @@ func (s *memStore) ListEpisodes(_ context.Context, ns kgmem.Namespace, page kgme
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return paged(s.episodes[ns], page, func(kgmem.Episode) bool { return true }), nil
+}
+
+func (s *memStore) Items(_ context.Context, ns kgmem.Namespace, ids []string) ([]kgmem.Item, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return byIDs(s.items[ns], ids), nil
+}
+
+func (s *memStore) ListItems(_ context.Context, ns kgmem.Namespace, page kgmem.Page) ([]kgmem.Item, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return paged(s.items[ns], page, func(kgmem.Item) bool { return true }), nil
 }
 
 func (s *memStore) Entities(_ context.Context, ns kgmem.Namespace, ids []string) ([]kgmem.Entity, error) {
@@ -136,6 +153,11 @@ func (s *memStore) SetDecay(_ context.Context, ns kgmem.Namespace, updates []kgm
 			if e, ok := s.episodes[ns][u.ID]; ok {
 				e.Decay = u.State
 				s.episodes[ns][u.ID] = e
+			}
+		case kgmem.KindItem:
+			if it, ok := s.items[ns][u.ID]; ok {
+				it.Decay = u.State
+				s.items[ns][u.ID] = it
 			}
 		default:
 			return fmt.Errorf("set decay: kind %q: %w", u.Kind, kgmem.ErrInvalid)

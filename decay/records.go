@@ -19,7 +19,7 @@ type Ref struct {
 func validateRefs(refs []Ref) error {
 	for i, r := range refs {
 		if !r.Kind.Valid() {
-			return kgmem.Invalidf(fmt.Sprintf("refs[%d].kind", i), "must be one of fact, entity, episode; got %q", r.Kind)
+			return kgmem.Invalidf(fmt.Sprintf("refs[%d].kind", i), "must be one of fact, entity, episode, item; got %q", r.Kind)
 		}
 		if r.ID == "" {
 			return kgmem.Invalidf(fmt.Sprintf("refs[%d].id", i), "is required")
@@ -52,10 +52,14 @@ func episodeRecord(e kgmem.Episode) record {
 	return record{Ref: Ref{kgmem.KindEpisode, e.ID}, state: e.Decay, created: created}
 }
 
+func itemRecord(it kgmem.Item) record {
+	return record{Ref: Ref{kgmem.KindItem, it.ID}, state: it.Decay, created: it.CreatedAt}
+}
+
 // loadRecords reads the current decay state of refs in ns, keyed by ref. Refs
 // that do not exist in ns are absent from the map.
 func loadRecords(ctx context.Context, store kgmem.GraphStore, ns kgmem.Namespace, refs []Ref) (map[Ref]record, error) {
-	ids := make(map[kgmem.Kind][]string, 3)
+	ids := make(map[kgmem.Kind][]string, 4)
 	seen := make(map[Ref]bool, len(refs))
 	for _, r := range refs {
 		if !seen[r] {
@@ -89,6 +93,15 @@ func loadRecords(ctx context.Context, store kgmem.GraphStore, ns kgmem.Namespace
 		}
 		for _, e := range episodes {
 			out[Ref{kgmem.KindEpisode, e.ID}] = episodeRecord(e)
+		}
+	}
+	for _, chunk := range lo.Chunk(ids[kgmem.KindItem], loadChunk) {
+		items, err := store.Items(ctx, ns, chunk)
+		if err != nil {
+			return nil, fmt.Errorf("read items of %s: %w", ns, err)
+		}
+		for _, it := range items {
+			out[Ref{kgmem.KindItem, it.ID}] = itemRecord(it)
 		}
 	}
 	return out, nil

@@ -37,13 +37,14 @@ type SweepStats struct {
 	Facts    SweepCounts `json:"facts"`
 	Entities SweepCounts `json:"entities"`
 	Episodes SweepCounts `json:"episodes"`
+	Items    SweepCounts `json:"items"`
 	// Disabled is true when the namespace's decay is off and nothing was scanned.
 	Disabled bool `json:"disabled,omitempty"`
 }
 
-// Total sums the counts over the three kinds.
+// Total sums the counts over the kinds.
 func (s SweepStats) Total() SweepCounts {
-	return s.Facts.add(s.Entities).add(s.Episodes)
+	return s.Facts.add(s.Entities).add(s.Episodes).add(s.Items)
 }
 
 // Sweep soft-forgets the records of ns whose retention at now is below the
@@ -86,6 +87,13 @@ func Sweep(ctx context.Context, store kgmem.GraphStore, ns kgmem.Namespace, mode
 	})
 	if err != nil {
 		return stats, fmt.Errorf("sweep episodes of %s: %w", ns, err)
+	}
+	stats.Items, err = sweepKind(ctx, store, ns, model, now, func(page kgmem.Page) ([]record, error) {
+		items, err := store.ListItems(ctx, ns, page)
+		return mapRecords(items, itemRecord), err
+	})
+	if err != nil {
+		return stats, fmt.Errorf("sweep items of %s: %w", ns, err)
 	}
 	return stats, nil
 }

@@ -31,6 +31,25 @@ func (s *graph) ListEpisodes(ctx context.Context, ns kgmem.Namespace, page kgmem
 	return v, s.e.observe(s.backend, "ListEpisodes", err)
 }
 
+func (s *graph) Items(ctx context.Context, ns kgmem.Namespace, ids []string) ([]kgmem.Item, error) {
+	v, err := s.g.Items(ctx, ns, ids)
+	return v, s.e.observe(s.backend, "Items", err)
+}
+
+func (s *graph) ListItems(ctx context.Context, ns kgmem.Namespace, page kgmem.Page) ([]kgmem.Item, error) {
+	v, err := s.g.ListItems(ctx, ns, page)
+	return v, s.e.observe(s.backend, "ListItems", err)
+}
+
+func (s *graph) DeleteItem(ctx context.Context, ns kgmem.Namespace, id string) error {
+	return s.e.observe(s.backend, "DeleteItem", s.g.DeleteItem(ctx, ns, id))
+}
+
+func (s *graph) ItemNamespaces(ctx context.Context, prefix kgmem.Namespace) ([]kgmem.Namespace, error) {
+	v, err := s.g.ItemNamespaces(ctx, prefix)
+	return v, s.e.observe(s.backend, "ItemNamespaces", err)
+}
+
 func (s *graph) Entity(ctx context.Context, ns kgmem.Namespace, id string) (kgmem.Entity, error) {
 	v, err := s.g.Entity(ctx, ns, id)
 	return v, s.e.observe(s.backend, "Entity", err)

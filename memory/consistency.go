@@ -62,6 +62,14 @@ func (e *Engine) CheckConsistency(ctx context.Context, ns kgmem.Namespace) (Cons
 			ents, err := e.graph.FindEntities(ctx, ns, kgmem.EntityFilter{Page: kgmem.Page{After: after, Limit: reindexPage}})
 			return add(mapDocs(ents, entityDoc), err)
 		},
+		func(after string) (int, string, error) {
+			items, err := e.graph.ListItems(ctx, ns, kgmem.Page{After: after, Limit: reindexPage})
+			if err != nil || len(items) == 0 {
+				return 0, "", err
+			}
+			_, _, _ = add(itemDocs(items), nil) // items without text have no vector
+			return len(items), items[len(items)-1].ID, nil
+		},
 	}
 	for _, page := range pagers {
 		for after := ""; ; {

@@ -9,13 +9,16 @@ import (
 )
 
 // RenderContext renders search results as a prompt-ready block: current facts
-// with their dates, then the supporting messages with speaker and date.
+// with their dates, the entities, the supporting messages with speaker and
+// date, then the items' texts with the day they were last written.
 //
 //	# Facts
 //	- Bob leads the ML team. (since 2024-03-01)
 //	- Alice manages the ML team. (2023-01-10 – 2024-03-01, no longer true)
 //	# Messages
 //	- [2024-03-01 09:30] Bob: I now lead the ML team.
+//	# Memories
+//	- [2024-03-02] Bob prefers short answers.
 func RenderContext(res SearchResult) string {
 	var b strings.Builder
 	if len(res.Facts) > 0 {
@@ -38,6 +41,12 @@ func RenderContext(res SearchResult) string {
 		b.WriteString("# Messages\n")
 		for _, ep := range res.Episodes {
 			fmt.Fprintf(&b, "- [%s] %s\n", ep.Timestamp.UTC().Format("2006-01-02 15:04"), EpisodeText(ep.Episode))
+		}
+	}
+	if len(res.Items) > 0 {
+		b.WriteString("# Memories\n")
+		for _, it := range res.Items {
+			fmt.Fprintf(&b, "- [%s] %s\n", it.UpdatedAt.UTC().Format("2006-01-02"), strings.ReplaceAll(it.Text, "\n", "; "))
 		}
 	}
 	return b.String()

@@ -45,7 +45,7 @@ func (e *Engine) finish(ctx context.Context, st *searchState) error {
 
 // resultRefs names every returned record, for reinforcement.
 func resultRefs(res SearchResult) []decay.Ref {
-	refs := make([]decay.Ref, 0, len(res.Facts)+len(res.Episodes)+len(res.Entities))
+	refs := make([]decay.Ref, 0, len(res.Facts)+len(res.Episodes)+len(res.Entities)+len(res.Items))
 	for _, f := range res.Facts {
 		refs = append(refs, decay.Ref{Kind: kgmem.KindFact, ID: f.ID})
 	}
@@ -54,6 +54,9 @@ func resultRefs(res SearchResult) []decay.Ref {
 	}
 	for _, ent := range res.Entities {
 		refs = append(refs, decay.Ref{Kind: kgmem.KindEntity, ID: ent.ID})
+	}
+	for _, it := range res.Items {
+		refs = append(refs, decay.Ref{Kind: kgmem.KindItem, ID: it.ID})
 	}
 	return refs
 }

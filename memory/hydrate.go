@@ -46,7 +46,7 @@ func (e *Engine) hydrate(ctx context.Context, st *searchState) error {
 	}
 	cands := st.cands
 	res := &st.res
-	// The three kinds load at once; each writes only its own field.
+	// The kinds load at once; each writes only its own field.
 	var g errgroup.Group
 	g.Go(func() (err error) {
 		res.Facts, err = pick(cands[kgmem.KindFact], depth,
@@ -105,6 +105,23 @@ func (e *Engine) hydrate(ctx context.Context, st *searchState) error {
 			opts.MMRLambda, func(r EntityResult) string { return r.Name }, 0, maxWeight)
 		if err != nil {
 			return fmt.Errorf("load entities: %w", err)
+		}
+		return nil
+	})
+	g.Go(func() (err error) {
+		items, err := pick(cands[kgmem.KindItem], depth,
+			func(ids []string) ([]kgmem.Item, error) { return e.graph.Items(ctx, ns, ids) },
+			func(it kgmem.Item) string { return it.ID },
+			func(it kgmem.Item) bool {
+				return visible(it.Decay) && (req.AsOf.IsZero() || !it.CreatedAt.After(req.AsOf))
+			},
+			func(it kgmem.Item) ranker { return weigh(it.Decay, 0, func(prior) float64 { return 1 }) },
+			func(it kgmem.Item, s Score) ItemResult { return ItemResult{Item: it, Score: &s} },
+			func(r ItemResult) float64 { return r.Score.Final },
+			opts.MMRLambda, func(r ItemResult) string { return r.Text }, 0, maxWeight)
+		res.Items = items
+		if err != nil {
+			return fmt.Errorf("load items: %w", err)
 		}
 		return nil
 	})

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -417,6 +418,13 @@ func (e *Engine) loadDocs(ctx context.Context, ns kgmem.Namespace, keys []kgmem.
 			out = append(out, entityDoc(ent))
 		}
 	}
+	if ids := byKind[kgmem.KindItem]; len(ids) > 0 {
+		items, err := e.graph.Items(ctx, ns, ids)
+		if err != nil {
+			return nil, fmt.Errorf("read items: %w", err)
+		}
+		out = append(out, itemDocs(items)...)
+	}
 	return out, nil
 }
 
@@ -432,11 +440,34 @@ func entityDoc(ent kgmem.Entity) doc {
 	return doc{kgmem.VectorKey{Kind: kgmem.KindEntity, ID: ent.ID}, EntityText(ent), ent.CreatedAt}
 }
 
+func itemDoc(it kgmem.Item) doc {
+	return doc{kgmem.VectorKey{Kind: kgmem.KindItem, ID: it.ID}, it.Text, it.CreatedAt}
+}
+
+// itemDocs are the docs of the items that have text (an item without text
+// is listed, never searched, and has no vector).
+func itemDocs(items []kgmem.Item) []doc {
+	out := make([]doc, 0, len(items))
+	for _, it := range items {
+		if it.Text != "" {
+			out = append(out, itemDoc(it))
+		}
+	}
+	return out
+}
+
 // embedDocs embeds docs and returns their vector records, and the keys of
-// those whose text embeds to a zero vector (nothing to store).
+// those whose text is empty or embeds to a zero vector (nothing to store).
 func (e *Engine) embedDocs(ctx context.Context, ns kgmem.Namespace, docs []doc) ([]kgmem.VectorRecord, []kgmem.VectorKey, error) {
+	var zero []kgmem.VectorKey
+	docs = slices.DeleteFunc(slices.Clone(docs), func(d doc) bool {
+		if d.text == "" {
+			zero = append(zero, d.key)
+		}
+		return d.text == ""
+	})
 	if len(docs) == 0 {
-		return nil, nil, nil
+		return nil, zero, nil
 	}
 	texts := make([]string, len(docs))
 	for i, d := range docs {
@@ -450,7 +481,6 @@ func (e *Engine) embedDocs(ctx context.Context, ns kgmem.Namespace, docs []doc) 
 		return nil, nil, fmt.Errorf("embedder %s returned %d vectors for %d texts: %w", e.embedder.Name(), len(vecs), len(texts), kgmem.ErrUnavailable)
 	}
 	var records []kgmem.VectorRecord
-	var zero []kgmem.VectorKey
 	for i, d := range docs {
 		if kgmem.IsZeroVector(vecs[i]) {
 			zero = append(zero, d.key)

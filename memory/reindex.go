@@ -18,6 +18,7 @@ type ReindexStats struct {
 	Episodes int `json:"episodes"`
 	Facts    int `json:"facts"`
 	Entities int `json:"entities"`
+	Items    int `json:"items"`
 	// Upserted counts vectors written; Unembeddable records whose text embeds
 	// to a zero vector (nothing to store; any old vector is deleted).
 	Upserted     int `json:"upserted"`
@@ -52,6 +53,10 @@ func (e *Engine) Reindex(ctx context.Context, ns kgmem.Namespace) (ReindexStats,
 		{kgmem.KindEntity, &st.Entities, func(after string) ([]doc, error) {
 			ents, err := e.graph.FindEntities(ctx, ns, kgmem.EntityFilter{Page: kgmem.Page{After: after, Limit: reindexPage}})
 			return mapDocs(ents, entityDoc), err
+		}},
+		{kgmem.KindItem, &st.Items, func(after string) ([]doc, error) {
+			items, err := e.graph.ListItems(ctx, ns, kgmem.Page{After: after, Limit: reindexPage})
+			return mapDocs(items, itemDoc), err
 		}},
 	}
 	for _, step := range steps {

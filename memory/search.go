@@ -37,6 +37,8 @@ type SearchResult struct {
 	Facts    []FactResult    `json:"facts"`
 	Episodes []EpisodeResult `json:"episodes"`
 	Entities []EntityResult  `json:"entities"`
+	// Items are the ranked items (kgmem.Item), each with a score.
+	Items []ItemResult `json:"items"`
 	// Graph is the entity subgraph of the returned facts and entities.
 	Graph ResultGraph `json:"graph"`
 	// Context is the results rendered for an LLM prompt, with dates.
@@ -139,7 +141,7 @@ func (e *Engine) ValidateSearch(req *SearchRequest) error {
 	}
 	for i, k := range req.Include {
 		if !k.Valid() {
-			return kgmem.Invalidf(fmt.Sprintf("include[%d]", i), "is %q; use facts, episodes or entities", k)
+			return kgmem.Invalidf(fmt.Sprintf("include[%d]", i), "is %q; use facts, episodes, entities or items", k)
 		}
 	}
 	return nil

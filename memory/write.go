@@ -20,6 +20,7 @@ func (e *Engine) write(ctx context.Context, cs kgmem.ChangeSet) error {
 	if err != nil {
 		return err
 	}
+
 	return e.guardedWrite(ctx, upsertOps(cs.Namespace, records, zero),
 		func() error {
 			defer e.timelines.forget(cs.Namespace)
@@ -31,10 +32,10 @@ func (e *Engine) write(ctx context.Context, cs kgmem.ChangeSet) error {
 		func(ctx context.Context) error { return e.writeVectors(ctx, cs.Namespace, records, zero) })
 }
 
-// changeDocs lists what cs writes that gets a vector: its episodes, facts and
-// entities, with the texts embedded for them.
+// changeDocs lists what cs writes that gets a vector: its episodes, facts,
+// entities and items, with the texts embedded for them.
 func changeDocs(cs kgmem.ChangeSet) []doc {
-	docs := make([]doc, 0, len(cs.Episodes)+len(cs.Facts)+len(cs.Entities))
+	docs := make([]doc, 0, len(cs.Episodes)+len(cs.Facts)+len(cs.Entities)+len(cs.Items))
 	for _, ep := range cs.Episodes {
 		docs = append(docs, episodeDoc(ep))
 	}
@@ -43,6 +44,11 @@ func changeDocs(cs kgmem.ChangeSet) []doc {
 	}
 	for _, ent := range cs.Entities {
 		docs = append(docs, entityDoc(ent))
+	}
+	for _, it := range cs.Items {
+		// An item without text gets no vector: embedDocs turns it into a
+		// delete of any vector an earlier version had.
+		docs = append(docs, itemDoc(it))
 	}
 	return docs
 }

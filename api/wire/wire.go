@@ -201,3 +201,93 @@ func MessagesOf(msgs []episodes.Message) []Message {
 	}
 	return out
 }
+
+// ItemRequest is the body of PUT /v1/items.
+type ItemRequest struct {
+	Namespace string `json:"namespace"`
+	Key       string `json:"key"`
+	// Value is a JSON object, stored as given.
+	Value json.RawMessage `json:"value"`
+	// Index says what of the value search indexes: absent or null the whole
+	// value, false nothing, a list those fields (kgmem.ItemText).
+	Index *ItemIndex `json:"index,omitempty"`
+}
+
+// ItemIndex is the "index" member of an ItemRequest: false (Off) or a list
+// of field paths.
+type ItemIndex struct {
+	// Off indexes nothing: the item is stored, listed and filtered, never ranked.
+	Off bool
+	// Fields are the value's fields to index ("content", "profile.name", "tags[*]").
+	Fields []string
+}
+
+// Fields returns the index fields an ItemIndex selects for the engine: nil
+// (the whole value) for a nil index, empty for Off.
+func (x *ItemIndex) fields() []string {
+	switch {
+	case x == nil:
+		return nil
+	case x.Off:
+		return []string{}
+	}
+	return append([]string{}, x.Fields...)
+}
+
+// IndexFields is what PUT /v1/items indexes for this request: nil for the
+// whole value, an empty slice for nothing, or the listed fields.
+func (r ItemRequest) IndexFields() []string { return r.Index.fields() }
+
+// MarshalJSON writes false or the list of fields.
+func (x ItemIndex) MarshalJSON() ([]byte, error) {
+	if x.Off {
+		return []byte("false"), nil
+	}
+	return json.Marshal(append([]string{}, x.Fields...))
+}
+
+// UnmarshalJSON reads false or a list of fields; true is refused (LangGraph's
+// index is False, a list, or absent).
+func (x *ItemIndex) UnmarshalJSON(b []byte) error {
+	if string(b) == "false" {
+		*x = ItemIndex{Off: true}
+		return nil
+	}
+	var fields []string
+	if err := json.Unmarshal(b, &fields); err != nil {
+		return kgmem.Invalidf("index", "must be false, null or a list of field paths")
+	}
+	*x = ItemIndex{Fields: fields}
+	return nil
+}
+
+// ItemSearchRequest is the body of POST /v1/items/search.
+type ItemSearchRequest struct {
+	// NamespacePrefix selects the items of this namespace and of every
+	// namespace below it.
+	NamespacePrefix string `json:"namespace_prefix"`
+	// Query ranks the items; empty lists them, most recently updated first.
+	Query string `json:"query,omitempty"`
+	// Filter keeps the items whose values match (kgmem.ItemFilter).
+	Filter json.RawMessage `json:"filter,omitempty"`
+	// Limit (default 10) and Offset page through the results.
+	Limit  int `json:"limit,omitempty"`
+	Offset int `json:"offset,omitempty"`
+	// Reinforce records the ranked items returned as recalled (default true).
+	Reinforce *bool `json:"reinforce,omitempty"`
+}
+
+// ItemList is the body of POST /v1/items/search.
+type ItemList struct {
+	// Items are ranked items first (with a score), then unranked ones
+	// (score null), most recently updated first.
+	Items []memory.ItemResult `json:"items"`
+	// Warnings report degraded retrieval.
+	Warnings []string `json:"warnings"`
+}
+
+// ItemNamespaceList is the body of GET /v1/items/namespaces.
+type ItemNamespaceList struct {
+	// Namespaces hold at least one item and may be read by the key.
+	Namespaces []kgmem.Namespace `json:"namespaces"`
+}

@@ -44,6 +44,7 @@ func Run(t *testing.T, open func(t *testing.T) kgmem.GraphStore) {
 		{"Neighborhood", testNeighborhood},
 		{"ThreadNeighbors", testThreadNeighbors},
 		{"Admin", testAdmin},
+		{"Items", testItems},
 		{"Isolation", testIsolation},
 		{"Concurrency", testConcurrency},
 	}

@@ -37,6 +37,7 @@ func (s *Store) SetDecay(ctx context.Context, ns kgmem.Namespace, updates []kgme
 	match := map[kgmem.Kind]string{
 		kgmem.KindEntity:  `MATCH (x:Entity {namespace: $ns, id: row.id})`,
 		kgmem.KindEpisode: `MATCH (x:Episode {namespace: $ns, id: row.id})`,
+		kgmem.KindItem:    `MATCH (x:` + labelItem + ` {namespace: $ns, id: row.id})`,
 		kgmem.KindFact: `MATCH (t:FactText {namespace: $ns, id: row.id})
 			WITH row, t` + factRel + ` WITH row, r AS x`,
 	}
@@ -118,14 +119,15 @@ func (s *Store) PurgeNamespace(ctx context.Context, ns kgmem.Namespace) (kgmem.P
 	recs, err := s.read(ctx, `CALL () { MATCH (n:Episode {namespace: $ns}) RETURN count(n) AS episodes }
 		CALL () { MATCH (n:Entity {namespace: $ns}) RETURN count(n) AS entities }
 		CALL () { MATCH (n:FactText {namespace: $ns}) RETURN count(n) AS facts }
-		RETURN episodes, entities, facts`, map[string]any{"ns": key})
+		CALL () { MATCH (n:`+labelItem+` {namespace: $ns}) RETURN count(n) AS items }
+		RETURN episodes, entities, facts, items`, map[string]any{"ns": key})
 	if err != nil {
 		return kgmem.PurgeStats{}, fmt.Errorf("neo4j: purge %s: count: %w", ns, err)
 	}
 	var st kgmem.PurgeStats
 	if len(recs) == 1 {
 		n := func(i int) int { v, _ := recs[0].Values[i].(int64); return int(v) }
-		st = kgmem.PurgeStats{Episodes: n(0), Entities: n(1), Facts: n(2)}
+		st = kgmem.PurgeStats{Episodes: n(0), Entities: n(1), Facts: n(2), Items: n(3)}
 	}
 	// Readers must not cache the facts while batches delete them (version.go).
 	err = s.write(ctx, func(tx neo4j.ManagedTransaction) error {
@@ -136,7 +138,7 @@ func (s *Store) PurgeNamespace(ctx context.Context, ns kgmem.Namespace) (kgmem.P
 		return kgmem.PurgeStats{}, fmt.Errorf("neo4j: purge %s: mark the graph version: %w", ns, err)
 	}
 	// The graph version goes last, when no fact is left.
-	for _, label := range []string{labelFactText, labelEpisode, labelEntity, labelSettings, labelGraphVersion} {
+	for _, label := range []string{labelFactText, labelEpisode, labelEntity, labelItem, labelSettings, labelGraphVersion} {
 		err := s.autoCommit(ctx, `MATCH (n:$($label) {namespace: $ns})
 			CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF `+fmt.Sprint(purgeBatch)+` ROWS`,
 			map[string]any{"ns": key, "label": label})
@@ -153,6 +155,7 @@ func (s *Store) Namespaces(ctx context.Context) ([]kgmem.Namespace, error) {
 	recs, err := s.read(ctx, `CALL () {
 			MATCH (n:Entity) RETURN DISTINCT n.namespace AS ns
 			UNION MATCH (n:Episode) RETURN DISTINCT n.namespace AS ns
+			UNION MATCH (n:`+labelItem+`) RETURN DISTINCT n.namespace AS ns
 			UNION MATCH (n:KgmemSettings) RETURN DISTINCT n.namespace AS ns
 		}
 		RETURN ns`, nil)

@@ -45,6 +45,10 @@ const (
 		SET r = row.rel
 		MERGE (t:FactText {namespace: $ns, id: row.rel.id})
 		SET t = row.text`
+	// qUpsertItems replaces every property of each item.
+	qUpsertItems = `UNWIND $rows AS row
+		MERGE (i:` + labelItem + ` {namespace: $ns, id: row.id})
+		SET i = row`
 	// qMentions links episodes to entities once.
 	qMentions = `UNWIND $rows AS row
 		MATCH (ep:Episode {namespace: $ns, id: row.episode_id})
@@ -79,7 +83,7 @@ func (s *Store) Apply(ctx context.Context, cs kgmem.ChangeSet) error {
 type encoded struct {
 	key                       string
 	episodes, entities, facts []map[string]any
-	mentions                  []map[string]any
+	mentions, items           []map[string]any
 	factIDs                   []string
 	refEntities, refEpisodes  []string
 	entityField, episodeField map[string]string // referenced id → first field naming it
@@ -125,6 +129,9 @@ func encodeChangeSet(key string, cs kgmem.ChangeSet) (*encoded, error) {
 		w.refEntities = ref(w.refEntities, w.entityField, newEntity, f.SubjectID, field+".subject_id")
 		w.refEntities = ref(w.refEntities, w.entityField, newEntity, f.ObjectID, field+".object_id")
 	}
+	for _, it := range cs.Items {
+		w.items = append(w.items, itemProps(key, it))
+	}
 	for i, m := range cs.Mentions {
 		field := fmt.Sprintf("mentions[%d]", i)
 		w.mentions = append(w.mentions, map[string]any{"episode_id": m.EpisodeID, "entity_id": m.EntityID})
@@ -158,6 +165,7 @@ func (w *encoded) apply(ctx context.Context, tx neo4j.ManagedTransaction, cs kgm
 		{"old fact relationships", qDeleteFactRels, "ids", w.factIDs, len(w.factIDs)},
 		{"facts", qCreateFacts, "rows", w.facts, len(w.facts)},
 		{"mentions", qMentions, "rows", w.mentions, len(w.mentions)},
+		{"items", qUpsertItems, "rows", w.items, len(w.items)},
 	}
 	for _, st := range steps {
 		if st.n == 0 {

@@ -16,6 +16,9 @@ const (
 	labelEntity   = "Entity"
 	labelEpisode  = "Episode"
 	labelFactText = "FactText"
+	// labelItem is the node of an item (kgmem.Item); "Item" alone would
+	// collide with the label of an entity of type "item".
+	labelItem     = "KgmemItem"
 	labelSettings = "KgmemSettings"
 	labelSchema   = "KgmemSchema"
 	// labelGraphVersion is the node holding a namespace's graph version (version.go).
@@ -57,7 +60,7 @@ const fallbackLabel = "Other"
 // becomes "MusicBand", accents are stripped, a leading digit gets a "T"
 // prefix, and text without letters or digits maps to "Other". Types that
 // would collide with the store's own labels (Entity, Episode, FactText,
-// KgmemSettings, KgmemSchema, KgmemGraphVersion) get a "Type" suffix. The
+// KgmemItem, KgmemSettings, KgmemSchema, KgmemGraphVersion) get a "Type" suffix. The
 // exact type is kept in the node's type property.
 func Label(entityType string) string {
 	var b strings.Builder
@@ -77,7 +80,7 @@ func Label(entityType string) string {
 	}
 	s = truncate(s)
 	switch s {
-	case labelEntity, labelEpisode, labelFactText, labelSettings, labelSchema, labelGraphVersion:
+	case labelEntity, labelEpisode, labelFactText, labelItem, labelSettings, labelSchema, labelGraphVersion:
 		s += "Type"
 	}
 	return s

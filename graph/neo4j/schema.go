@@ -30,6 +30,7 @@ const (
 	ftEntity  = "kgmem_entity_text_en"
 	ftEpisode = "kgmem_episode_text_en"
 	ftFact    = "kgmem_fact_text_en"
+	ftItem    = "kgmem_item_text_en"
 )
 
 // qBackfillFullText gives nodes stored before the ft_en property their
@@ -43,6 +44,7 @@ var schemaStatements = []string{
 	"CREATE CONSTRAINT kgmem_entity_key IF NOT EXISTS FOR (n:Entity) REQUIRE (n.namespace, n.id) IS UNIQUE",
 	"CREATE CONSTRAINT kgmem_episode_key IF NOT EXISTS FOR (n:Episode) REQUIRE (n.namespace, n.id) IS UNIQUE",
 	"CREATE CONSTRAINT kgmem_fact_key IF NOT EXISTS FOR (n:FactText) REQUIRE (n.namespace, n.id) IS UNIQUE",
+	"CREATE CONSTRAINT kgmem_item_key IF NOT EXISTS FOR (n:" + labelItem + ") REQUIRE (n.namespace, n.id) IS UNIQUE",
 	"CREATE CONSTRAINT kgmem_settings_key IF NOT EXISTS FOR (n:KgmemSettings) REQUIRE n.namespace IS UNIQUE",
 	"CREATE CONSTRAINT kgmem_schema_key IF NOT EXISTS FOR (n:KgmemSchema) REQUIRE n.name IS UNIQUE",
 	// One graph version node per namespace (version.go), found by this index.
@@ -54,6 +56,7 @@ var schemaStatements = []string{
 	"CREATE INDEX kgmem_entity_type IF NOT EXISTS FOR (n:Entity) ON (n.namespace, n.type)",
 	"CREATE INDEX kgmem_episode_ns IF NOT EXISTS FOR (n:Episode) ON (n.namespace)",
 	"CREATE INDEX kgmem_episode_thread IF NOT EXISTS FOR (n:Episode) ON (n.namespace, n.thread_id)",
+	"CREATE INDEX kgmem_item_ns IF NOT EXISTS FOR (n:" + labelItem + ") ON (n.namespace)",
 	"CREATE INDEX kgmem_fact_ns IF NOT EXISTS FOR (n:FactText) ON (n.namespace)",
 	"CREATE INDEX kgmem_fact_subject IF NOT EXISTS FOR (n:FactText) ON (n.namespace, n.subject_id)",
 	"CREATE INDEX kgmem_fact_object IF NOT EXISTS FOR (n:FactText) ON (n.namespace, n.object_id)",
@@ -61,6 +64,7 @@ var schemaStatements = []string{
 	"CREATE FULLTEXT INDEX " + ftEntity + " IF NOT EXISTS FOR (n:Entity) ON EACH [n.ft_scope, n.ft_en] OPTIONS {indexConfig: {`fulltext.analyzer`: '" + fulltextAnalyzer + "'}}",
 	"CREATE FULLTEXT INDEX " + ftEpisode + " IF NOT EXISTS FOR (n:Episode) ON EACH [n.ft_scope, n.ft_en] OPTIONS {indexConfig: {`fulltext.analyzer`: '" + fulltextAnalyzer + "'}}",
 	"CREATE FULLTEXT INDEX " + ftFact + " IF NOT EXISTS FOR (n:FactText) ON EACH [n.ft_scope, n.ft_en] OPTIONS {indexConfig: {`fulltext.analyzer`: '" + fulltextAnalyzer + "'}}",
+	"CREATE FULLTEXT INDEX " + ftItem + " IF NOT EXISTS FOR (n:" + labelItem + ") ON EACH [n.ft_scope, n.ft_en] OPTIONS {indexConfig: {`fulltext.analyzer`: '" + fulltextAnalyzer + "'}}",
 }
 
 // migrate brings the database to schemaVersion: it refuses a database written

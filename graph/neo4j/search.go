@@ -21,7 +21,8 @@ const qSearch = `CALL db.index.fulltext.queryNodes($index, $query, {limit: $limi
 	RETURN node.id AS id, score`
 
 // SearchText runs BM25 full-text search over fact text, episode content
-// (prefixed with the speaker's name) and entity names and aliases, best first,
+// (prefixed with the speaker's name), entity names and aliases and item
+// text, best first,
 // one full-text query per kind, run concurrently.
 // The text is split into words in Go and every word is quoted and escaped, so
 // no character of it ever acts as Lucene syntax; text without words finds
@@ -57,6 +58,8 @@ func (s *Store) SearchText(ctx context.Context, ns kgmem.Namespace, q kgmem.Text
 		switch k {
 		case kgmem.KindEpisode:
 			index = ftEpisode
+		case kgmem.KindItem:
+			index = ftItem
 		case kgmem.KindFact:
 			index = ftFact
 			if !q.IncludeExpired {

@@ -100,6 +100,8 @@ func (s *Store) PurgeNamespace(ctx context.Context, ns kgmem.Namespace) (kgmem.P
 			{`DELETE FROM entities WHERE namespace = ?`, &stats.Entities},
 			{`DELETE FROM episode_fts WHERE rowid IN (SELECT rid FROM episodes WHERE namespace = ?)`, nil},
 			{`DELETE FROM episodes WHERE namespace = ?`, &stats.Episodes},
+			{`DELETE FROM item_fts WHERE rowid IN (SELECT rid FROM items WHERE namespace = ?)`, nil},
+			{`DELETE FROM items WHERE namespace = ?`, &stats.Items},
 			{`DELETE FROM settings WHERE namespace = ?`, nil},
 			{`DELETE FROM namespaces WHERE namespace = ?`, nil},
 		}

@@ -104,6 +104,11 @@ func (a *applier) apply(cs kgmem.ChangeSet) error {
 			return fmt.Errorf("%s %s: %w", p, f.ID, err)
 		}
 	}
+	for i, it := range cs.Items {
+		if err := a.upsertItem(it); err != nil {
+			return fmt.Errorf("items[%d] %s: %w", i, it.ID, err)
+		}
+	}
 	for i, m := range cs.Mentions {
 		p := fmt.Sprintf("mentions[%d]", i)
 		if err := a.mustExist(a.st.episodeExists, p+".episode_id", "episode", m.EpisodeID); err != nil {
@@ -202,6 +207,18 @@ func (a *applier) upsertFact(f kgmem.Fact) error {
 		return fmt.Errorf("upsert: %w", err)
 	}
 	return a.replaceFTS("fact_fts", rid, f.Text)
+}
+
+// upsertItem replaces every field of it and its search entry; an item
+// without text has none.
+func (a *applier) upsertItem(it kgmem.Item) error {
+	args := append([]any{it.Namespace, it.ID, it.Key, string(it.Value), it.Text, millis(it.CreatedAt), millis(it.UpdatedAt)},
+		decayArgs(it.Decay)...)
+	var rid int64
+	if err := a.stmt(a.st.upsertItem).QueryRowContext(a.ctx, args...).Scan(&rid); err != nil {
+		return fmt.Errorf("upsert: %w", err)
+	}
+	return a.replaceFTS("item_fts", rid, it.Text)
 }
 
 // replaceFTS sets the search entry of record rid in the FTS table fts: the

@@ -35,7 +35,8 @@ func (s *Store) lexicalIndex(ctx context.Context, ns kgmem.Namespace, src ftsSou
 
 // lexicalDocs is, per kind, the query reading a namespace's searchable texts
 // in insertion order: the same texts Apply indexes in FTS5 (a fact's
-// sentence; an episode's speaker and content; an entity's name and aliases).
+// sentence; an episode's speaker and content; an entity's name and aliases;
+// an item's text).
 var lexicalDocs = map[kgmem.Kind]struct {
 	query string
 	scan  func(*sql.Rows) (lexical.Doc, error)
@@ -54,6 +55,11 @@ var lexicalDocs = map[kgmem.Kind]struct {
 				d.Text = name + ": " + d.Text
 			}
 			return d, err
+		}},
+	kgmem.KindItem: {`SELECT id, text FROM items WHERE namespace = ? AND text != '' ORDER BY rid`,
+		func(rows *sql.Rows) (lexical.Doc, error) {
+			var d lexical.Doc
+			return d, rows.Scan(&d.ID, &d.Text)
 		}},
 	kgmem.KindEntity: {`SELECT id, name, aliases FROM entities WHERE namespace = ? ORDER BY rid`,
 		func(rows *sql.Rows) (lexical.Doc, error) {

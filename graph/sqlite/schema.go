@@ -8,7 +8,7 @@ import (
 
 // schemaVersion is the layout this package writes, kept in PRAGMA user_version.
 // Bump it and append a step to migrations when the layout changes.
-const schemaVersion = 5
+const schemaVersion = 6
 
 // ftsTokenizer is the tokenizer of every full-text table: Unicode word
 // boundaries, diacritics folded ("Zürich" finds "Zurich"), case folded, and
@@ -162,6 +162,26 @@ func migrations() [][]string {
 		// namespace without a row (none written, or purged) reads as 0.
 		`INSERT OR IGNORE INTO graph_versions (namespace, version) SELECT namespace, 1 FROM namespaces`,
 		`INSERT OR IGNORE INTO graph_versions (namespace, version) VALUES ('', 1)`,
+	}, {
+		// Version 6: items, JSON documents addressed by (namespace, key)
+		// and overwritten by key (kgmem.Item), with their search entries.
+		`CREATE TABLE IF NOT EXISTS items (
+		rid            INTEGER PRIMARY KEY,
+		namespace      TEXT NOT NULL,
+		id             TEXT NOT NULL,
+		key            TEXT NOT NULL,
+		value          TEXT NOT NULL,
+		text           TEXT NOT NULL,
+		created_at     INTEGER,
+		updated_at     INTEGER,
+		stability      REAL NOT NULL DEFAULT 0,
+		reinforced_at  INTEGER,
+		reinforcements INTEGER NOT NULL DEFAULT 0,
+		pinned         INTEGER NOT NULL DEFAULT 0,
+		forgotten_at   INTEGER,
+		UNIQUE (namespace, id)
+	)`,
+		`CREATE VIRTUAL TABLE IF NOT EXISTS item_fts USING fts5 (ns, body, content='', contentless_delete=1, tokenize='` + ftsTokenizer + `')`,
 	}}
 }
 

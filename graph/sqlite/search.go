@@ -32,10 +32,11 @@ func ftsSources() []ftsSource {
 		{kgmem.KindFact, "fact_fts", "facts"},
 		{kgmem.KindEntity, "entity_fts", "entities"},
 		{kgmem.KindEpisode, "episode_fts", "episodes"},
+		{kgmem.KindItem, "item_fts", "items"},
 	}
 }
 
-// SearchText ranks the facts, entities and episodes of ns by BM25 against the
+// SearchText ranks the facts, entities, episodes and items of ns by BM25 against the
 // words of q.Text, best first. Scores are positive and higher is better;
 // they are comparable within one store, not across backends. Expired facts
 // are left out unless q.IncludeExpired. Limit 0 means 10; at most 1,000 hits

@@ -17,7 +17,7 @@ import (
 type writeStmts struct {
 	registerNS, entityExists, episodeExists          *sql.Stmt
 	upsertEntity, clearNames, addName, insertEpisode *sql.Stmt
-	upsertFact, addMention                           *sql.Stmt
+	upsertFact, upsertItem, addMention               *sql.Stmt
 	// nextVersion draws from the version counter, setVersion gives the
 	// drawn value to a namespace (see bumpVersion).
 	nextVersion, setVersion *sql.Stmt
@@ -185,6 +185,16 @@ func prepareWrites(ctx context.Context, db *sql.DB) (*writeStmts, error) {
 			stability = excluded.stability, reinforced_at = excluded.reinforced_at,
 			reinforcements = excluded.reinforcements, pinned = excluded.pinned, forgotten_at = excluded.forgotten_at
 		RETURNING rid`)
+	w.upsertItem = prep(`
+		INSERT INTO items (namespace, id, key, value, text, created_at, updated_at,
+			stability, reinforced_at, reinforcements, pinned, forgotten_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (namespace, id) DO UPDATE SET
+			key = excluded.key, value = excluded.value, text = excluded.text,
+			created_at = excluded.created_at, updated_at = excluded.updated_at,
+			stability = excluded.stability, reinforced_at = excluded.reinforced_at,
+			reinforcements = excluded.reinforcements, pinned = excluded.pinned, forgotten_at = excluded.forgotten_at
+		RETURNING rid`)
 	w.addMention = prep(`INSERT OR IGNORE INTO mentions (namespace, episode_id, entity_id) VALUES (?, ?, ?)`)
 	w.nextVersion = prep(`UPDATE graph_versions SET version = version + 1 WHERE namespace = '' RETURNING version`)
 	w.setVersion = prep(`INSERT INTO graph_versions (namespace, version) VALUES (?, ?)
@@ -204,7 +214,7 @@ func prepareWrites(ctx context.Context, db *sql.DB) (*writeStmts, error) {
 // close closes every prepared statement.
 func (w *writeStmts) close() error {
 	all := []*sql.Stmt{w.registerNS, w.entityExists, w.episodeExists, w.upsertEntity, w.clearNames, w.addName,
-		w.insertEpisode, w.upsertFact, w.addMention, w.nextVersion, w.setVersion}
+		w.insertEpisode, w.upsertFact, w.upsertItem, w.addMention, w.nextVersion, w.setVersion}
 	for _, st := range w.ftsDelete {
 		all = append(all, st)
 	}
