@@ -151,6 +151,8 @@ func (s *authServer) must(want int, key, method, path string, body, out any) {
 type tenant struct {
 	ns                        kgmem.Namespace
 	episodes, facts, entities []string
+	// item is the id of the item with key "note".
+	item string
 	// job is a background ingest job of the namespace.
 	job        string
 	secretWord string
@@ -188,6 +190,12 @@ func (s *authServer) seed(ns kgmem.Namespace, secretWord string) tenant {
 	for _, e := range el.Entities {
 		tn.entities = append(tn.entities, e.ID)
 	}
+	var it struct {
+		ID string `json:"id"`
+	}
+	s.must(http.StatusCreated, s.admin, "PUT", "/v1/items", map[string]any{"namespace": ns, "key": "note",
+		"value": map[string]any{"content": "The " + secretWord + " prefers tea.", "kind": "preference"}}, &it)
+	tn.item = it.ID
 	var job struct {
 		ID string `json:"id"`
 	}
@@ -209,7 +217,7 @@ func (s *authServer) seed(ns kgmem.Namespace, secretWord string) tenant {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	if len(tn.episodes) != 4 || len(tn.facts) != 2 || len(tn.entities) < 3 || tn.job == "" {
+	if len(tn.episodes) != 4 || len(tn.facts) != 2 || len(tn.entities) < 3 || tn.job == "" || tn.item == "" {
 		s.t.Fatalf("seed %s: %d episodes, %d facts, %d entities", ns, len(tn.episodes), len(tn.facts), len(tn.entities))
 	}
 	return tn
@@ -217,7 +225,7 @@ func (s *authServer) seed(ns kgmem.Namespace, secretWord string) tenant {
 
 // ids are every id of the tenant.
 func (tn tenant) ids() []string {
-	return append(append(append([]string{}, tn.episodes...), tn.facts...), tn.entities...)
+	return append(append(append(append([]string{}, tn.episodes...), tn.facts...), tn.entities...), tn.item)
 }
 
 // leaks lists every id or the secret word of tn found in raw that the
@@ -241,10 +249,11 @@ func (s *authServer) snapshot(ns kgmem.Namespace) string {
 	eps, err1 := s.graph.ListEpisodes(ctx, ns, kgmem.Page{Limit: 1000})
 	fs, err2 := s.graph.ListFacts(ctx, ns, kgmem.FactFilter{IncludeExpired: true, Page: kgmem.Page{Limit: 1000}})
 	ents, err3 := s.graph.FindEntities(ctx, ns, kgmem.EntityFilter{Page: kgmem.Page{Limit: 1000}})
-	if err := errorsJoin(err1, err2, err3); err != nil {
+	items, err4 := s.graph.ListItems(ctx, ns, kgmem.Page{Limit: 1000})
+	if err := errorsJoin(err1, err2, err3, err4); err != nil {
 		s.t.Fatal(err)
 	}
-	raw, err := json.Marshal([]any{eps, fs, ents})
+	raw, err := json.Marshal([]any{eps, fs, ents, items})
 	if err != nil {
 		s.t.Fatal(err)
 	}
@@ -333,6 +342,15 @@ func TestIsolation(t *testing.T) {
 			"GET /v1/jobs":                           {{method: "GET", path: "/v1/jobs" + qB}},
 			"GET /v1/episodes":                       {{method: "GET", path: "/v1/episodes" + qB}, {method: "GET", path: "/v1/episodes" + qB + "&id=" + victim.episodes[0]}},
 			"POST /v1/strength":                      {{method: "POST", path: "/v1/strength", body: refsOf(victim.ns)}},
+			"PUT /v1/items":                          {{method: "PUT", path: "/v1/items", body: map[string]any{"namespace": victim.ns, "key": "note", "value": map[string]any{"content": "overwritten"}}}},
+			"GET /v1/items":                          {{method: "GET", path: "/v1/items" + qB + "&key=note"}},
+			"DELETE /v1/items":                       {{method: "DELETE", path: "/v1/items" + qB + "&key=note"}},
+			"POST /v1/items/search":                  {{method: "POST", path: "/v1/items/search", body: map[string]any{"namespace_prefix": victim.ns, "query": "zebracorn tea"}}},
+		}
+		// GET /v1/items/namespaces, like GET /v1/namespaces, lists only what the key covers.
+		direct["GET /v1/items/namespaces"] = nil
+		if st, _, raw := s.call(keyA, "GET", "/v1/items/namespaces", nil); st != http.StatusOK || bytes.Contains(raw, []byte(victim.ns)) || !bytes.Contains(raw, []byte(`"`+string(a.ns)+`"`)) {
+			t.Errorf("GET /v1/items/namespaces with tenant-a's key: %d %s; want tenant-a listed and tenant-ab not", st, raw)
 		}
 		// GET /v1/namespaces names no namespace: it lists only those the key covers.
 		direct["GET /v1/namespaces"] = nil
@@ -394,6 +412,9 @@ func TestIsolation(t *testing.T) {
 			{method: "POST", path: "/v1/restore", body: refsOf(a.ns), wantAny2xx: true},
 			{method: "POST", path: "/v1/namespaces/" + url.PathEscape(string(a.ns)) + "/sweep", wantAny2xx: true},
 			{method: "GET", path: "/v1/namespaces/" + url.PathEscape(string(a.ns)) + "/settings", wantAny2xx: true},
+			{method: "GET", path: "/v1/items" + qA + "&key=note", wantAny2xx: true},
+			{method: "POST", path: "/v1/items/search", body: map[string]any{"namespace_prefix": a.ns, "query": "zebracorn tea", "limit": 100}, wantAny2xx: true},
+			{method: "POST", path: "/v1/items/search", body: map[string]any{"namespace_prefix": a.ns, "filter": map[string]any{"kind": "preference"}, "limit": 100}, wantAny2xx: true},
 		}
 		public := map[string]bool{"GET /healthz": true, "GET /readyz": true, "GET /openapi.json": true}
 		for _, route := range s.routes {
