@@ -1,7 +1,9 @@
 package kgmem_test
 
 import (
+	"encoding/json"
 	"errors"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -56,6 +58,39 @@ func TestLabelsRefuses(t *testing.T) {
 	for _, ns := range []kgmem.Namespace{"a.2e", "a.41", "a.", "a.2", "a.G0", "..", "a//b"} {
 		if labels, err := ns.Labels(); !errors.Is(err, kgmem.ErrInvalid) {
 			t.Errorf("%q.Labels() = %q, %v; want ErrInvalid", ns, labels, err)
+		}
+	}
+}
+
+// TestLabelsSharedTable checks the table the Python package's tests check
+// too (testdata/labels.json), so both sides map labels alike.
+func TestLabelsSharedTable(t *testing.T) {
+	raw, err := os.ReadFile("testdata/labels.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var table struct {
+		Valid []struct {
+			Labels    []string `json:"labels"`
+			Namespace string   `json:"namespace"`
+		} `json:"valid"`
+		NotLabels []string `json:"not_labels"`
+	}
+	if err := json.Unmarshal(raw, &table); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range table.Valid {
+		ns, err := kgmem.NamespaceFromLabels(c.Labels...)
+		if err != nil || string(ns) != c.Namespace {
+			t.Errorf("NamespaceFromLabels(%q) = %q, %v; want %q", c.Labels, ns, err, c.Namespace)
+		}
+		if got, err := kgmem.Namespace(c.Namespace).Labels(); err != nil || !slices.Equal(got, c.Labels) {
+			t.Errorf("Labels(%q) = %q, %v; want %q", c.Namespace, got, err, c.Labels)
+		}
+	}
+	for _, ns := range table.NotLabels {
+		if got, err := kgmem.Namespace(ns).Labels(); err == nil {
+			t.Errorf("Labels(%q) = %q; want an error", ns, got)
 		}
 	}
 }

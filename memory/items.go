@@ -230,7 +230,7 @@ func (e *Engine) SearchItems(ctx context.Context, req ItemSearchRequest) ([]Item
 			e.reinforce(ctx, ns, refs)
 		}
 	}
-	return out, nonNil(warnings), nil
+	return nonNil(out), nonNil(warnings), nil
 }
 
 // validateItemSearch checks an item search and fills in its defaults.

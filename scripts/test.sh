@@ -58,6 +58,7 @@ if [[ $# -eq 0 ]]; then
     scripts/test-mcp.sh
     scripts/test-contract.sh
     scripts/test-llm.sh
+    scripts/test-python.sh
   )
 fi
 side_logs="$(mktemp -d)"

@@ -76,15 +76,16 @@ func testKHonoured(t *testing.T, open Opener) {
 func testKindsFilter(t *testing.T, open Opener) {
 	const dim, n = 8, 60
 	c, idx, g := ctx(t), open(t, dim), newGen(3)
-	recs := g.records(nsA, "f", n, dim) // kinds cycle: 20 of each
+	recs := g.records(nsA, "f", n, dim) // kinds cycle: n/len(AllKinds) of each
 	upsert(t, c, idx, recs)
+	each := n / len(kgmem.AllKinds())
 	tests := []struct {
 		kinds []kgmem.Kind
 		want  int
 	}{
 		{nil, n},
-		{[]kgmem.Kind{kgmem.KindFact}, n / 3},
-		{[]kgmem.Kind{kgmem.KindEntity, kgmem.KindEpisode}, 2 * n / 3},
+		{[]kgmem.Kind{kgmem.KindFact}, each},
+		{[]kgmem.Kind{kgmem.KindEntity, kgmem.KindEpisode}, 2 * each},
 		{kgmem.AllKinds(), n},
 	}
 	for _, tt := range tests {
@@ -160,8 +161,9 @@ func testUpsertReplaces(t *testing.T, open Opener) {
 	if got := count(t, c, idx, nsA, ""); got != 21 {
 		t.Errorf("Count after re-upsert = %d, want 21 (no duplicate)", got)
 	}
-	if got := count(t, c, idx, nsA, kgmem.KindFact); got != 7 { // 7 of the 20 "other" are facts
-		t.Errorf("Count(fact) after x moved to entity = %d, want 7", got)
+	facts := (20 + len(kgmem.AllKinds()) - 1) / len(kgmem.AllKinds()) // the "other" records that are facts (kinds cycle from fact)
+	if got := count(t, c, idx, nsA, kgmem.KindFact); got != facts {
+		t.Errorf("Count(fact) after x moved to entity = %d, want %d", got, facts)
 	}
 	hits := search(t, c, idx, kgmem.VectorQuery{Namespace: nsA, Vector: v2, K: 3})
 	if len(hits) == 0 || hits[0].ID != "x" || hits[0].Kind != kgmem.KindEntity || math.Abs(hits[0].Score-1) > scoreTolerance {

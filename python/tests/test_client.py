@@ -1,0 +1,123 @@
+"""The sync and async clients against a real server: every route of the
+OpenAPI document, errors as exceptions, and retries."""
+
+from __future__ import annotations
+
+import time
+
+import httpx
+import pytest
+
+from kgmem import AsyncKgmemClient, InvalidRequestError, KgmemClient, NotFoundError, RateLimitedError
+from kgmem.client import _calls
+
+from .conftest import Server
+
+
+def test_every_route_has_a_method(client: KgmemClient) -> None:
+    doc = client.openapi()
+    ops = {op["operationId"] for path in doc["paths"].values() for verb, op in path.items() if verb in {"get", "post", "put", "delete"}}
+    # operationId → method name: the Python spelling of the same route.
+    names = {
+        "healthz": "healthz", "readyz": "readyz", "openapi": "openapi", "metrics": "metrics",
+        "ingestMemories": "add_memories", "getJob": "get_job", "listJobs": "list_jobs",
+        "addFacts": "add_facts", "listFacts": "list_facts", "getFact": "get_fact", "deleteFact": "delete_fact",
+        "listEntities": "list_entities", "getEntity": "get_entity", "listEpisodes": "list_episodes",
+        "search": "search", "listNamespaces": "list_namespaces", "purgeNamespace": "purge_namespace",
+        "getSettings": "get_settings", "putSettings": "put_settings", "sweep": "sweep",
+        "feedback": "feedback", "pin": "pin", "restore": "restore", "strength": "strength",
+        "putItem": "put_item", "getItem": "get_item", "deleteItem": "delete_item",
+        "searchItems": "search_items", "listItemNamespaces": "item_namespaces",
+    }
+    assert ops == set(names), f"routes without a mapping: {ops - set(names)}; mappings without a route: {set(names) - ops}"
+    for name in names.values():
+        assert callable(getattr(KgmemClient, name)) and callable(getattr(AsyncKgmemClient, name))
+        assert callable(getattr(_calls, name))
+
+
+def test_routes_sync(client: KgmemClient, root: str) -> None:
+    ns = f"{root}/alice"
+    assert client.healthz()["status"] == "ok"
+    assert client.readyz()["status"] == "ready"
+    assert "go_goroutines" in client.metrics()
+    res, created = client.add_memories(ns, [{"id": "m1", "name": "Alice", "content": "I moved to Porto last spring.", "timestamp": "2024-05-01T10:00:00Z"}], thread_id="t1")
+    assert created and res["episodes"][0]["content"] == "I moved to Porto last spring."
+    job, accepted = client.add_memories(ns, [{"id": "m2", "content": "Async hello", "timestamp": "2024-05-02T10:00:00Z"}], thread_id="t1", mode="async")
+    assert not accepted and job["id"]
+    deadline = time.monotonic() + 30
+    while client.get_job(ns, job["id"])["status"] != "succeeded":
+        assert time.monotonic() < deadline, "the async ingest job did not finish within 30 s"
+        time.sleep(0.05)
+    assert any(j["id"] == job["id"] for j in client.list_jobs(ns))
+    facts = client.add_facts(ns, [{"subject": "Alice", "predicate": "lives_in", "object": "Porto", "fact": "Alice lives in Porto."}])
+    fact_id = facts["facts"][0]["fact"]["id"]
+    assert client.get_fact(ns, fact_id)["id"] == fact_id
+    assert client.list_facts(ns, entity="Alice", current_only=True)["facts"]
+    entities = client.list_entities(ns, q="Alice")["entities"]
+    assert client.get_entity(ns, entities[0]["id"])["name"] == "Alice"
+    assert client.list_episodes(ns)["episodes"]
+    found = client.search(ns, "Where does Alice live?", include=["facts"])
+    assert found["facts"][0]["id"] == fact_id
+    assert ns in client.list_namespaces()["namespaces"]
+    refs = [{"kind": "fact", "id": fact_id}]
+    assert client.feedback(ns, refs)["reinforced"] == 1
+    assert client.pin(ns, refs)["pinned"] is True
+    assert client.restore(ns, refs)
+    assert client.strength(ns, refs)[0]["id"] == fact_id
+    settings = client.put_settings(ns, {"writes": {"disable_updates": True}})
+    assert client.get_settings(ns) == settings
+    assert "facts" in client.sweep(ns)
+    item, created = client.put_item(ns, "note", {"content": "Alice likes tea"}, index=["content"])
+    assert created and item["text"] == "Alice likes tea"
+    assert client.get_item(ns, "note")["value"] == {"content": "Alice likes tea"}
+    assert client.search_items(root, query="tea")["items"][0]["key"] == "note"
+    assert client.item_namespaces(root) == [ns]
+    client.delete_item(ns, "note")
+    client.delete_fact(ns, fact_id)
+    assert client.purge_namespace(ns)["deleted"]["episodes"] == 2
+
+
+async def test_routes_async(server: Server, root: str) -> None:
+    ns = f"{root}/bob"
+    async with AsyncKgmemClient(server.url) as c:
+        assert (await c.healthz())["status"] == "ok"
+        _, created = await c.put_item(ns, "k", {"content": "Bob plays the cello"})
+        assert created
+        _, created = await c.put_item(ns, "k", {"content": "Bob plays the oboe"})
+        assert not created
+        assert (await c.get_item(ns, "k"))["value"] == {"content": "Bob plays the oboe"}
+        found = await c.search_items(root, query="oboe")
+        assert found["items"][0]["score"]["final"] > 0
+        await c.delete_item(ns, "k")
+        with pytest.raises(NotFoundError):
+            await c.get_item(ns, "k")
+
+
+def test_errors_carry_status_field_and_detail(client: KgmemClient, root: str) -> None:
+    with pytest.raises(NotFoundError) as nf:
+        client.get_item(f"{root}/x", "missing")
+    assert nf.value.status == 404 and nf.value.field == "key" and "missing" in nf.value.detail
+    with pytest.raises(InvalidRequestError) as bad:
+        client.put_item("bad//namespace", "k", {"v": 1})
+    assert bad.value.status == 400 and bad.value.field == "namespace"
+    with pytest.raises(InvalidRequestError) as unproc:
+        client.search_items(root, filter={"score": {"$like": 1}})
+    assert unproc.value.status == 422 and unproc.value.field == "filter.score.$like"
+
+
+def test_retries_honour_retry_after() -> None:
+    calls: list[float] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        calls.append(1)
+        if len(calls) < 3:
+            return httpx.Response(429, headers={"Retry-After": "0"}, json={"title": "Too Many Requests", "detail": "slow down"})
+        return httpx.Response(200, json={"status": "ok"})
+
+    c = KgmemClient("http://kgmem.test", http=httpx.Client(transport=httpx.MockTransport(handler)))
+    assert c.healthz() == {"status": "ok"} and len(calls) == 3
+    calls.clear()
+    c = KgmemClient("http://kgmem.test", max_retries=1, http=httpx.Client(transport=httpx.MockTransport(handler)))
+    with pytest.raises(RateLimitedError) as err:
+        c.healthz()
+    assert err.value.status == 429 and err.value.detail == "slow down" and len(calls) == 2
