@@ -27,6 +27,10 @@ type Item struct {
 	// Text is what search indexes: the texts of the value's index fields
 	// (ItemText). Empty means the item is not searched, only listed.
 	Text string `json:"text"`
+	// FactIDs are the facts extracted from the item's text (their
+	// provenance cites the item's id), for the rewrite or deletion of the
+	// item to update them.
+	FactIDs []string `json:"fact_ids,omitempty"`
 	// CreatedAt is when the key was first put; UpdatedAt when it was last put.
 	CreatedAt time.Time  `json:"created_at"`
 	UpdatedAt time.Time  `json:"updated_at"`

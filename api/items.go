@@ -25,7 +25,7 @@ func (s *Server) putItem(c echo.Context) error {
 		return kgmem.Invalidf("value", "is required")
 	}
 	res, err := s.engine.PutItem(c.Request().Context(), memory.PutItemRequest{
-		Namespace: ns, Key: body.Key, Value: body.Value, Index: body.IndexFields(),
+		Namespace: ns, Key: body.Key, Value: body.Value, Index: body.IndexFields(), Extract: body.Extract,
 	})
 	if err != nil {
 		return err
@@ -34,7 +34,7 @@ func (s *Server) putItem(c echo.Context) error {
 	if res.Created {
 		status = http.StatusCreated
 	}
-	return c.JSON(status, res.Item)
+	return c.JSON(status, wire.ItemPutResult{Item: res.Item, Facts: res.Facts, Usage: res.Usage, Warnings: res.Warnings})
 }
 
 // itemParams reads ?namespace= and ?key=.

@@ -312,9 +312,9 @@ func (c *Client) Strength(ctx context.Context, ns kgmem.Namespace, refs []decay.
 
 // PutItem upserts an item (PUT /v1/items); created is true when the key
 // was new.
-func (c *Client) PutItem(ctx context.Context, req wire.ItemRequest) (it kgmem.Item, created bool, err error) {
-	status, err := c.do(ctx, call{method: http.MethodPut, path: "/v1/items", body: req, out: &it})
-	return it, status == http.StatusCreated, err
+func (c *Client) PutItem(ctx context.Context, req wire.ItemRequest) (res wire.ItemPutResult, created bool, err error) {
+	status, err := c.do(ctx, call{method: http.MethodPut, path: "/v1/items", body: req, out: &res})
+	return res, status == http.StatusCreated, err
 }
 
 // GetItem returns one item by key (GET /v1/items); a missing key is an

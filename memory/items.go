@@ -43,12 +43,21 @@ type PutItemRequest struct {
 	// kgmem.ItemText): nil indexes the whole value, an empty non-nil slice
 	// nothing (the item is listed and filtered, never ranked).
 	Index []string
+	// Extract turns the item's text into facts with the configured LLM,
+	// the item as their provenance (itemfacts.go).
+	Extract bool
 }
 
-// PutItemResult is the item as stored, and whether the put created it.
+// PutItemResult is the item as stored, whether the put created it, and
+// what it did to facts: those extracted from its text, and those its
+// previous version stated that it no longer does.
 type PutItemResult struct {
 	Item    kgmem.Item
 	Created bool
+	// Facts reports every change to facts, as an ingest does.
+	Facts    []kgmem.FactChange
+	Usage    kgmem.LLMUsage
+	Warnings []string
 }
 
 // ItemResult is an item found by a search. Score is nil for an item listed
@@ -76,6 +85,9 @@ func (e *Engine) PutItem(ctx context.Context, req PutItemRequest) (PutItemResult
 	if err != nil {
 		return PutItemResult{}, err
 	}
+	if req.Extract && e.extractor == nil {
+		return PutItemResult{}, ErrExtractionDisabled
+	}
 	var compact bytes.Buffer
 	if err := json.Compact(&compact, req.Value); err != nil {
 		return PutItemResult{}, kgmem.Invalidf("value", "is not valid JSON: %v", err)
@@ -85,24 +97,47 @@ func (e *Engine) PutItem(ctx context.Context, req PutItemRequest) (PutItemResult
 	if err != nil {
 		return PutItemResult{}, fmt.Errorf("decay parameters of %q: %w", ns, err)
 	}
+	now := e.now()
+	it := kgmem.Item{ID: kgmem.ItemID(ns, req.Key), Namespace: ns, Key: req.Key, Value: compact.Bytes(), Text: text,
+		CreatedAt: now, UpdatedAt: now, Decay: model.Initial(0, now)}
+	// The LLM call is made before taking the namespace's lock, as ingest does.
+	var x *extraction
+	var warnings []string
+	switch {
+	case req.Extract && text != "":
+		x = e.extractItem(ctx, it)
+	case req.Extract:
+		warnings = append(warnings, "the item has no text to extract facts from (index is false or selects nothing)")
+	}
 	unlock := e.lockNamespace(ns)
 	defer unlock()
-	id := kgmem.ItemID(ns, req.Key)
-	old, err := e.graph.Items(ctx, ns, []string{id})
+	old, err := e.graph.Items(ctx, ns, []string{it.ID})
 	if err != nil {
 		return PutItemResult{}, fmt.Errorf("read item: %w", err)
 	}
-	now := e.now()
-	it := kgmem.Item{ID: id, Namespace: ns, Key: req.Key, Value: compact.Bytes(), Text: text, CreatedAt: now, UpdatedAt: now,
-		Decay: model.Initial(0, now)}
+	var stale []string
 	if len(old) == 1 {
 		it.CreatedAt = old[0].CreatedAt
 		it.Decay = model.Reinforce(old[0].Decay, 0, now)
+		stale = old[0].FactIDs
 	}
-	if err := e.write(ctx, kgmem.ChangeSet{Namespace: ns, Items: []kgmem.Item{it}}); err != nil {
+	facts := itemFactChanges{cs: kgmem.ChangeSet{Namespace: ns}, changes: []kgmem.FactChange{}}
+	if x != nil || len(stale) > 0 {
+		if facts, err = e.itemFacts(ctx, &it, stale, x, now); err != nil {
+			return PutItemResult{}, err
+		}
+	}
+	cs := facts.cs
+	cs.Items = []kgmem.Item{it}
+	if err := e.write(ctx, cs); err != nil {
 		return PutItemResult{}, err
 	}
-	return PutItemResult{Item: it, Created: len(old) == 0}, nil
+	syncChanges(facts.changes, cs.Facts)
+	if x != nil {
+		e.metrics.ingested(0, facts.changes, facts.usage)
+	}
+	return PutItemResult{Item: it, Created: len(old) == 0, Facts: facts.changes, Usage: facts.usage,
+		Warnings: nonNil(append(warnings, facts.warnings...))}, nil
 }
 
 // Item returns the item (namespace, key), or an error wrapping
@@ -122,7 +157,9 @@ func (e *Engine) Item(ctx context.Context, ns kgmem.Namespace, key string) (kgme
 }
 
 // DeleteItem hard-deletes the item (namespace, key) and its vector; an
-// error wrapping kgmem.ErrNotFound when there is none.
+// error wrapping kgmem.ErrNotFound when there is none. Facts extracted from
+// it lose it as a source first: those it alone stated are invalidated
+// (kept as history), the others keep their other sources.
 func (e *Engine) DeleteItem(ctx context.Context, ns kgmem.Namespace, key string) error {
 	if err := kgmem.CheckItemKey("key", key); err != nil {
 		return err
@@ -130,6 +167,20 @@ func (e *Engine) DeleteItem(ctx context.Context, ns kgmem.Namespace, key string)
 	unlock := e.lockNamespace(ns)
 	defer unlock()
 	id := kgmem.ItemID(ns, key)
+	old, err := e.graph.Items(ctx, ns, []string{id})
+	if err != nil {
+		return fmt.Errorf("read item: %w", err)
+	}
+	if len(old) == 1 && len(old[0].FactIDs) > 0 {
+		it := old[0]
+		facts, err := e.itemFacts(ctx, &it, it.FactIDs, nil, e.now())
+		if err != nil {
+			return err
+		}
+		if err := e.write(ctx, facts.cs); err != nil {
+			return fmt.Errorf("update the facts of item %q: %w", key, err)
+		}
+	}
 	keys := []kgmem.VectorKey{{Kind: kgmem.KindItem, ID: id}}
 	return e.guardedWrite(ctx, deleteOps(ns, keys),
 		func() error {

@@ -32,7 +32,7 @@ func TestItems(t *testing.T) {
 				if err != nil {
 					t.Fatalf("PutItem(%s, %s): %v", ns, key, err)
 				}
-				return it, created
+				return it.Item, created
 			}
 			alice, bob := kgmem.Namespace("memories/alice"), kgmem.Namespace("memories/bob")
 			first, created := put(alice, "bike", `{"content":"Alice rides a red bicycle to work","kind":"habit","score":3}`, nil)

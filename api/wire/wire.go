@@ -211,6 +211,21 @@ type ItemRequest struct {
 	// Index says what of the value search indexes: absent or null the whole
 	// value, false nothing, a list those fields (kgmem.ItemText).
 	Index *ItemIndex `json:"index,omitempty"`
+	// Extract turns the item's text into facts with the configured LLM, the
+	// item as their provenance; rewriting or deleting the item later
+	// updates them.
+	Extract bool `json:"extract,omitempty"`
+}
+
+// ItemPutResult is the body of PUT /v1/items: the item as stored, and what
+// the put did to facts.
+type ItemPutResult struct {
+	kgmem.Item
+	// Facts reports each change to facts: extracted from the item's text,
+	// or updated because the item no longer states them.
+	Facts    []kgmem.FactChange `json:"facts"`
+	Usage    kgmem.LLMUsage     `json:"usage"`
+	Warnings []string           `json:"warnings"`
 }
 
 // ItemIndex is the "index" member of an ItemRequest: false (Off) or a list

@@ -21,6 +21,7 @@ func testItems(t *testing.T, open Opener) {
 		h := newH(t, open)
 		ns := kgmem.Namespace("items/rw")
 		a := Item(ns, "a", `{"content":"Rosa rides a red bicycle","n":1}`, "Rosa rides a red bicycle")
+		a.FactIDs = []string{"fact_1", "fact_2"}
 		b := Item(ns, "key with spaces / and ü", `{"nested":{"x":[1,2]}}`, "")
 		h.apply(kgmem.ChangeSet{Namespace: ns, Items: []kgmem.Item{a, b}})
 		got := h.items(ns, b.ID, "it_missing", a.ID)
@@ -31,7 +32,7 @@ func testItems(t *testing.T, open Opener) {
 		checkItem(t, got[1], a)
 
 		a2 := a
-		a2.Value, a2.Text, a2.UpdatedAt = json.RawMessage(`{"content":"Rosa sold the bicycle and walks"}`), "Rosa sold the bicycle and walks", at(9)
+		a2.Value, a2.Text, a2.UpdatedAt, a2.FactIDs = json.RawMessage(`{"content":"Rosa sold the bicycle and walks"}`), "Rosa sold the bicycle and walks", at(9), nil
 		h.apply(kgmem.ChangeSet{Namespace: ns, Items: []kgmem.Item{a2}})
 		checkItem(t, h.items(ns, a.ID)[0], a2)
 		if hits := h.search(ns, kgmem.TextQuery{Text: "red", Kinds: []kgmem.Kind{kgmem.KindItem}}); len(hits) != 0 {
@@ -173,6 +174,7 @@ func checkItem(t *testing.T, got, want kgmem.Item) {
 	checkEqual(t, "item key", got.Key, want.Key)
 	checkEqual(t, "item value", string(got.Value), string(want.Value))
 	checkEqual(t, "item text", got.Text, want.Text)
+	checkEqual(t, "item fact ids", got.FactIDs, want.FactIDs)
 	checkTime(t, "item created_at", got.CreatedAt, want.CreatedAt)
 	checkTime(t, "item updated_at", got.UpdatedAt, want.UpdatedAt)
 	checkDecay(t, "item decay", got.Decay, want.Decay)

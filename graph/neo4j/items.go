@@ -14,7 +14,7 @@ import (
 // without text matches no search).
 func itemProps(key string, it kgmem.Item) map[string]any {
 	p := map[string]any{
-		"id": it.ID, "namespace": key, "key": it.Key, "value": string(it.Value), "text": it.Text,
+		"id": it.ID, "namespace": key, "key": it.Key, "value": string(it.Value), "text": it.Text, "fact_ids": listValue(it.FactIDs),
 		"created_at": timeValue(it.CreatedAt), "updated_at": timeValue(it.UpdatedAt),
 		"ft_scope": scopeToken(key), "ft_en": foldText(it.Text),
 	}
@@ -26,7 +26,7 @@ func itemProps(key string, it kgmem.Item) map[string]any {
 func decodeItem(ns kgmem.Namespace, m map[string]any) (kgmem.Item, error) {
 	p := &props{m: m}
 	it := kgmem.Item{
-		ID: p.str("id"), Namespace: ns, Key: p.str("key"), Value: json.RawMessage(p.str("value")), Text: p.str("text"),
+		ID: p.str("id"), Namespace: ns, Key: p.str("key"), Value: json.RawMessage(p.str("value")), Text: p.str("text"), FactIDs: p.strings("fact_ids"),
 		CreatedAt: p.time("created_at"), UpdatedAt: p.time("updated_at"), Decay: p.decay(),
 	}
 	if p.err != nil {

@@ -212,7 +212,7 @@ func (a *applier) upsertFact(f kgmem.Fact) error {
 // upsertItem replaces every field of it and its search entry; an item
 // without text has none.
 func (a *applier) upsertItem(it kgmem.Item) error {
-	args := append([]any{it.Namespace, it.ID, it.Key, string(it.Value), it.Text, millis(it.CreatedAt), millis(it.UpdatedAt)},
+	args := append([]any{it.Namespace, it.ID, it.Key, string(it.Value), it.Text, jsonList(it.FactIDs), millis(it.CreatedAt), millis(it.UpdatedAt)},
 		decayArgs(it.Decay)...)
 	var rid int64
 	if err := a.stmt(a.st.upsertItem).QueryRowContext(a.ctx, args...).Scan(&rid); err != nil {

@@ -10,19 +10,23 @@ import (
 )
 
 // itemCols are the columns scanItem reads, from alias i.
-const itemCols = `i.id, i.namespace, i.key, i.value, i.text, i.created_at, i.updated_at, i.stability, i.reinforced_at, i.reinforcements, i.pinned, i.forgotten_at`
+const itemCols = `i.id, i.namespace, i.key, i.value, i.text, i.fact_ids, i.created_at, i.updated_at, i.stability, i.reinforced_at, i.reinforcements, i.pinned, i.forgotten_at`
 
 // scanItem scans one row of itemCols.
 func scanItem(rows *sql.Rows) (kgmem.Item, error) {
 	var (
 		it               kgmem.Item
-		value            string
+		value, factIDs   string
 		created, updated sql.NullInt64
 		d                decayCols
 	)
-	dest := append([]any{&it.ID, &it.Namespace, &it.Key, &value, &it.Text, &created, &updated}, d.dest()...)
+	dest := append([]any{&it.ID, &it.Namespace, &it.Key, &value, &it.Text, &factIDs, &created, &updated}, d.dest()...)
 	if err := rows.Scan(dest...); err != nil {
 		return it, fmt.Errorf("scan item: %w", err)
+	}
+	var err error
+	if it.FactIDs, err = fromJSONList(factIDs); err != nil {
+		return it, fmt.Errorf("item %s fact ids: %w", it.ID, err)
 	}
 	it.Value = json.RawMessage(value)
 	it.CreatedAt, it.UpdatedAt, it.Decay = fromMillis(created), fromMillis(updated), d.state()

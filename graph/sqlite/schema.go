@@ -172,6 +172,7 @@ func migrations() [][]string {
 		key            TEXT NOT NULL,
 		value          TEXT NOT NULL,
 		text           TEXT NOT NULL,
+		fact_ids       TEXT NOT NULL DEFAULT '[]',
 		created_at     INTEGER,
 		updated_at     INTEGER,
 		stability      REAL NOT NULL DEFAULT 0,

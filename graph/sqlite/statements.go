@@ -186,11 +186,11 @@ func prepareWrites(ctx context.Context, db *sql.DB) (*writeStmts, error) {
 			reinforcements = excluded.reinforcements, pinned = excluded.pinned, forgotten_at = excluded.forgotten_at
 		RETURNING rid`)
 	w.upsertItem = prep(`
-		INSERT INTO items (namespace, id, key, value, text, created_at, updated_at,
+		INSERT INTO items (namespace, id, key, value, text, fact_ids, created_at, updated_at,
 			stability, reinforced_at, reinforcements, pinned, forgotten_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (namespace, id) DO UPDATE SET
-			key = excluded.key, value = excluded.value, text = excluded.text,
+			key = excluded.key, value = excluded.value, text = excluded.text, fact_ids = excluded.fact_ids,
 			created_at = excluded.created_at, updated_at = excluded.updated_at,
 			stability = excluded.stability, reinforced_at = excluded.reinforced_at,
 			reinforcements = excluded.reinforcements, pinned = excluded.pinned, forgotten_at = excluded.forgotten_at

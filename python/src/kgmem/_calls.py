@@ -211,8 +211,10 @@ def strength(namespace: str, refs: Sequence[Ref]) -> Call[list[JSON]]:
     return Call("POST", "/v1/strength", _member("records"), body={"namespace": namespace, "refs": [dict(r) for r in refs]})
 
 
-def put_item(namespace: str, key: str, value: Mapping[str, Any], *, index: IndexSpec = None) -> Call[tuple[JSON, bool]]:
+def put_item(namespace: str, key: str, value: Mapping[str, Any], *, index: IndexSpec = None, extract: bool = False) -> Call[tuple[JSON, bool]]:
     body: JSON = {"namespace": namespace, "key": key, "value": dict(value)}
+    if extract:
+        body["extract"] = True
     if index is False:
         body["index"] = False
     elif index is not None:

@@ -56,13 +56,16 @@ class KgmemStore(BaseStore):
     Args:
         url: the kgmem server's base URL.
         api_key: an API key or the admin key; None on an open server.
+        extract: turn every item put into facts with the server's LLM (the
+            item is their provenance; rewriting or deleting it updates them).
         client, async_client: clients to use instead of the store's own.
     """
 
     supports_ttl: bool = False
 
-    def __init__(self, url: str = DEFAULT_URL, api_key: str | None = None, *,
+    def __init__(self, url: str = DEFAULT_URL, api_key: str | None = None, *, extract: bool = False,
                  client: KgmemClient | None = None, async_client: AsyncKgmemClient | None = None) -> None:
+        self.extract = extract
         self.client = client or KgmemClient(url, api_key)
         self.async_client = async_client or AsyncKgmemClient(url, api_key)
 
@@ -92,7 +95,7 @@ class KgmemStore(BaseStore):
                 return None
             case PutOp(namespace=ns, key=key, value=value, index=index, ttl=ttl):
                 _check_ttl(ttl)
-                c.put_item(to_namespace(ns), key, value, index=_index(index))
+                c.put_item(to_namespace(ns), key, value, index=_index(index), extract=self.extract)
                 return None
             case SearchOp():
                 if op.namespace_prefix:
@@ -121,7 +124,7 @@ class KgmemStore(BaseStore):
                 return None
             case PutOp(namespace=ns, key=key, value=value, index=index, ttl=ttl):
                 _check_ttl(ttl)
-                await c.put_item(to_namespace(ns), key, value, index=_index(index))
+                await c.put_item(to_namespace(ns), key, value, index=_index(index), extract=self.extract)
                 return None
             case SearchOp():
                 if op.namespace_prefix:
