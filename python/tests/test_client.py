@@ -8,7 +8,7 @@ import time
 import httpx
 import pytest
 
-from kgmem import AsyncKgmemClient, InvalidRequestError, KgmemClient, NotFoundError, RateLimitedError
+from kgmem import AsyncKgmemClient, InvalidRequestError, KgmemClient, KgmemError, NotFoundError, RateLimitedError
 from kgmem.client import _calls
 
 from .conftest import Server
@@ -100,6 +100,11 @@ def test_errors_carry_status_field_and_detail(client: KgmemClient, root: str) ->
     with pytest.raises(InvalidRequestError) as bad:
         client.put_item("bad//namespace", "k", {"v": 1})
     assert bad.value.status == 400 and bad.value.field == "namespace"
+    with pytest.raises(KgmemError) as conflict:
+        client.put_item(f"{root}/x", "k", {"v": "text"}, extract=True)
+    assert conflict.value.status == 409 and "LLM" in conflict.value.detail
+    with pytest.raises(NotFoundError):
+        client.get_item(f"{root}/x", "k")  # the refused put stored nothing
     with pytest.raises(InvalidRequestError) as unproc:
         client.search_items(root, filter={"score": {"$like": 1}})
     assert unproc.value.status == 422 and unproc.value.field == "filter.score.$like"
