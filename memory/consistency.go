@@ -13,7 +13,8 @@ const maxReported = 20
 // ConsistencyReport compares the vectors of one namespace with its graph.
 type ConsistencyReport struct {
 	Namespace kgmem.Namespace `json:"namespace"`
-	// GraphRecords counts episodes, facts (history included) and entities.
+	// GraphRecords counts episodes, facts (history included), entities and
+	// items with text (an item without text has no vector).
 	GraphRecords int `json:"graph_records"`
 	// Vectors counts the vectors the index holds for the namespace.
 	Vectors int `json:"vectors"`

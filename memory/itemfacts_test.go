@@ -100,3 +100,39 @@ func TestItemExtractionNeedsAnLLM(t *testing.T) {
 		t.Errorf("the refused put stored items in %v", nss)
 	}
 }
+
+// TestItemVectorsStayConsistent: items with and without text, rewritten and
+// deleted, leave the vector index matching the graph, and reindexing
+// rebuilds them.
+func TestItemVectorsStayConsistent(t *testing.T) {
+	h := newHarness(t, nil)
+	ctx := context.Background()
+	const ns = kgmem.Namespace("vec/items")
+	put := func(key, value string, index []string) {
+		t.Helper()
+		if _, err := h.engine.PutItem(ctx, memory.PutItemRequest{Namespace: ns, Key: key, Value: json.RawMessage(value), Index: index}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	put("a", `{"t":"alpha text"}`, nil)
+	put("b", `{"t":"beta text"}`, nil)
+	put("c", `{"t":"never searched"}`, []string{})
+	put("b", `{"t":"beta text, now hidden"}`, []string{}) // loses its vector
+	put("d", `{"t":"delta text"}`, nil)
+	if err := h.engine.DeleteItem(ctx, ns, "d"); err != nil {
+		t.Fatal(err)
+	}
+	check := func(when string) {
+		t.Helper()
+		rep, err := h.engine.CheckConsistency(ctx, ns)
+		if err != nil || !rep.Consistent() || rep.Vectors != 1 {
+			t.Errorf("%s: %+v, %v; want consistent with one vector (item a)", when, rep, err)
+		}
+	}
+	check("after the writes")
+	st, err := h.engine.Reindex(ctx, ns)
+	if err != nil || st.Items != 3 {
+		t.Fatalf("Reindex: %+v, %v; want 3 items read", st, err)
+	}
+	check("after reindexing")
+}
