@@ -197,7 +197,9 @@ func Negated(pred string) (positive string, ok bool) {
 // snake is the mechanical part of normalisation: lower_snake with Latin
 // diacritics folded and punctuation collapsed.
 func snake(p string) string {
-	p = norm.NFKC.String(p)
+	// Invalid UTF-8 separates words: left in, it kept NFKC from seeing the
+	// letter after it ("\xf0ǅ" stayed "ǅ" where a second pass made it "dz").
+	p = norm.NFKC.String(strings.ToValidUTF8(p, " "))
 	// Split camelCase before lower-casing: "worksAt" → "works At".
 	var b strings.Builder
 	prev := rune(0)
@@ -208,7 +210,10 @@ func snake(p string) string {
 		b.WriteRune(r)
 		prev = r
 	}
-	decomposed := norm.NFD.String(strings.ToLower(b.String()))
+	// NFKD, not NFD: a lower-cased letter may have a compatibility
+	// decomposition its capital's NFKC form did not expose ("ǅ" → "ǆ" →
+	// "dž"), and the result must not change when normalised again.
+	decomposed := norm.NFKD.String(strings.ToLower(b.String()))
 	b.Reset()
 	sep := false
 	for _, r := range decomposed {
