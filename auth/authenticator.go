@@ -78,11 +78,11 @@ func (a *Authenticator) Authenticate(ctx context.Context, presented string) (Pri
 	case err != nil:
 		return Principal{}, fmt.Errorf("%w: key store: %w", kgmem.ErrUnavailable, err)
 	}
-	if !k.digest.Equal(DigestOf(presented)) {
+	if !k.Digest.Equal(DigestOf(presented)) {
 		return Principal{}, fmt.Errorf("%w: unknown API key", ErrUnauthenticated)
 	}
 	if k.RevokedAt != nil {
 		return Principal{}, fmt.Errorf("%w: API key %s is revoked", ErrUnauthenticated, k.ID)
 	}
-	return k.Principal(), nil
+	return k.Key.Principal(), nil
 }

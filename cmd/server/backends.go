@@ -182,7 +182,7 @@ func openGraph(ctx context.Context, cfg *config) (kgmem.GraphStore, error) {
 		}
 		return s, nil
 	case "neo4j":
-		s, err := neo4j.Open(ctx, neo4j.Config{URI: cfg.Neo4jURI, Username: cfg.Neo4jUser, Password: cfg.Neo4jPassword, Database: cfg.Neo4jDatabase})
+		s, err := neo4j.Open(ctx, cfg.neo4jConfig())
 		if err != nil {
 			return nil, fmt.Errorf("open Neo4j graph store at %s: %w", cfg.Neo4jURI, err)
 		}

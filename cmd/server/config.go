@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kgmem/kgmem/graph/neo4j"
 	"github.com/kgmem/kgmem/memory"
 
 	"github.com/kgmem/kgmem/triples"
@@ -28,6 +29,8 @@ type config struct {
 	Neo4jUser     string
 	Neo4jPassword string
 	Neo4jDatabase string
+	// Neo4jScope isolates this deployment in a shared database (neo4j.Config.Scope).
+	Neo4jScope string
 
 	Vector            string
 	MilvusAddr        string
@@ -109,6 +112,7 @@ func (c *config) bindFlags(fs *flag.FlagSet) {
 	str(&c.Neo4jUser, "neo4j-user", "KGMEM_NEO4J_USER", "neo4j", "Neo4j user")
 	str(&c.Neo4jPassword, "neo4j-password", "KGMEM_NEO4J_PASSWORD", "", "Neo4j password (empty: auth disabled)")
 	str(&c.Neo4jDatabase, "neo4j-database", "KGMEM_NEO4J_DATABASE", "neo4j", "Neo4j database")
+	str(&c.Neo4jScope, "neo4j-scope", "KGMEM_NEO4J_SCOPE", "", "keep this deployment's records and API keys apart from others' in a shared Neo4j database (empty: none)")
 	str(&c.Vector, "vector", "KGMEM_VECTOR", "hnsw", "vector backend: hnsw (embedded) or milvus")
 	str(&c.MilvusAddr, "milvus-addr", "KGMEM_MILVUS_ADDR", "127.0.0.1:19530", "Milvus gRPC address")
 	str(&c.MilvusCollection, "milvus-collection", "KGMEM_MILVUS_COLLECTION", "kgmem_vectors", "Milvus collection")
@@ -304,4 +308,9 @@ func (c *config) synonyms() (map[string]string, error) {
 		out[strings.TrimSpace(spelling)] = strings.TrimSpace(canonical)
 	}
 	return out, nil
+}
+
+// neo4jConfig is the Neo4j connection cfg names.
+func (c *config) neo4jConfig() neo4j.Config {
+	return neo4j.Config{URI: c.Neo4jURI, Username: c.Neo4jUser, Password: c.Neo4jPassword, Database: c.Neo4jDatabase, Scope: c.Neo4jScope}
 }

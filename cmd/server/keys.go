@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"text/tabwriter"
 	"time"
 
@@ -18,11 +17,13 @@ const keysUsage = `usage: server keys <create|list|revoke> [flags]
   keys create --name NAME --prefix NS[,NS…] [--right read|write]
                create a key scoped to namespace prefixes; the key is printed once
   keys list    list keys (id, name, right, prefixes, created, revoked)
-  keys revoke ID
+  keys revoke [flags] ID
                revoke a key at once
 
-Keys live in <data-dir>/keys.db (--data-dir / $KGMEM_DATA_DIR). The admin key
-is $KGMEM_ADMIN_KEY; it needs no entry here.
+Keys live in <data-dir>/keys.db (--data-dir / $KGMEM_DATA_DIR) with the
+embedded graph store, and in Neo4j with --graph neo4j ($KGMEM_GRAPH and the
+--neo4j-* flags), where every server on that database shares them. The admin
+key is $KGMEM_ADMIN_KEY; it needs no entry here.
 `
 
 // keys manages the API keys in the data directory's key store.
@@ -33,7 +34,8 @@ func keys(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	cmd, args := args[0], args[1:]
 	fs := flag.NewFlagSet("keys "+cmd, flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	dataDir := fs.String("data-dir", envOr("KGMEM_DATA_DIR", "kgmem-data"), "data directory holding keys.db ($KGMEM_DATA_DIR)")
+	var cfg config
+	cfg.bindFlags(fs)
 	name := fs.String("name", "", "who or what uses the key (create)")
 	right := fs.String("right", "write", "read or write (create)")
 	prefixes := fs.String("prefix", "", "namespace prefixes the key covers, comma-separated (create)")
@@ -42,10 +44,11 @@ func keys(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	open := func() (*auth.Store, error) {
-		if err := os.MkdirAll(*dataDir, 0o700); err != nil {
-			return nil, fmt.Errorf("create data directory: %w", err)
+		rec, err := openKeyRecords(ctx, &cfg)
+		if err != nil {
+			return nil, err
 		}
-		return auth.OpenStore(ctx, *dataDir+"/"+keyStoreFile)
+		return auth.NewStore(rec), nil
 	}
 	switch cmd {
 	case "create":

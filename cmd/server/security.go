@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"log/slog"
@@ -10,8 +11,10 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/kgmem/kgmem"
 	"github.com/kgmem/kgmem/api"
 	"github.com/kgmem/kgmem/auth"
+	"github.com/kgmem/kgmem/graph/neo4j"
 )
 
 // adminKeyVar holds the admin key. It is read from the environment only, never
@@ -64,15 +67,78 @@ func (s *securityConfig) apply(o *api.Options) {
 	o.ReadTimeout, o.ReadHeaderTimeout, o.WriteTimeout, o.IdleTimeout = s.ReadTimeout, s.ReadHeaderTimeout, s.WriteTimeout, s.IdleTimeout
 }
 
-// openAuth opens the key store in dataDir and builds the authenticator.
-func openAuth(ctx context.Context, dataDir, adminKey string) (*auth.Authenticator, *auth.Store, error) {
-	if err := os.MkdirAll(dataDir, 0o700); err != nil {
-		return nil, nil, fmt.Errorf("create data directory: %w", err)
+// openKeyRecords opens where cfg keeps API keys: <data-dir>/keys.db with
+// the embedded graph store; Neo4j with --graph neo4j, shared by every server
+// on the database, after copying in the keys of a keys.db the data
+// directory still holds from an embedded deployment (those Neo4j lacks, by
+// id: importing twice changes nothing).
+func openKeyRecords(ctx context.Context, cfg *config) (auth.KeyRecords, error) {
+	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
+		return nil, fmt.Errorf("create data directory: %w", err)
 	}
-	st, err := auth.OpenStore(ctx, filepath.Join(dataDir, keyStoreFile))
+	file := filepath.Join(cfg.DataDir, keyStoreFile)
+	if cfg.Graph != "neo4j" {
+		return auth.OpenKeyRecords(ctx, file)
+	}
+	s, err := neo4j.Open(ctx, cfg.neo4jConfig())
+	if err != nil {
+		return nil, fmt.Errorf("open Neo4j for API keys at %s: %w", cfg.Neo4jURI, err)
+	}
+	shared := neo4jKeys{KeyRecords: s.Keys(), store: s}
+	if _, err := os.Stat(file); err == nil {
+		local, err := auth.OpenKeyRecords(ctx, file)
+		if err == nil {
+			err = importKeys(ctx, local, shared)
+			err = errors.Join(err, local.Close())
+		}
+		if err != nil {
+			_ = shared.Close()
+			return nil, fmt.Errorf("copy the keys of %s into Neo4j: %w", file, err)
+		}
+	}
+	return shared, nil
+}
+
+// neo4jKeys are key records on a Neo4j connection of their own.
+type neo4jKeys struct {
+	auth.KeyRecords
+	store *neo4j.Store
+}
+
+func (k neo4jKeys) Close() error { return k.store.Close() }
+
+// importKeys copies into dst the keys of src it does not hold.
+func importKeys(ctx context.Context, src, dst auth.KeyRecords) error {
+	keys, err := src.All(ctx)
+	if err != nil {
+		return err
+	}
+	for _, k := range keys {
+		if _, err := dst.Get(ctx, k.ID); !errors.Is(err, kgmem.ErrNotFound) {
+			if err != nil {
+				return err
+			}
+			continue
+		}
+		if err := dst.Insert(ctx, k); err != nil {
+			return err
+		}
+		if k.RevokedAt != nil {
+			if err := dst.Revoke(ctx, k.ID, *k.RevokedAt); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// openAuth opens the key records of cfg and builds the authenticator.
+func openAuth(ctx context.Context, cfg *config, adminKey string) (*auth.Authenticator, *auth.Store, error) {
+	rec, err := openKeyRecords(ctx, cfg)
 	if err != nil {
 		return nil, nil, err
 	}
+	st := auth.NewStore(rec)
 	a, err := auth.NewAuthenticator(adminKey, st)
 	if err != nil {
 		_ = st.Close()

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"log/slog"
 	"net"
@@ -11,7 +12,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kgmem/kgmem"
 	"github.com/kgmem/kgmem/auth"
+	"github.com/kgmem/kgmem/internal/testenv"
 )
 
 func TestCheckExposure(t *testing.T) {
@@ -41,7 +44,7 @@ func TestCheckExposure(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			a, st, err := openAuth(ctx, dir, tt.adminKey)
+			a, st, err := openAuth(ctx, &config{DataDir: dir, Graph: "sqlite"}, tt.adminKey)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -122,5 +125,77 @@ func TestKeysCommand(t *testing.T) {
 		if err := keys(ctx, args, io.Discard, io.Discard); err == nil {
 			t.Errorf("keys %q succeeded, want an error", args)
 		}
+	}
+}
+
+// TestKeysSharedThroughNeo4j: with --graph neo4j the keys live in Neo4j, so
+// servers with different data directories (replicas) share them: a key
+// created through one works on the other, a revocation through the other
+// holds on the first at its next request; the keys of an embedded
+// deployment's keys.db are copied in, revocations included. (The test's
+// keys stay in Neo4j under a scope of their own, which no server uses.)
+func TestKeysSharedThroughNeo4j(t *testing.T) {
+	uri := testenv.Neo4jURI(t)
+	ctx := t.Context()
+	scope := "keys" + strings.ReplaceAll(kgmem.NewID(""), "_", "")
+	cfg := func(dir string) *config {
+		return &config{DataDir: dir, Graph: "neo4j", Neo4jURI: uri, Neo4jScope: scope}
+	}
+	flags := func(dir string) []string {
+		return []string{"--data-dir", dir, "--graph", "neo4j", "--neo4j-uri", uri, "--neo4j-scope", scope}
+	}
+	// create runs `keys create` with flags and returns the key's id and secret.
+	create := func(flags ...string) (created struct{ ID, Key string }) {
+		t.Helper()
+		var out bytes.Buffer
+		if err := keys(ctx, append([]string{"create", "--name", "agent", "--prefix", "acme", "--json"}, flags...), &out, io.Discard); err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(out.Bytes(), &created); err != nil {
+			t.Fatal(err)
+		}
+		return created
+	}
+	dirA, dirB := t.TempDir(), t.TempDir()
+	created := create(flags(dirA)...)
+	authA, stA, err := openAuth(ctx, cfg(dirA), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stA.Close()
+	authB, stB, err := openAuth(ctx, cfg(dirB), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stB.Close()
+	if p, err := authB.Authenticate(ctx, created.Key); err != nil || p.KeyID != created.ID {
+		t.Fatalf("B authenticates the key created through A: %+v, %v", p, err)
+	}
+	if err := keys(ctx, append(append([]string{"revoke"}, flags(dirB)...), created.ID), io.Discard, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := authA.Authenticate(ctx, created.Key); !errors.Is(err, auth.ErrUnauthenticated) {
+		t.Errorf("A after the revocation through B: %v, want ErrUnauthenticated", err)
+	}
+
+	// An embedded deployment's keys.db moves in with its revocations.
+	dirC := t.TempDir()
+	old := create("--data-dir", dirC, "--graph", "sqlite")
+	for range 2 { // importing twice changes nothing
+		authC, stC, err := openAuth(ctx, cfg(dirC), "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p, err := authC.Authenticate(ctx, old.Key); err != nil || p.KeyID != old.ID {
+			t.Errorf("the keys.db key on Neo4j: %+v, %v", p, err)
+		}
+		_ = stC.Close()
+	}
+	if p, err := authA.Authenticate(ctx, old.Key); err != nil || p.KeyID != old.ID {
+		t.Errorf("the imported key through A: %+v, %v", p, err)
+	}
+	listed, err := stA.List(ctx)
+	if err != nil || len(listed) != 2 {
+		t.Errorf("keys in the scope: %+v, %v; want the two keys once each", listed, err)
 	}
 }

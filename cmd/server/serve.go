@@ -73,7 +73,7 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 	if cfg.SweepInterval > 0 {
 		go sweepEvery(ctx, b.engine, cfg.SweepInterval, log)
 	}
-	authn, keyStore, err := openAuth(ctx, cfg.DataDir, sec.AdminKey)
+	authn, keyStore, err := openAuth(ctx, &cfg, sec.AdminKey)
 	if err != nil {
 		return err
 	}

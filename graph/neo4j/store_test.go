@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/kgmem/kgmem"
+	"github.com/kgmem/kgmem/auth"
+	"github.com/kgmem/kgmem/auth/authtest"
 	"github.com/kgmem/kgmem/graph/graphtest"
 	"github.com/kgmem/kgmem/graph/neo4j"
 	"github.com/kgmem/kgmem/internal/testenv"
@@ -95,4 +97,15 @@ func TestClosedStoreUnavailable(t *testing.T) {
 	if err := s.Ping(t.Context()); !errors.Is(err, kgmem.ErrUnavailable) {
 		t.Fatalf("Ping after Close: got %v, want an error wrapping ErrUnavailable", err)
 	}
+}
+
+// TestKeyRecords runs the key records suite on Neo4j: two stores on one
+// scope are two replicas sharing the database.
+func TestKeyRecords(t *testing.T) {
+	authtest.Run(t, func(t *testing.T) (auth.KeyRecords, auth.KeyRecords) {
+		scope := "k" + kgmem.NewID("")[1:]
+		a, b := openScope(t, scope), openScope(t, scope)
+		t.Cleanup(func() { _ = a.DeleteKeys(context.Background()) })
+		return a.Keys(), b.Keys()
+	})
 }

@@ -1,0 +1,15 @@
+package neo4j
+
+import (
+	"context"
+
+	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
+)
+
+// DeleteKeys removes the API keys of the store's scope (test cleanup).
+func (s *Store) DeleteKeys(ctx context.Context) error {
+	return s.write(ctx, func(tx neo4j.ManagedTransaction) error {
+		_, err := run(ctx, tx, `MATCH (k:`+labelKey+` {scope: $scope}) DELETE k`, map[string]any{"scope": s.cfg.Scope})
+		return err
+	})
+}
