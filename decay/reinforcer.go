@@ -41,11 +41,10 @@ type ReinforcerConfig struct {
 	// Logger reports background failures; nil means slog.Default().
 	Logger *slog.Logger
 	// Lock, when set, is held for a namespace while an apply reads and
-	// writes its decay states, and returns the function that releases it.
-	// Give it the lock the other writers of the namespace hold (the engine's,
-	// nslock.Striped.Lock) so that neither overwrites the other's update.
-	// nil: no lock, the last writer wins.
-	Lock func(ns kgmem.Namespace) (unlock func())
+	// writes its decay states. Give it the locker the other writers of the
+	// namespace use (the engine's Config.WriteLocks) so that neither
+	// overwrites the other's update. nil: no lock, the last writer wins.
+	Lock kgmem.NamespaceLocker
 }
 
 // Reinforcer applies reinforcements (recalls, restatements) off the request
@@ -349,7 +348,10 @@ func (r *Reinforcer) applyNamespace(ctx context.Context, ns kgmem.Namespace, ent
 		}
 	}
 	if r.cfg.Lock != nil {
-		unlock := r.cfg.Lock(ns)
+		unlock, err := r.cfg.Lock.Lock(ctx, ns)
+		if err != nil {
+			return err
+		}
 		defer unlock()
 	}
 	records, err := loadRecords(ctx, r.cfg.Store, ns, refs)

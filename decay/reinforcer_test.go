@@ -388,7 +388,7 @@ type lockedStore struct {
 	unlocked []string // calls made without the lock
 }
 
-func (s *lockedStore) lock(ns kgmem.Namespace) func() {
+func (s *lockedStore) Lock(_ context.Context, ns kgmem.Namespace) (func(), error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.held[ns] {
@@ -399,7 +399,7 @@ func (s *lockedStore) lock(ns kgmem.Namespace) func() {
 		s.mu.Lock()
 		defer s.mu.Unlock()
 		s.held[ns] = false
-	}
+	}, nil
 }
 
 func (s *lockedStore) note(call string, ns kgmem.Namespace) {
@@ -442,7 +442,7 @@ func TestReinforcerHoldsLockWhileApplying(t *testing.T) {
 		fact2, _, episode2 := reinforcerFixture(t, store, ns2)
 		ls := &lockedStore{GraphStore: store, held: map[kgmem.Namespace]bool{}}
 		r := newReinforcer(t, ReinforcerConfig{
-			Store: ls, Models: StoreModels(store), Lock: ls.lock,
+			Store: ls, Models: StoreModels(store), Lock: ls,
 			JournalPath: filepath.Join(t.TempDir(), "reinforce.journal"), Clock: &fakeClock{now: epoch.Add(day)},
 		})
 		if err := r.Enqueue(ns1, fact1, entity1); err != nil {

@@ -124,7 +124,10 @@ func (e *Engine) SetPinned(ctx context.Context, req PinRequest) error {
 	if err != nil {
 		return fmt.Errorf("decay parameters of %q: %w", req.Namespace, err)
 	}
-	unlock := e.lockNamespace(req.Namespace)
+	unlock, err := e.lockNamespace(ctx, req.Namespace)
+	if err != nil {
+		return err
+	}
 	defer unlock()
 	_, err = decay.PinItems(ctx, e.graph, req.Namespace, model, e.now(), req.Pinned, req.Refs...)
 	return err
@@ -139,7 +142,10 @@ func (e *Engine) Restore(ctx context.Context, ns kgmem.Namespace, refs []decay.R
 	if err != nil {
 		return fmt.Errorf("decay parameters of %q: %w", ns, err)
 	}
-	unlock := e.lockNamespace(ns)
+	unlock, err := e.lockNamespace(ctx, ns)
+	if err != nil {
+		return err
+	}
 	defer unlock()
 	_, err = decay.RestoreItems(ctx, e.graph, ns, model, e.now(), refs...)
 	return err
@@ -152,7 +158,10 @@ func (e *Engine) Sweep(ctx context.Context, ns kgmem.Namespace) (decay.SweepStat
 	if err != nil {
 		return decay.SweepStats{}, fmt.Errorf("decay parameters of %q: %w", ns, err)
 	}
-	unlock := e.lockNamespace(ns)
+	unlock, err := e.lockNamespace(ctx, ns)
+	if err != nil {
+		return decay.SweepStats{}, err
+	}
 	defer unlock()
 	return decay.Sweep(ctx, e.graph, ns, model, e.now())
 }

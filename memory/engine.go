@@ -43,7 +43,7 @@ type Config struct {
 	// WriteLocks serialises the writes to each namespace; give the
 	// Reinforcer's Lock the same set (its Lock method) so that its decay
 	// writes do not interleave with the engine's. nil: the engine's own.
-	WriteLocks *nslock.Striped
+	WriteLocks kgmem.NamespaceLocker
 	// Metrics receives the engine's Prometheus counters (nil: not exported).
 	Metrics prometheus.Registerer
 	// Outbox journals every write's vector ops before its graph write and
@@ -73,7 +73,7 @@ type Engine struct {
 	reinforcer *decay.Reinforcer
 	metrics    *metrics
 	outbox     *outboxState
-	writeLocks *nslock.Striped
+	writeLocks kgmem.NamespaceLocker
 	// timelines caches each namespace's latest time, for relative time
 	// expressions in queries (timeline.go).
 	timelines timelines
@@ -150,7 +150,13 @@ func (e *Engine) ExtractionEnabled() bool { return e.extractor != nil }
 
 // lockNamespace serialises writes to ns (and, when the Reinforcer shares
 // the locks, its decay writes).
-func (e *Engine) lockNamespace(ns kgmem.Namespace) func() { return e.writeLocks.Lock(ns) }
+func (e *Engine) lockNamespace(ctx context.Context, ns kgmem.Namespace) (func(), error) {
+	unlock, err := e.writeLocks.Lock(ctx, ns)
+	if err != nil {
+		return nil, fmt.Errorf("lock namespace %q for writing: %w", ns, err)
+	}
+	return unlock, nil
+}
 
 // Ready checks that every backend answers.
 func (e *Engine) Ready(ctx context.Context) error {

@@ -71,11 +71,14 @@ func (e *Engine) resolveEntity(ctx context.Context, ns kgmem.Namespace, ref stri
 // purge op stays in the outbox, whose drain deletes every vector of ns that
 // has no graph record (so records written to ns after the purge keep theirs).
 func (e *Engine) PurgeNamespace(ctx context.Context, ns kgmem.Namespace) (kgmem.PurgeStats, error) {
-	unlock := e.lockNamespace(ns)
+	unlock, err := e.lockNamespace(ctx, ns)
+	if err != nil {
+		return kgmem.PurgeStats{}, err
+	}
 	defer unlock()
 	defer e.timelines.forget(ns)
 	var stats kgmem.PurgeStats
-	err := e.guardedWrite(ctx, purgeOps(ns),
+	err = e.guardedWrite(ctx, purgeOps(ns),
 		func() error {
 			var err error
 			if stats, err = e.graph.PurgeNamespace(ctx, ns); err != nil {

@@ -42,7 +42,10 @@ func (e *Engine) AddFacts(ctx context.Context, req AddFactsRequest) (AddFactsRes
 	if err := validateTriples(req.Facts); err != nil {
 		return AddFactsResult{}, err
 	}
-	unlock := e.lockNamespace(req.Namespace)
+	unlock, err := e.lockNamespace(ctx, req.Namespace)
+	if err != nil {
+		return AddFactsResult{}, err
+	}
 	defer unlock()
 
 	provenance, err := e.provenanceEpisodes(ctx, req.Namespace, req.Facts)
@@ -268,7 +271,10 @@ func (e *Engine) ListFacts(ctx context.Context, req ListFactsRequest) ([]FactVie
 
 // DeleteFact hard-deletes one fact and its vector.
 func (e *Engine) DeleteFact(ctx context.Context, ns kgmem.Namespace, id string) error {
-	unlock := e.lockNamespace(ns)
+	unlock, err := e.lockNamespace(ctx, ns)
+	if err != nil {
+		return err
+	}
 	defer unlock()
 	keys := []kgmem.VectorKey{{Kind: kgmem.KindFact, ID: id}}
 	return e.guardedWrite(ctx, deleteOps(ns, keys),

@@ -79,7 +79,10 @@ func (e *Engine) Ingest(ctx context.Context, req IngestRequest) (IngestResult, e
 		}
 	}
 
-	unlock := e.lockNamespace(req.Namespace)
+	unlock, err := e.lockNamespace(ctx, req.Namespace)
+	if err != nil {
+		return IngestResult{}, err
+	}
 	defer unlock()
 
 	fresh, stored, err := e.freshEpisodes(ctx, req.Namespace, eps)

@@ -109,7 +109,10 @@ func (e *Engine) PutItem(ctx context.Context, req PutItemRequest) (PutItemResult
 	case req.Extract:
 		warnings = append(warnings, "the item has no text to extract facts from (index is false or selects nothing)")
 	}
-	unlock := e.lockNamespace(ns)
+	unlock, err := e.lockNamespace(ctx, ns)
+	if err != nil {
+		return PutItemResult{}, err
+	}
 	defer unlock()
 	old, err := e.graph.Items(ctx, ns, []string{it.ID})
 	if err != nil {
@@ -164,7 +167,10 @@ func (e *Engine) DeleteItem(ctx context.Context, ns kgmem.Namespace, key string)
 	if err := kgmem.CheckItemKey("key", key); err != nil {
 		return err
 	}
-	unlock := e.lockNamespace(ns)
+	unlock, err := e.lockNamespace(ctx, ns)
+	if err != nil {
+		return err
+	}
 	defer unlock()
 	id := kgmem.ItemID(ns, key)
 	old, err := e.graph.Items(ctx, ns, []string{id})

@@ -314,7 +314,10 @@ func (e *Engine) DrainOutbox(ctx context.Context) (int, error) {
 
 // applyQueued settles the queued ops of one namespace against the graph.
 func (e *Engine) applyQueued(ctx context.Context, ns kgmem.Namespace, ops []kgmem.QueuedVectorOp) error {
-	unlock := e.lockNamespace(ns)
+	unlock, err := e.lockNamespace(ctx, ns)
+	if err != nil {
+		return err
+	}
 	defer unlock()
 	var keys []kgmem.VectorKey
 	seen := map[kgmem.VectorKey]bool{}
@@ -335,7 +338,7 @@ func (e *Engine) applyQueued(ctx context.Context, ns kgmem.Namespace, ops []kgme
 			return err
 		}
 	}
-	_, err := e.syncKeys(ctx, ns, keys)
+	_, err = e.syncKeys(ctx, ns, keys)
 	return err
 }
 

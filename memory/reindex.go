@@ -75,7 +75,10 @@ func (e *Engine) Reindex(ctx context.Context, ns kgmem.Namespace) (ReindexStats,
 			after = last
 		}
 	}
-	unlock := e.lockNamespace(ns)
+	unlock, err := e.lockNamespace(ctx, ns)
+	if err != nil {
+		return st, fmt.Errorf("reindex %s: %w", ns, err)
+	}
 	deleted, err := e.removeOrphans(ctx, ns)
 	unlock()
 	st.OrphansDeleted = deleted
@@ -89,7 +92,10 @@ func (e *Engine) Reindex(ctx context.Context, ns kgmem.Namespace) (ReindexStats,
 // reindexPage reads one page of records and writes their vectors under the
 // namespace lock; it returns the page's size and last id.
 func (e *Engine) reindexPage(ctx context.Context, ns kgmem.Namespace, after string, page func(string) ([]doc, error)) (int, string, syncStats, error) {
-	unlock := e.lockNamespace(ns)
+	unlock, err := e.lockNamespace(ctx, ns)
+	if err != nil {
+		return 0, "", syncStats{}, err
+	}
 	defer unlock()
 	docs, err := page(after)
 	if err != nil {

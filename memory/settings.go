@@ -37,7 +37,10 @@ func (e *Engine) PutSettings(ctx context.Context, ns kgmem.Namespace, s kgmem.Na
 	if err := validateCardinality(s.Cardinality); err != nil {
 		return err
 	}
-	unlock := e.lockNamespace(ns)
+	unlock, err := e.lockNamespace(ctx, ns)
+	if err != nil {
+		return err
+	}
 	defer unlock()
 	if err := e.graph.PutSettings(ctx, ns, s); err != nil {
 		return fmt.Errorf("store settings of %q: %w", ns, err)

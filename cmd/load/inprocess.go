@@ -44,7 +44,7 @@ func startInProcess(ctx context.Context, dir string) (*inProcess, error) {
 	}
 	models := decay.StoreModels(g)
 	locks := new(nslock.Striped)
-	rf, err := decay.NewReinforcer(decay.ReinforcerConfig{Store: g, JournalPath: filepath.Join(dir, "recall.journal"), Models: models, Interval: 5 * time.Second, Logger: quiet, Lock: locks.Lock})
+	rf, err := decay.NewReinforcer(decay.ReinforcerConfig{Store: g, JournalPath: filepath.Join(dir, "recall.journal"), Models: models, Interval: 5 * time.Second, Logger: quiet, Lock: locks})
 	if err != nil {
 		_, _ = v.Close(), g.Close()
 		return nil, fmt.Errorf("open recall journal: %w", err)

@@ -104,11 +104,15 @@ func openBackendsWith(ctx context.Context, cfg *config, log *slog.Logger, withOu
 	}
 	models := decay.StoreModels(b.graph)
 	// The engine and the reinforcer serialise their writes of a namespace
-	// on the same locks.
-	locks := new(nslock.Striped)
+	// on the same locks: this process's, and with Neo4j the database's
+	// lease locks, which every server on it shares.
+	var locks kgmem.NamespaceLocker = new(nslock.Striped)
+	if shared, ok := b.graph.(*neo4j.Store); ok {
+		locks = nslock.Chain{locks, shared.NamespaceLocks(0, log)}
+	}
 	b.reinforcer, err = decay.NewReinforcer(decay.ReinforcerConfig{
 		Store: b.graph, JournalPath: filepath.Join(cfg.DataDir, "recall.journal"), Models: models,
-		Interval: cfg.ReinforceInterval, Logger: log, Lock: locks.Lock,
+		Interval: cfg.ReinforceInterval, Logger: log, Lock: locks,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("open recall journal: %w", err)

@@ -2,6 +2,7 @@ package neo4j
 
 import (
 	"context"
+	"time"
 
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
 )
@@ -10,6 +11,15 @@ import (
 func (s *Store) DeleteKeys(ctx context.Context) error {
 	return s.write(ctx, func(tx neo4j.ManagedTransaction) error {
 		_, err := run(ctx, tx, `MATCH (k:`+labelKey+` {scope: $scope}) DELETE k`, map[string]any{"scope": s.cfg.Scope})
+		return err
+	})
+}
+
+// HoldLockAsDeadServer takes ns's write lock for lease as a server that
+// then dies: nobody renews or releases it.
+func (s *Store) HoldLockAsDeadServer(ctx context.Context, ns string, lease time.Duration) error {
+	return s.write(ctx, func(tx neo4j.ManagedTransaction) error {
+		_, err := run(ctx, tx, qTakeLock, map[string]any{"scope": s.cfg.Scope, "ns": ns, "token": "dead-server", "lease": lease.Milliseconds()})
 		return err
 	})
 }

@@ -60,7 +60,7 @@ const fallbackLabel = "Other"
 // becomes "MusicBand", accents are stripped, a leading digit gets a "T"
 // prefix, and text without letters or digits maps to "Other". Types that
 // would collide with the store's own labels (Entity, Episode, FactText,
-// KgmemItem, KgmemKey, KgmemSettings, KgmemSchema, KgmemGraphVersion) get a "Type" suffix. The
+// KgmemItem, KgmemKey, KgmemLock, KgmemSettings, KgmemSchema, KgmemGraphVersion) get a "Type" suffix. The
 // exact type is kept in the node's type property.
 func Label(entityType string) string {
 	var b strings.Builder
@@ -80,7 +80,7 @@ func Label(entityType string) string {
 	}
 	s = truncate(s)
 	switch s {
-	case labelEntity, labelEpisode, labelFactText, labelItem, labelKey, labelSettings, labelSchema, labelGraphVersion:
+	case labelEntity, labelEpisode, labelFactText, labelItem, labelKey, labelLock, labelSettings, labelSchema, labelGraphVersion:
 		s += "Type"
 	}
 	return s

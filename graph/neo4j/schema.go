@@ -45,6 +45,7 @@ var schemaStatements = []string{
 	"CREATE CONSTRAINT kgmem_episode_key IF NOT EXISTS FOR (n:Episode) REQUIRE (n.namespace, n.id) IS UNIQUE",
 	"CREATE CONSTRAINT kgmem_fact_key IF NOT EXISTS FOR (n:FactText) REQUIRE (n.namespace, n.id) IS UNIQUE",
 	"CREATE CONSTRAINT kgmem_item_key IF NOT EXISTS FOR (n:" + labelItem + ") REQUIRE (n.namespace, n.id) IS UNIQUE",
+	"CREATE CONSTRAINT kgmem_lock_key IF NOT EXISTS FOR (n:" + labelLock + ") REQUIRE (n.scope, n.namespace) IS UNIQUE",
 	"CREATE CONSTRAINT kgmem_api_key IF NOT EXISTS FOR (n:" + labelKey + ") REQUIRE (n.scope, n.id) IS UNIQUE",
 	"CREATE CONSTRAINT kgmem_settings_key IF NOT EXISTS FOR (n:KgmemSettings) REQUIRE n.namespace IS UNIQUE",
 	"CREATE CONSTRAINT kgmem_schema_key IF NOT EXISTS FOR (n:KgmemSchema) REQUIRE n.name IS UNIQUE",

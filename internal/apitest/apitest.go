@@ -40,7 +40,7 @@ func New(dir string, opts api.Options) (srv *api.Server, close func(), err error
 	}
 	models := decay.StoreModels(g)
 	locks := new(nslock.Striped)
-	rf, err := decay.NewReinforcer(decay.ReinforcerConfig{Store: g, JournalPath: filepath.Join(dir, "recall.journal"), Models: models, Interval: time.Hour, Logger: quiet, Lock: locks.Lock})
+	rf, err := decay.NewReinforcer(decay.ReinforcerConfig{Store: g, JournalPath: filepath.Join(dir, "recall.journal"), Models: models, Interval: time.Hour, Logger: quiet, Lock: locks})
 	if err != nil {
 		return nil, nil, errors.Join(err, v.Close(), g.Close())
 	}

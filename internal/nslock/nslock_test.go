@@ -1,6 +1,9 @@
 package nslock
 
 import (
+	"context"
+	"errors"
+	"slices"
 	"sync"
 	"testing"
 
@@ -23,7 +26,7 @@ func TestLockExcludesPerNamespace(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for range 200 {
-				unlock := s.Lock(ns)
+				unlock, _ := s.Lock(t.Context(), ns)
 				mu.Lock()
 				inside++
 				overlap = overlap || inside > 1
@@ -40,7 +43,7 @@ func TestLockExcludesPerNamespace(t *testing.T) {
 		t.Fatal("two holders of the same namespace's lock overlapped")
 	}
 	// A namespace on another stripe can be locked while ns is held.
-	unlock := s.Lock(ns)
+	unlock, _ := s.Lock(t.Context(), ns)
 	defer unlock()
 	for i := range 100 {
 		other := kgmem.Namespace("acme/other" + string(rune('a'+i%26)) + string(rune('a'+i/26)))
@@ -48,7 +51,11 @@ func TestLockExcludesPerNamespace(t *testing.T) {
 			continue
 		}
 		done := make(chan struct{})
-		go func() { s.Lock(other)(); close(done) }()
+		go func() {
+			release, _ := s.Lock(t.Context(), other)
+			release()
+			close(done)
+		}()
 		<-done
 		return
 	}
@@ -58,7 +65,7 @@ func TestLockExcludesPerNamespace(t *testing.T) {
 // stripe is the stripe index of ns, as Lock computes it.
 func stripe(ns kgmem.Namespace) uint32 {
 	var s Striped
-	unlock := s.Lock(ns)
+	unlock, _ := s.Lock(context.Background(), ns)
 	defer unlock()
 	for i := range s.mus {
 		if !s.mus[i].TryLock() {
@@ -68,3 +75,37 @@ func stripe(ns kgmem.Namespace) uint32 {
 	}
 	return stripes
 }
+
+// TestChainReleasesInReverseAndOnFailure: a chain holds every lock in
+// order, and a lock that fails releases those already taken.
+func TestChainReleasesInReverseAndOnFailure(t *testing.T) {
+	var order []string
+	step := func(name string, fail bool) kgmem.NamespaceLocker {
+		return lockerFunc(func(context.Context, kgmem.Namespace) (func(), error) {
+			if fail {
+				return nil, errors.New(name + " is down")
+			}
+			order = append(order, "lock "+name)
+			return func() { order = append(order, "unlock "+name) }, nil
+		})
+	}
+	unlock, err := Chain{step("a", false), step("b", false)}.Lock(t.Context(), "ns")
+	if err != nil {
+		t.Fatal(err)
+	}
+	unlock()
+	if want := []string{"lock a", "lock b", "unlock b", "unlock a"}; !slices.Equal(order, want) {
+		t.Errorf("order %v, want %v", order, want)
+	}
+	order = nil
+	if _, err := (Chain{step("a", false), step("b", true)}).Lock(t.Context(), "ns"); err == nil {
+		t.Fatal("a chain with a failing lock succeeded")
+	}
+	if want := []string{"lock a", "unlock a"}; !slices.Equal(order, want) {
+		t.Errorf("after a failure: %v, want %v", order, want)
+	}
+}
+
+type lockerFunc func(context.Context, kgmem.Namespace) (func(), error)
+
+func (f lockerFunc) Lock(ctx context.Context, ns kgmem.Namespace) (func(), error) { return f(ctx, ns) }

@@ -1,0 +1,89 @@
+package memory_test
+
+import (
+	"fmt"
+	"log/slog"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/kgmem/kgmem"
+	"github.com/kgmem/kgmem/embed"
+	"github.com/kgmem/kgmem/graph/neo4j"
+	"github.com/kgmem/kgmem/internal/nslock"
+	"github.com/kgmem/kgmem/internal/testenv"
+	"github.com/kgmem/kgmem/memory"
+	"github.com/kgmem/kgmem/vector/hnsw"
+)
+
+// TestReplicasSerialiseWrites: three engines, each with its own Neo4j
+// connection and in-process locks — three servers — write overlapping and
+// contradicting facts into one namespace at once. With the database's lease
+// locks chained after their own, entity resolution and invalidation see
+// each other's writes: one entity per name, one current fact of a
+// single-valued relation, one fact per repeated triple.
+func TestReplicasSerialiseWrites(t *testing.T) {
+	uri := testenv.Neo4jURI(t)
+	scope := "r" + strings.ReplaceAll(kgmem.NewID(""), "_", "")
+	emb := embed.NewHashing(64)
+	var engines []*memory.Engine
+	var graph *neo4j.Store
+	for i := range 3 {
+		g, err := neo4j.Open(t.Context(), neo4j.Config{URI: uri, Scope: scope})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = g.Close() })
+		v, err := hnsw.Open(t.Context(), filepath.Join(t.TempDir(), fmt.Sprintf("v%d.db", i)), emb.Dimension(), hnsw.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = v.Close() })
+		locks := nslock.Chain{new(nslock.Striped), g.NamespaceLocks(0, nil)}
+		eng, err := memory.New(memory.Config{Graph: g, Vectors: v, Embedder: emb, WriteLocks: locks, Logger: slog.New(slog.DiscardHandler)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		engines, graph = append(engines, eng), g
+	}
+	const ns = kgmem.Namespace("team/one")
+	t.Cleanup(func() { _, _ = engines[0].PurgeNamespace(t.Context(), ns) })
+	var wg sync.WaitGroup
+	for i, eng := range engines {
+		for w := range 3 {
+			wg.Go(func() {
+				for k := range 4 {
+					city := fmt.Sprintf("City %d", (i*12+w*4+k)%5)
+					_, err := eng.AddFacts(t.Context(), memory.AddFactsRequest{Namespace: ns, Facts: []kgmem.Triple{
+						{Subject: "Bob", SubjectType: "Person", Predicate: "lives_in", Object: city, ObjectType: "Place"},
+						{Subject: "Bob", SubjectType: "Person", Predicate: "knows", Object: "Carol", ObjectType: "Person"},
+						{Subject: "Carol", SubjectType: "Person", Predicate: "works_at", Object: "Acme", ObjectType: "Organization"},
+					}})
+					if err != nil {
+						t.Error(err)
+						return
+					}
+				}
+			})
+		}
+	}
+	wg.Wait()
+	for _, name := range []string{"Bob", "Carol", "Acme"} {
+		ents, err := graph.FindEntities(t.Context(), ns, kgmem.EntityFilter{Names: []string{name}})
+		if err != nil || len(ents) != 1 {
+			t.Errorf("entities named %s: %d (%v); want exactly one", name, len(ents), err)
+		}
+	}
+	facts, err := graph.ListFacts(t.Context(), ns, kgmem.FactFilter{Page: kgmem.Page{Limit: 1000}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	current := map[string]int{}
+	for _, f := range facts {
+		current[f.Predicate]++
+	}
+	if current["lives_in"] != 1 || current["knows"] != 1 || current["works_at"] != 1 {
+		t.Errorf("current facts by predicate %v; want exactly one lives_in, knows and works_at", current)
+	}
+}
