@@ -40,9 +40,11 @@ type Config struct {
 	// Reinforcer records recalls (search results, feedback) off the request
 	// path; nil disables search-time reinforcement and POST /v1/feedback.
 	Reinforcer *decay.Reinforcer
-	// WriteLocks serialises the writes to each namespace; give the
-	// Reinforcer's Lock the same set (its Lock method) so that its decay
-	// writes do not interleave with the engine's. nil: the engine's own.
+	// WriteLocks serialises the writes to each namespace (with several
+	// servers on one Neo4j, chain the database's lease locks after the
+	// process's own: nslock.Chain); give the Reinforcer's Lock the same
+	// locker so that its decay writes do not interleave with the engine's.
+	// nil: in-process stripes of the engine's own.
 	WriteLocks kgmem.NamespaceLocker
 	// Metrics receives the engine's Prometheus counters (nil: not exported).
 	Metrics prometheus.Registerer
