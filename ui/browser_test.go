@@ -87,9 +87,12 @@ func backendPairs(t testing.TB) []backendPair {
 	pairs := []backendPair{{name: "sqlite+hnsw", args: func(testing.TB, string) []string { return []string{"--graph", "sqlite", "--vector", "hnsw"} }}}
 	neo, mil := testenv.Neo4jURIIfAvailable(t), testenv.MilvusAddrIfAvailable(t)
 	if neo != "" && mil != "" {
-		// One collection for every run: each run's namespace is its own and is purged at the end.
-		pairs = append(pairs, backendPair{name: "neo4j+milvus", args: func(testing.TB, string) []string {
-			return []string{"--graph", "neo4j", "--neo4j-uri", neo, "--vector", "milvus", "--milvus-addr", mil, "--milvus-collection", "kgmem_ui_test"}
+		// One collection for every run: each run's namespace is its own and
+		// is purged at the end. A Neo4j scope of its own keeps the run's API
+		// keys (stored in Neo4j) away from the servers of the other suites.
+		pairs = append(pairs, backendPair{name: "neo4j+milvus", args: func(t testing.TB, _ string) []string {
+			return []string{"--graph", "neo4j", "--neo4j-uri", neo, "--neo4j-scope", "ui" + randomHex(t, 6),
+				"--vector", "milvus", "--milvus-addr", mil, "--milvus-collection", "kgmem_ui_test"}
 		}})
 	}
 	return pairs
@@ -108,6 +111,9 @@ type server struct {
 	t       testing.TB
 	base    string
 	dataDir string
+	// backend are the backend flags it was started with (`server keys`
+	// needs them to reach the same key store).
+	backend []string
 }
 
 // startServer runs the real server binary on a free loopback port with a
@@ -123,7 +129,8 @@ func startServer(t testing.TB, pair backendPair, llm *llmtest.Server) *server {
 	addr := ln.Addr().String()
 	_ = ln.Close()
 	dataDir := t.TempDir()
-	args := append([]string{"serve", "--addr", addr, "--data-dir", dataDir, "--sweep-interval", "0", "--log-level", "warn"}, pair.args(t, dataDir)...)
+	backend := pair.args(t, dataDir)
+	args := append([]string{"serve", "--addr", addr, "--data-dir", dataDir, "--sweep-interval", "0", "--log-level", "warn"}, backend...)
 	if llm != nil {
 		args = append(args, "--llm-base-url", llm.URL(), "--llm-model", llmtest.DefaultModel, "--llm-api-key", "test")
 	}
@@ -144,7 +151,7 @@ func startServer(t testing.TB, pair backendPair, llm *llmtest.Server) *server {
 			t.Logf("server log:\n%s", logs.String())
 		}
 	})
-	s := &server{t: t, base: "http://" + addr, dataDir: dataDir}
+	s := &server{t: t, base: "http://" + addr, dataDir: dataDir, backend: backend}
 	deadline := time.Now().Add(60 * time.Second)
 	for {
 		resp, err := http.Get(s.base + "/healthz")
@@ -516,7 +523,7 @@ func TestExplorer(t *testing.T) {
 
 			// A key that does not cover the namespace: its prefix is offered,
 			// and the namespace is refused with a message naming it.
-			out, err := exec.Command(serverBinary(t), "keys", "create", "--data-dir", s.dataDir, "--name", "elsewhere", "--prefix", "elsewhere/team", "--right", "read").Output()
+			out, err := exec.Command(serverBinary(t), append([]string{"keys", "create", "--data-dir", s.dataDir, "--name", "elsewhere", "--prefix", "elsewhere/team", "--right", "read"}, s.backend...)...).Output()
 			if err != nil {
 				t.Fatalf("keys create: %v", err)
 			}

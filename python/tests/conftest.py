@@ -58,7 +58,9 @@ class Server:
         self.url = f"http://127.0.0.1:{_free_port()}"
         args = [str(binary), "serve", "--addr", self.url.removeprefix("http://"), "--data-dir", str(data), "--ui=false"]
         if pair == "neo4j+milvus":
-            args += ["--graph", "neo4j", "--neo4j-uri", os.environ["KGMEM_TEST_NEO4J_URI"],
+            # A scope of its own: API keys live in Neo4j, and another suite's
+            # key in the shared scope would close this server.
+            args += ["--graph", "neo4j", "--neo4j-uri", os.environ["KGMEM_TEST_NEO4J_URI"], "--neo4j-scope", "py" + uuid.uuid4().hex[:12],
                      "--vector", "milvus", "--milvus-addr", os.environ["KGMEM_TEST_MILVUS_ADDR"],
                      "--milvus-collection", "py_" + uuid.uuid4().hex[:12]]
         self.log = data.parent / (data.name + ".log")
