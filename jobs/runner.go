@@ -26,8 +26,22 @@ type Ingester interface {
 // Config wires a Runner.
 type Config struct {
 	Engine Ingester
-	// DataDir holds the job store, jobs.db.
+	// Records keeps the jobs. Nil: the SQLite file jobs.db in DataDir, which
+	// the runner closes; records given here are the caller's to close.
+	Records kgmem.JobRecords
+	// DataDir holds jobs.db (without Records) and the file server-id, this
+	// server's stable name as a job owner (without Owner).
 	DataDir string
+	// Owner names this server in the records: jobs it accepted or claimed
+	// are held under its name, and it takes its own unfinished jobs back at
+	// once when it restarts. Default: the id in DataDir/server-id, created
+	// on first use.
+	Owner string
+	// Lease is how long a job stays held without renewal (default 15 s):
+	// the runner renews its jobs' leases and looks for jobs whose lease ran
+	// out (their server died) every third of it, so a dead server's jobs
+	// start again elsewhere within about 1⅓ leases.
+	Lease time.Duration
 	// Workers bounds the engine calls running at once (default 4).
 	Workers int
 	// Debounce is how long a thread's first pending job waits for more to
@@ -46,14 +60,16 @@ type Config struct {
 
 // Runner accepts jobs and runs them in the background.
 type Runner struct {
-	cfg   Config
-	store *store
-	log   *slog.Logger
-	depth prometheus.Gauge
-	work  chan []*Job
+	cfg      Config
+	records  kgmem.JobRecords
+	ownsRecs bool // records opened by Open, closed by Close
+	log      *slog.Logger
+	depth    prometheus.Gauge
+	work     chan []*Job
 
 	mu      sync.Mutex
 	threads map[string]*threadQueue
+	held    map[string]bool // jobs scheduled here and not finished
 	closed  bool
 
 	ctx    context.Context
@@ -74,7 +90,7 @@ func (r *Runner) retryLater(group []*Job, cause error) {
 		j.attempts = attempt
 		ids[i] = j.ID
 	}
-	if err := r.store.markQueued(context.WithoutCancel(r.ctx), ids); err != nil {
+	if err := r.records.MarkQueued(context.WithoutCancel(r.ctx), ids); err != nil {
 		r.log.Error("background job bookkeeping failed", "error", err)
 	}
 	// Back at the front of the thread's queue, so the thread keeps its order.
@@ -100,8 +116,10 @@ type threadQueue struct {
 	running bool
 }
 
-// Open opens (or creates) the job store in cfg.DataDir, starts the workers
-// and requeues the jobs a previous process left queued or running.
+// Open opens the job records (by default jobs.db in cfg.DataDir), starts
+// the workers, takes back the jobs this owner left queued or running and
+// any other owner's whose lease ran out, and starts renewing and taking
+// over leases.
 func Open(ctx context.Context, cfg Config) (*Runner, error) {
 	if cfg.Engine == nil {
 		return nil, errors.New("jobs: Config.Engine is required")
@@ -121,19 +139,32 @@ func Open(ctx context.Context, cfg Config) (*Runner, error) {
 	if cfg.RetryMax < cfg.RetryMin {
 		cfg.RetryMax = max(time.Minute, cfg.RetryMin)
 	}
+	if cfg.Lease <= 0 {
+		cfg.Lease = DefaultLease
+	}
 	log := cfg.Logger
 	if log == nil {
 		log = slog.Default()
 	}
-	st, err := openStore(ctx, filepath.Join(cfg.DataDir, "jobs.db"))
-	if err != nil {
-		return nil, err
+	if cfg.Owner == "" {
+		owner, err := ownerID(cfg.DataDir)
+		if err != nil {
+			return nil, err
+		}
+		cfg.Owner = owner
 	}
-	r := &Runner{cfg: cfg, store: st, log: log, work: make(chan []*Job), threads: map[string]*threadQueue{},
-		depth: prometheus.NewGauge(prometheus.GaugeOpts{Name: "kgmem_jobs_queue_depth", Help: "Background ingest jobs accepted and not finished (queued or running)."})}
+	r := &Runner{cfg: cfg, records: cfg.Records, log: log, work: make(chan []*Job), threads: map[string]*threadQueue{}, held: map[string]bool{},
+		depth: prometheus.NewGauge(prometheus.GaugeOpts{Name: "kgmem_jobs_queue_depth", Help: "Background ingest jobs held by this server and not finished (queued or running)."})}
+	if r.records == nil {
+		recs, err := OpenFile(ctx, filepath.Join(cfg.DataDir, "jobs.db"))
+		if err != nil {
+			return nil, err
+		}
+		r.records, r.ownsRecs = recs, true
+	}
 	if cfg.Metrics != nil {
 		if err := cfg.Metrics.Register(r.depth); err != nil {
-			st.close()
+			r.closeRecords()
 			return nil, fmt.Errorf("register job metrics: %w", err)
 		}
 	}
@@ -142,22 +173,87 @@ func Open(ctx context.Context, cfg Config) (*Runner, error) {
 		r.wg.Add(1)
 		go r.worker()
 	}
-	pending, err := st.pending(ctx)
+	n, err := r.claim(ctx, true)
 	if err != nil {
 		r.Close()
 		return nil, err
 	}
-	for i := range pending {
-		r.schedule(&pending[i])
+	if n > 0 {
+		log.Info("requeued background jobs left pending", "jobs", n)
 	}
-	if len(pending) > 0 {
-		log.Info("requeued background jobs left pending", "jobs", len(pending))
-	}
+	r.wg.Add(1)
+	go r.keepLeases()
 	return r, nil
 }
 
+// DefaultLease is how long a job stays held without renewal.
+const DefaultLease = 15 * time.Second
+
+// claimBatch bounds the jobs one Claim takes.
+const claimBatch = 256
+
+// claim takes the jobs whose lease ran out (and, with own, this owner's)
+// and schedules those not already here; it returns how many it scheduled.
+func (r *Runner) claim(ctx context.Context, own bool) (int, error) {
+	scheduled := 0
+	for {
+		recs, err := r.records.Claim(ctx, r.cfg.Owner, r.cfg.Lease, own, claimBatch)
+		if err != nil {
+			return scheduled, fmt.Errorf("claim background jobs: %w", err)
+		}
+		for _, rec := range recs {
+			j, err := jobOf(rec)
+			if err != nil {
+				// A corrupt record cannot run; say so and leave it to the operator.
+				r.log.Error("skipping a background job that cannot be read", "job", rec.ID, "error", err)
+				continue
+			}
+			if r.schedule(&j) {
+				scheduled++
+			}
+		}
+		if len(recs) < claimBatch {
+			return scheduled, nil
+		}
+	}
+}
+
+// keepLeases renews this owner's leases and takes over jobs whose lease ran
+// out, every third of the lease, until Close.
+func (r *Runner) keepLeases() {
+	defer r.wg.Done()
+	tick := time.NewTicker(r.cfg.Lease / 3)
+	defer tick.Stop()
+	for {
+		select {
+		case <-r.ctx.Done():
+			return
+		case <-tick.C:
+		}
+		if _, err := r.records.Renew(r.ctx, r.cfg.Owner, r.cfg.Lease); err != nil && r.ctx.Err() == nil {
+			r.log.Warn("renewing background job leases failed; another server may take them over", "error", err)
+		}
+		n, err := r.claim(r.ctx, false)
+		switch {
+		case err != nil && r.ctx.Err() == nil:
+			r.log.Warn("looking for background jobs to take over failed", "error", err)
+		case n > 0:
+			r.log.Info("took over background jobs whose server stopped renewing them", "jobs", n)
+		}
+	}
+}
+
+func (r *Runner) closeRecords() error {
+	if r.ownsRecs {
+		return r.records.Close()
+	}
+	return nil
+}
+
 // Close stops taking jobs, cancels those running (they stay pending in the
-// store and run again at the next Open) and closes the store.
+// records), releases their leases so another server on shared records takes
+// them over at once (or this one at its next Open), and closes the records
+// it opened.
 func (r *Runner) Close() error {
 	r.mu.Lock()
 	r.closed = true
@@ -169,7 +265,13 @@ func (r *Runner) Close() error {
 	r.mu.Unlock()
 	r.cancel()
 	r.wg.Wait()
-	return r.store.close()
+	// A lease of zero ends now: the jobs are anyone's to claim.
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if _, err := r.records.Renew(ctx, r.cfg.Owner, 0); err != nil {
+		r.log.Warn("releasing background job leases failed; other servers take them over when the leases run out", "error", err)
+	}
+	return r.closeRecords()
 }
 
 // Submit validates req as the engine will, gives every message without an
@@ -204,7 +306,11 @@ func (r *Runner) Submit(ctx context.Context, req memory.IngestRequest) (Job, err
 	if closed {
 		return Job{}, fmt.Errorf("%w: %v", kgmem.ErrUnavailable, errClosed)
 	}
-	if err := r.store.insert(ctx, j); err != nil {
+	rec, err := j.record()
+	if err != nil {
+		return Job{}, err
+	}
+	if err := r.records.Insert(ctx, &rec, r.cfg.Owner, r.cfg.Lease); err != nil {
 		return Job{}, err
 	}
 	out := *j
@@ -214,16 +320,20 @@ func (r *Runner) Submit(ctx context.Context, req memory.IngestRequest) (Job, err
 
 // Get returns a job of namespace ns; a job of another namespace is not found.
 func (r *Runner) Get(ctx context.Context, ns kgmem.Namespace, id string) (Job, error) {
-	return r.store.get(ctx, ns, id)
+	rec, err := r.records.Get(ctx, ns, id)
+	if err != nil {
+		return Job{}, err
+	}
+	return jobOf(rec)
 }
 
 // List returns the latest jobs of ns, newest first, at most limit (1 or more).
 func (r *Runner) List(ctx context.Context, ns kgmem.Namespace, limit int) ([]Job, error) {
-	jobs, err := r.store.recent(ctx, ns, max(limit, 1))
-	if jobs == nil {
-		jobs = []Job{}
+	recs, err := r.records.Recent(ctx, ns, max(limit, 1))
+	if err != nil {
+		return []Job{}, err
 	}
-	return jobs, err
+	return jobsOf(recs)
 }
 
 // coalesceKey groups jobs that may share one engine call.
@@ -233,15 +343,16 @@ func coalesceKey(j *Job) string {
 }
 
 // schedule queues j behind its thread's pending jobs and arms the debounce
-// timer when the thread is idle.
-func (r *Runner) schedule(j *Job) {
-	r.depth.Inc()
+// timer when the thread is idle. It reports false for a job already here.
+func (r *Runner) schedule(j *Job) bool {
 	key := coalesceKey(j)
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.closed {
-		return
+	if r.closed || r.held[j.ID] {
+		return false
 	}
+	r.held[j.ID] = true
+	r.depth.Inc()
 	q := r.threads[key]
 	if q == nil {
 		q = &threadQueue{}
@@ -249,6 +360,7 @@ func (r *Runner) schedule(j *Job) {
 	}
 	q.pending = append(q.pending, j)
 	r.armLocked(key, q)
+	return true
 }
 
 // armLocked starts the debounce timer of an idle thread with pending jobs.
@@ -322,7 +434,7 @@ func (r *Runner) run(group []*Job) {
 		ids[i] = j.ID
 		req.Messages = append(req.Messages, j.request.Messages...)
 	}
-	if err := r.store.markRunning(ctx, ids, now); err != nil {
+	if err := r.records.MarkRunning(ctx, ids, now); err != nil {
 		r.log.Error("background job bookkeeping failed", "error", err)
 		return
 	}
@@ -358,12 +470,24 @@ func (r *Runner) run(group []*Job) {
 			j.Status, j.Result = StatusSucceeded, &own
 			j.Progress.Stored = len(own.Episodes)
 		}
-		if err := r.store.finish(context.WithoutCancel(ctx), j); err != nil {
+		if err := r.finish(context.WithoutCancel(ctx), j); err != nil {
 			r.log.Error("recording a background job's outcome failed; it will run again at restart", "job", j.ID, "error", err)
 		}
+		r.mu.Lock()
+		delete(r.held, j.ID)
+		r.mu.Unlock()
 		r.depth.Dec()
 	}
 	if err != nil {
 		r.log.Warn("background ingest failed", "jobs", len(group), "namespace", group[0].Namespace, "error", err)
 	}
+}
+
+// finish records j's outcome.
+func (r *Runner) finish(ctx context.Context, j *Job) error {
+	rec, err := j.record()
+	if err != nil {
+		return err
+	}
+	return r.records.Finish(ctx, rec)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -14,6 +15,7 @@ import (
 	"github.com/kgmem/kgmem/episodes"
 	"github.com/kgmem/kgmem/internal/llmtest"
 	"github.com/kgmem/kgmem/jobs"
+	"github.com/kgmem/kgmem/jobs/jobstest"
 	"github.com/kgmem/kgmem/memory"
 )
 
@@ -202,5 +204,151 @@ func TestUnavailableBackendDelaysJobs(t *testing.T) {
 	}
 	if len(eps) != 3 || f.calls.Load() < 3 {
 		t.Errorf("%d episodes after %d engine calls, want 3 after at least 3", len(eps), f.calls.Load())
+	}
+}
+
+func TestFileRecords(t *testing.T) {
+	jobstest.Run(t, func(t *testing.T) (kgmem.JobRecords, kgmem.JobRecords) {
+		path := filepath.Join(t.TempDir(), "jobs.db")
+		a, err := jobs.OpenFile(context.Background(), path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := jobs.OpenFile(context.Background(), path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { a.Close(); b.Close() })
+		return a, b
+	})
+}
+
+// dyingEngine ingests, then hangs until its server is stopped: the server
+// dies after the job's write and before recording its outcome.
+type dyingEngine struct {
+	*memory.Engine
+	wrote chan struct{}
+}
+
+func (d *dyingEngine) Ingest(ctx context.Context, req memory.IngestRequest) (memory.IngestResult, error) {
+	res, err := d.Engine.Ingest(ctx, req)
+	if err == nil {
+		d.wrote <- struct{}{}
+	}
+	<-ctx.Done()
+	return res, ctx.Err()
+}
+
+// deadRecords are a dead server's view of shared records: once dead, it
+// renews and claims nothing.
+type deadRecords struct {
+	kgmem.JobRecords
+	dead atomic.Bool
+}
+
+func (d *deadRecords) Renew(ctx context.Context, owner string, lease time.Duration) (int, error) {
+	if d.dead.Load() {
+		return 0, errors.New("server is dead")
+	}
+	return d.JobRecords.Renew(ctx, owner, lease)
+}
+
+func (d *deadRecords) Claim(ctx context.Context, owner string, lease time.Duration, own bool, limit int) ([]kgmem.JobRecord, error) {
+	if d.dead.Load() {
+		return nil, errors.New("server is dead")
+	}
+	return d.JobRecords.Claim(ctx, owner, lease, own, limit)
+}
+
+// TestJobsOfADeadServerAreTakenOver: server A accepts three jobs, stores
+// the first and dies before recording it; server B, on the same records,
+// takes every job over once A's lease runs out and runs it, and every
+// message is stored exactly once.
+func TestJobsOfADeadServerAreTakenOver(t *testing.T) {
+	ctx := context.Background()
+	shared, err := jobs.OpenFile(ctx, filepath.Join(t.TempDir(), "jobs.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer shared.Close()
+	eng, g := gentest.Engine(t, t.TempDir(), nil)
+	const ns = kgmem.Namespace("takeover")
+	const lease = 300 * time.Millisecond
+
+	dying := &dyingEngine{Engine: eng, wrote: make(chan struct{}, 1)}
+	aRecs := &deadRecords{JobRecords: shared}
+	a, err := jobs.Open(ctx, jobs.Config{Engine: dying, Records: aRecs, Owner: "srv_a", Lease: lease, Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	var ids []string
+	for i := range 3 {
+		j, err := a.Submit(ctx, memory.IngestRequest{Namespace: ns, ThreadID: fmt.Sprint("t", i), Messages: []episodes.Message{message(i)}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, j.ID)
+	}
+	<-dying.wrote // one job's messages are stored; A dies before recording it
+	aRecs.dead.Store(true)
+
+	b, err := jobs.Open(ctx, jobs.Config{Engine: eng, Records: shared, Owner: "srv_b", Lease: lease})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	created := 0
+	for _, j := range waitDone(t, b, ns, ids) {
+		if j.Status != jobs.StatusSucceeded || len(j.Result.Episodes) != 1 {
+			t.Fatalf("job %s: %s %s", j.ID, j.Status, j.Error)
+		}
+		if j.Result.Episodes[0].Created {
+			created++
+		}
+	}
+	if created != 2 {
+		t.Errorf("B created %d of the 3 messages, want 2 (A had stored one)", created)
+	}
+	eps, err := g.ListEpisodes(ctx, ns, kgmem.Page{Limit: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(eps) != 3 {
+		t.Errorf("%d episodes stored for 3 messages, want each exactly once", len(eps))
+	}
+}
+
+// TestClosingReleasesJobs: a server that stops (SIGTERM) releases its
+// queued jobs, and another on the same records runs them without waiting
+// for the lease to run out.
+func TestClosingReleasesJobs(t *testing.T) {
+	ctx := context.Background()
+	shared, err := jobs.OpenFile(ctx, filepath.Join(t.TempDir(), "jobs.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer shared.Close()
+	eng, _ := gentest.Engine(t, t.TempDir(), nil)
+	const ns = kgmem.Namespace("release")
+	a, err := jobs.Open(ctx, jobs.Config{Engine: eng, Records: shared, Owner: "srv_a", Lease: time.Hour, Debounce: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	j, err := a.Submit(ctx, memory.IngestRequest{Namespace: ns, ThreadID: "t", Messages: []episodes.Message{message(0)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// B looks for released jobs every third of its lease: within a second.
+	b, err := jobs.Open(ctx, jobs.Config{Engine: eng, Records: shared, Owner: "srv_b", Lease: 3 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	if err := a.Close(); err != nil { // still in its hour-long debounce window, under an hour-long lease
+		t.Fatal(err)
+	}
+	if done := waitDone(t, b, ns, []string{j.ID}); done[0].Status != jobs.StatusSucceeded {
+		t.Errorf("released job: %s %s", done[0].Status, done[0].Error)
 	}
 }

@@ -23,3 +23,11 @@ func (s *Store) HoldLockAsDeadServer(ctx context.Context, ns string, lease time.
 		return err
 	})
 }
+
+// DeleteJobs deletes the background jobs of the store's scope.
+func (s *Store) DeleteJobs(ctx context.Context) error {
+	return s.write(ctx, func(tx neo4j.ManagedTransaction) error {
+		_, err := run(ctx, tx, `MATCH (j) WHERE (j:`+labelJob+` OR j:`+labelJobSeq+`) AND j.scope = $scope DELETE j`, map[string]any{"scope": s.cfg.Scope})
+		return err
+	})
+}

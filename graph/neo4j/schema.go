@@ -47,6 +47,9 @@ var schemaStatements = []string{
 	"CREATE CONSTRAINT kgmem_item_key IF NOT EXISTS FOR (n:" + labelItem + ") REQUIRE (n.namespace, n.id) IS UNIQUE",
 	"CREATE CONSTRAINT kgmem_lock_key IF NOT EXISTS FOR (n:" + labelLock + ") REQUIRE (n.scope, n.namespace) IS UNIQUE",
 	"CREATE CONSTRAINT kgmem_api_key IF NOT EXISTS FOR (n:" + labelKey + ") REQUIRE (n.scope, n.id) IS UNIQUE",
+	"CREATE CONSTRAINT kgmem_job IF NOT EXISTS FOR (n:" + labelJob + ") REQUIRE (n.scope, n.id) IS UNIQUE",
+	"CREATE CONSTRAINT kgmem_job_seq IF NOT EXISTS FOR (n:" + labelJobSeq + ") REQUIRE n.scope IS UNIQUE",
+	"CREATE INDEX kgmem_job_lease IF NOT EXISTS FOR (n:" + labelJob + ") ON (n.scope, n.status)",
 	"CREATE CONSTRAINT kgmem_settings_key IF NOT EXISTS FOR (n:KgmemSettings) REQUIRE n.namespace IS UNIQUE",
 	"CREATE CONSTRAINT kgmem_schema_key IF NOT EXISTS FOR (n:KgmemSchema) REQUIRE n.name IS UNIQUE",
 	// One graph version node per namespace (version.go), found by this index.

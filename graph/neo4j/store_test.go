@@ -11,6 +11,7 @@ import (
 	"github.com/kgmem/kgmem/graph/graphtest"
 	"github.com/kgmem/kgmem/graph/neo4j"
 	"github.com/kgmem/kgmem/internal/testenv"
+	"github.com/kgmem/kgmem/jobs/jobstest"
 )
 
 // openStore opens a store on the test server in a fresh scope, so that every
@@ -107,5 +108,14 @@ func TestKeyRecords(t *testing.T) {
 		a, b := openScope(t, scope), openScope(t, scope)
 		t.Cleanup(func() { _ = a.DeleteKeys(context.Background()) })
 		return a.Keys(), b.Keys()
+	})
+}
+
+func TestJobRecords(t *testing.T) {
+	jobstest.Run(t, func(t *testing.T) (kgmem.JobRecords, kgmem.JobRecords) {
+		scope := "j" + kgmem.NewID("")[1:]
+		a, b := openScope(t, scope), openScope(t, scope)
+		t.Cleanup(func() { _ = a.DeleteJobs(context.Background()) })
+		return a.Jobs(), b.Jobs()
 	})
 }
