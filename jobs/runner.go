@@ -12,6 +12,7 @@ import (
 
 	"github.com/kgmem/kgmem"
 	"github.com/kgmem/kgmem/episodes"
+	"github.com/kgmem/kgmem/internal/serverid"
 	"github.com/kgmem/kgmem/memory"
 	"github.com/prometheus/client_golang/prometheus"
 )
@@ -147,7 +148,7 @@ func Open(ctx context.Context, cfg Config) (*Runner, error) {
 		log = slog.Default()
 	}
 	if cfg.Owner == "" {
-		owner, err := ownerID(cfg.DataDir)
+		owner, err := serverid.Read(cfg.DataDir)
 		if err != nil {
 			return nil, err
 		}

@@ -540,6 +540,15 @@ func (e *Engine) RunOutbox(ctx context.Context) {
 	}
 }
 
+// KickOutbox asks a running drain loop for a round now: its outbox gained
+// ops it did not add itself (another server's, taken over).
+func (e *Engine) KickOutbox() {
+	select {
+	case e.outbox.kick <- struct{}{}:
+	default:
+	}
+}
+
 // purgeOps is the op of purging ns.
 func purgeOps(ns kgmem.Namespace) []kgmem.VectorOp {
 	return []kgmem.VectorOp{{Namespace: ns, Op: kgmem.VectorPurge}}

@@ -1,12 +1,14 @@
 package memory_test
 
 import (
+	"context"
 	"fmt"
 	"log/slog"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/kgmem/kgmem"
 	"github.com/kgmem/kgmem/embed"
@@ -86,4 +88,77 @@ func TestReplicasSerialiseWrites(t *testing.T) {
 	if current["lives_in"] != 1 || current["knows"] != 1 || current["works_at"] != 1 {
 		t.Errorf("current facts by predicate %v; want exactly one lives_in, knows and works_at", current)
 	}
+}
+
+// TestVectorWritesOutliveTheirServer: server A's vector writes fail after
+// its graph writes (the vector index is unreachable from it), so they wait
+// in the outbox kept in Neo4j; A then dies with its disk. Server B, on the
+// same database and a working index, takes the writes over once A's
+// heartbeat is older than the lease and applies them: the graph and the
+// vectors agree again, and nothing is left queued.
+func TestVectorWritesOutliveTheirServer(t *testing.T) {
+	uri := testenv.Neo4jURI(t)
+	ctx := t.Context()
+	scope := "o" + strings.ReplaceAll(kgmem.NewID(""), "_", "")
+	emb := embed.NewHashing(64)
+	vectors, err := hnsw.Open(ctx, filepath.Join(t.TempDir(), "v.db"), emb.Dimension(), hnsw.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = vectors.Close() })
+	const lease = 600 * time.Millisecond
+	server := func(owner string, v kgmem.VectorIndex) (*memory.Engine, *neo4j.VectorOutbox) {
+		g, err := neo4j.Open(ctx, neo4j.Config{URI: uri, Scope: scope})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = g.Close() })
+		box, err := g.VectorOutbox(ctx, owner, lease, slog.New(slog.DiscardHandler))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = box.Close() })
+		eng, err := memory.New(memory.Config{Graph: g, Vectors: v, Embedder: emb, Outbox: box,
+			WriteLocks: nslock.Chain{new(nslock.Striped), g.NamespaceLocks(0, nil)}, Logger: slog.New(slog.DiscardHandler)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return eng, box
+	}
+	const ns = kgmem.Namespace("outlive")
+	unreachable := &flakyIndex{VectorIndex: vectors}
+	unreachable.down.Store(true)
+	a, aBox := server("srv_a", unreachable)
+	t.Cleanup(func() { _, _ = a.PurgeNamespace(context.Background(), ns) })
+	_, err = a.AddFacts(ctx, memory.AddFactsRequest{Namespace: ns, Facts: []kgmem.Triple{
+		{Subject: "Bob", SubjectType: "Person", Predicate: "leads", Object: "ML team", ObjectType: "Team"},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	queued := a.OutboxDepth()
+	if queued == 0 {
+		t.Fatal("A's failed vector writes were not queued")
+	}
+	_ = aBox.Close() // A dies: no more heartbeat, and nothing on its disk matters
+
+	b, bBox := server("srv_b", vectors)
+	drain, stop := context.WithCancel(ctx)
+	defer stop()
+	go b.RunOutbox(drain)
+	go func() {
+		for {
+			select {
+			case <-drain.Done():
+				return
+			case <-bBox.Adopted():
+				b.KickOutbox()
+			}
+		}
+	}()
+	pollUntil(t, 30*time.Second, "B to apply A's queued vector writes", func() bool {
+		rep, err := b.CheckConsistency(ctx, ns)
+		return err == nil && rep.Consistent() && rep.GraphRecords > 0 && b.OutboxDepth() == 0
+	})
+	t.Logf("%d vector writes of the dead server applied by another", queued)
 }

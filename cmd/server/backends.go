@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -16,6 +17,7 @@ import (
 	"github.com/kgmem/kgmem/graph/sqlite"
 	"github.com/kgmem/kgmem/instrument"
 	"github.com/kgmem/kgmem/internal/nslock"
+	"github.com/kgmem/kgmem/internal/serverid"
 	"github.com/kgmem/kgmem/memory"
 	"github.com/kgmem/kgmem/outbox"
 	"github.com/kgmem/kgmem/rerank"
@@ -33,8 +35,9 @@ type backends struct {
 	vectors    kgmem.VectorIndex
 	reinforcer *decay.Reinforcer
 	// outbox queues vector writes that failed after their graph write; only
-	// serve opens it (one process per journal file).
-	outbox *outbox.File
+	// serve opens it: a journal in the data directory (one process per
+	// file), or with Neo4j the database's, shared by every server on it.
+	outbox closingOutbox
 	engine *memory.Engine
 	// dirLock holds the data directory for this process (see lockDataDir).
 	dirLock *dataDirLock
@@ -119,13 +122,8 @@ func openBackendsWith(ctx context.Context, cfg *config, log *slog.Logger, withOu
 	}
 	var box kgmem.VectorOutbox
 	if withOutbox {
-		path := filepath.Join(cfg.DataDir, "vector.outbox")
-		var skipped int
-		if b.outbox, skipped, err = outbox.Open(path); err != nil {
+		if b.outbox, err = openOutbox(ctx, cfg, b.graph, log); err != nil {
 			return nil, err
-		}
-		if skipped > 0 {
-			log.Warn("vector outbox: skipped torn journal lines", "path", path, "lines", skipped)
 		}
 		box = b.outbox
 	}
@@ -244,4 +242,75 @@ func offIfZero(w float64) float64 {
 		return -1
 	}
 	return w
+}
+
+// closingOutbox is a vector outbox its opener closes.
+type closingOutbox interface {
+	kgmem.VectorOutbox
+	Close() error
+}
+
+// outboxFile is the vector outbox's journal in the data directory.
+const outboxFile = "vector.outbox"
+
+// openOutbox opens the vector outbox: with Neo4j, the database's, owned by
+// this server's id, into which the ops a journal in the data directory
+// still holds are moved first; otherwise that journal.
+func openOutbox(ctx context.Context, cfg *config, graph kgmem.GraphStore, log *slog.Logger) (closingOutbox, error) {
+	path := filepath.Join(cfg.DataDir, outboxFile)
+	shared, onNeo4j := graph.(*neo4j.Store)
+	if !onNeo4j {
+		f, skipped, err := outbox.Open(path)
+		if err != nil {
+			return nil, err
+		}
+		if skipped > 0 {
+			log.Warn("vector outbox: skipped torn journal lines", "path", path, "lines", skipped)
+		}
+		return f, nil
+	}
+	owner, err := serverid.Read(cfg.DataDir)
+	if err != nil {
+		return nil, err
+	}
+	box, err := shared.VectorOutbox(ctx, owner, 0, log)
+	if err != nil {
+		return nil, err
+	}
+	if err := moveOutbox(ctx, path, box, log); err != nil {
+		_ = box.Close()
+		return nil, err
+	}
+	return box, nil
+}
+
+// moveOutbox moves into dst the ops queued in the journal at path (a
+// server that ran before its outbox was kept in Neo4j); a missing journal
+// holds none.
+func moveOutbox(ctx context.Context, path string, dst kgmem.VectorOutbox, log *slog.Logger) error {
+	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	f, _, err := outbox.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	left := f.Pending(0)
+	if len(left) == 0 {
+		return nil
+	}
+	ops := make([]kgmem.VectorOp, len(left))
+	seqs := make([]uint64, len(left))
+	for i, q := range left {
+		ops[i], seqs[i] = q.VectorOp, q.Seq
+	}
+	if _, err := dst.Add(ctx, ops); err != nil {
+		return fmt.Errorf("move the queued vector writes of %s into Neo4j: %w", path, err)
+	}
+	if err := f.Done(seqs); err != nil {
+		return fmt.Errorf("move the queued vector writes of %s into Neo4j: %w", path, err)
+	}
+	log.Info("moved queued vector writes into Neo4j", "file", path, "ops", len(ops))
+	return nil
 }

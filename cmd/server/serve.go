@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/kgmem/kgmem/api"
+	"github.com/kgmem/kgmem/graph/neo4j"
 	"github.com/kgmem/kgmem/mcpserver"
 	"github.com/kgmem/kgmem/memory"
 	"github.com/kgmem/kgmem/ui"
@@ -68,6 +69,19 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 	drainCtx, stopDrain := context.WithCancel(ctx)
 	drained := make(chan struct{})
 	go func() { defer close(drained); b.engine.RunOutbox(drainCtx) }()
+	if shared, ok := b.outbox.(*neo4j.VectorOutbox); ok {
+		// Ops taken over from a server that stopped are drained at once.
+		go func() {
+			for {
+				select {
+				case <-drainCtx.Done():
+					return
+				case <-shared.Adopted():
+					b.engine.KickOutbox()
+				}
+			}
+		}()
+	}
 	defer func() { stopDrain(); <-drained }() // before b.close closes the outbox
 
 	if cfg.SweepInterval > 0 {
