@@ -6,6 +6,7 @@
 //	go run ./cmd/load                       # in-process server on loopback, 50 clients, 60 s
 //	go run ./cmd/load -clients 10 -duration 5s
 //	go run ./cmd/load -url http://127.0.0.1:8080 -key "$KGMEM_ADMIN_KEY"
+//	go run ./cmd/load -url http://127.0.0.1:8080,http://127.0.0.1:8081 -settle 0   # two replicas share the clients
 //	go run ./cmd/load -compare 7c257fa -rounds 3 -duration 40s   # that commit's server vs the working tree's
 //
 // With -compare it builds cmd/server at the baseline revision and at
@@ -44,13 +45,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	cfg := Config{}
 	fs := flag.NewFlagSet("load", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.StringVar(&cfg.URL, "url", "", "server to load (empty: start one in-process on loopback with the embedded backends)")
+	fs.StringVar(&cfg.URL, "url", "", "server to load, or servers of one deployment separated by commas, which share the clients (empty: start one in-process on loopback with the embedded backends)")
 	fs.StringVar(&cfg.Key, "key", os.Getenv("KGMEM_ADMIN_KEY"), "API key sent as Bearer; the admin key, since the run purges its namespaces ($KGMEM_ADMIN_KEY)")
 	fs.IntVar(&cfg.Clients, "clients", 50, "concurrent clients")
 	fs.DurationVar(&cfg.Duration, "duration", 60*time.Second, "how long the clients run")
 	fs.Float64Var(&cfg.IngestShare, "ingest", 0.3, "share of requests that ingest (the rest search)")
 	fs.IntVar(&cfg.Namespaces, "namespaces", 20, "namespaces the clients spread over")
-	fs.DurationVar(&cfg.Settle, "settle", 60*time.Second, "how long the server may take to return to its baseline after the run")
+	fs.DurationVar(&cfg.Settle, "settle", 60*time.Second, "how long the server may take to return to its baseline after the run (0: do not check)")
 	fs.Int64Var(&cfg.Seed, "seed", 1, "seed of the generated messages and queries")
 	asJSON := fs.Bool("json", false, "print the report as JSON")
 	baseline := fs.String("compare", "", "git revision of a baseline server to compare with -candidate (builds both; see the package doc)")

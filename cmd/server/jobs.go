@@ -21,6 +21,7 @@ import (
 type jobsConfig struct {
 	Workers  int
 	Debounce time.Duration
+	Lease    time.Duration
 }
 
 // bind registers the background-ingestion flags, defaulting from the environment.
@@ -28,11 +29,13 @@ func (j *jobsConfig) bind(fs *flag.FlagSet, c *config) {
 	fs.IntVar(&j.Workers, "job-workers", c.envInt("KGMEM_JOB_WORKERS", 4), "background ingest jobs run at once ($KGMEM_JOB_WORKERS)")
 	fs.DurationVar(&j.Debounce, "debounce", c.envDuration("KGMEM_DEBOUNCE", 2*time.Second),
 		"async messages of one thread arriving within this window are coalesced into one extraction; 0: no wait ($KGMEM_DEBOUNCE)")
+	fs.DurationVar(&j.Lease, "job-lease", c.envDuration("KGMEM_JOB_LEASE", jobs.DefaultLease),
+		"a background job whose server stops renewing it for this long is taken over by another server on the same Neo4j ($KGMEM_JOB_LEASE)")
 }
 
 func (j *jobsConfig) validate() error {
-	if j.Workers < 1 || j.Debounce < 0 {
-		return errors.New("--job-workers must be >= 1 and --debounce >= 0")
+	if j.Workers < 1 || j.Debounce < 0 || j.Lease < 300*time.Millisecond {
+		return errors.New("--job-workers must be >= 1, --debounce >= 0 and --job-lease >= 300ms")
 	}
 	return nil
 }
@@ -43,7 +46,7 @@ func (j *jobsConfig) validate() error {
 // over), and a keys.db-era jobs.db's unfinished jobs are copied in first;
 // otherwise they are jobs.db in the data directory.
 func openJobs(ctx context.Context, cfg *config, j jobsConfig, b *backends, log *slog.Logger) (*jobs.Runner, error) {
-	jc := jobs.Config{Engine: b.engine, DataDir: cfg.DataDir, Workers: j.Workers, Debounce: j.Debounce, Logger: log, Metrics: b.metrics}
+	jc := jobs.Config{Engine: b.engine, DataDir: cfg.DataDir, Workers: j.Workers, Debounce: j.Debounce, Lease: j.Lease, Logger: log, Metrics: b.metrics}
 	if shared, ok := b.graph.(*neo4j.Store); ok {
 		jc.Records = shared.Jobs()
 		if err := importJobs(ctx, filepath.Join(cfg.DataDir, jobsFile), jc.Records, log); err != nil {
