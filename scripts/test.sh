@@ -59,6 +59,7 @@ if [[ $# -eq 0 ]]; then
     scripts/test-contract.sh
     scripts/test-llm.sh
     scripts/test-python.sh
+    scripts/test-deploy.sh
   )
 fi
 side_logs="$(mktemp -d)"
