@@ -5,7 +5,10 @@
 // fact's sentence, an episode's speaker and content, an entity's names) and
 // keeps it in an nscache.Cache at the namespace's graph version, so a search
 // costs a walk of its terms' posting lists in memory rather than a full-text
-// query. Statistics (document count, average length, document frequencies)
+// query. A write does not make the index be read again: the store derives
+// the next version with Index.With from what it wrote (a new segment for the
+// added texts, replaced ones marked dead), which ranks exactly as an index
+// built from scratch. Statistics (document count, average length, document frequencies)
 // are the namespace's own: one tenant's records never change another's
 // ranking.
 //

@@ -30,12 +30,43 @@ type Hit struct {
 }
 
 // Index is the BM25 index of one namespace's records of one kind. It is
-// read-only once built and safe for concurrent use.
+// read-only once built and safe for concurrent use; With derives the index
+// of a later state without rebuilding it.
+//
+// It is a list of segments, each built at once from some documents: Build
+// makes one, each With adds one for the documents it adds and marks the
+// ones it replaces or removes dead in a copy of their segment's liveness.
+// Statistics are those of the live documents only, so an index reached by
+// any sequence of With ranks exactly as one built from its live documents;
+// past maxSegments the segments are merged into one.
 type Index struct {
+	segs []*segment
+	// alive[i] is nil when every document of segs[i] is live.
+	alive [][]bool
+	// live counts the live documents, liveLen their total length.
+	live, liveLen int
+	// next is the order the next new document gets.
+	next uint32
+	size int
+	// base[i] numbers segs[i]'s documents from base[i] on, across
+	// segments; norm holds each document's length normalisation,
+	// k1·(1 − b + b·|D|/avgdl), by that number (see seal).
+	base []uint32
+	norm []float64
+	// expired and order are the segments' own, by that number.
+	expired []bool
+	order   []uint32
+}
+
+// segment is the postings of some documents, immutable once built.
+type segment struct {
 	ids     []string
 	expired []bool
-	// norm is each document's length normalisation, k1·(1 − b + b·|D|/avgdl).
-	norm     []float64
+	length  []uint32 // tokens plus one (the namespace tag, see Build)
+	// order is each document's place in insertion order (ties rank the
+	// earlier first); a document replaced by With keeps its place.
+	order    []uint32
+	byID     map[string]uint32
 	postings map[string][]posting
 	size     int
 }
@@ -46,19 +77,58 @@ type posting struct {
 	tf  uint32
 }
 
+// maxSegments bounds the segments an index holds before With merges them.
+const maxSegments = 8
+
 // Build indexes docs; their order breaks ties between equal scores (the
 // earlier wins), so stores pass them in insertion order. A document's length
 // is its tokens plus one, as in the SQLite store's FTS5 tables, whose rows
 // also hold the namespace's tag: the two rank alike.
 func Build(docs []Doc) *Index {
-	ix := &Index{ids: make([]string, len(docs)), expired: make([]bool, len(docs)), norm: make([]float64, len(docs)),
-		postings: map[string][]posting{}}
-	lengths := make([]int, len(docs))
-	total := 0
+	order := make([]uint32, len(docs))
+	for i := range order {
+		order[i] = uint32(i)
+	}
+	ix := &Index{next: uint32(len(docs))}
+	ix.add(buildSegment(docs, order), nil)
+	return ix.seal()
+}
+
+// seal computes the numbering and the length normalisations of ix's
+// documents, once its segments and statistics are final.
+func (ix *Index) seal() *Index {
+	ix.base = make([]uint32, len(ix.segs))
+	total := uint32(0)
+	for si, seg := range ix.segs {
+		ix.base[si] = total
+		total += uint32(len(seg.ids))
+	}
+	avgdl := 1.0
+	if ix.live > 0 && ix.liveLen > 0 {
+		avgdl = float64(ix.liveLen) / float64(ix.live)
+	}
+	ix.norm = make([]float64, 0, total)
+	ix.expired = make([]bool, 0, total)
+	ix.order = make([]uint32, 0, total)
+	for _, seg := range ix.segs {
+		for _, n := range seg.length {
+			ix.norm = append(ix.norm, k1*(1-b+b*float64(n)/avgdl))
+		}
+		ix.expired = append(ix.expired, seg.expired...)
+		ix.order = append(ix.order, seg.order...)
+	}
+	return ix
+}
+
+// buildSegment indexes docs, giving each its order.
+func buildSegment(docs []Doc, order []uint32) *segment {
+	s := &segment{ids: make([]string, len(docs)), expired: make([]bool, len(docs)), length: make([]uint32, len(docs)),
+		order: order, byID: make(map[string]uint32, len(docs)), postings: map[string][]posting{}}
 	stems := map[string]string{} // words repeat: fold and stem each once
 	var tokens []string
 	for i, d := range docs {
-		ix.ids[i], ix.expired[i] = d.ID, d.Expired
+		s.ids[i], s.expired[i] = d.ID, d.Expired
+		s.byID[d.ID] = uint32(i)
 		tokens = tokens[:0]
 		for _, w := range Words(d.Text) {
 			t, ok := stems[w]
@@ -68,35 +138,199 @@ func Build(docs []Doc) *Index {
 			}
 			tokens = append(tokens, t)
 		}
-		lengths[i] = len(tokens) + 1 // the namespace tag (see Build)
-		total += lengths[i]
+		s.length[i] = uint32(len(tokens) + 1) // the namespace tag (see Build)
 		slices.Sort(tokens)
 		for j := 0; j < len(tokens); {
 			k := j + 1
 			for k < len(tokens) && tokens[k] == tokens[j] {
 				k++
 			}
-			ix.postings[tokens[j]] = append(ix.postings[tokens[j]], posting{doc: uint32(i), tf: uint32(k - j)})
-			ix.size++
+			s.postings[tokens[j]] = append(s.postings[tokens[j]], posting{doc: uint32(i), tf: uint32(k - j)})
+			s.size++
 			j = k
 		}
 	}
-	avgdl := 1.0
-	if len(docs) > 0 && total > 0 {
-		avgdl = float64(total) / float64(len(docs))
-	}
-	for i, n := range lengths {
-		ix.norm[i] = k1 * (1 - b + b*float64(n)/avgdl)
-	}
-	ix.size += len(docs) + len(ix.postings)
-	return ix
+	s.size += len(docs) + len(s.postings)
+	return s
 }
 
-// Len returns the number of documents indexed.
-func (ix *Index) Len() int { return len(ix.ids) }
+// add appends seg (with its liveness, nil: all live) and counts it.
+func (ix *Index) add(seg *segment, alive []bool) {
+	ix.segs = append(ix.segs, seg)
+	ix.alive = append(ix.alive, alive)
+	ix.size += seg.size
+	for d, n := range seg.length {
+		if alive == nil || alive[d] {
+			ix.live++
+			ix.liveLen += int(n)
+		}
+	}
+}
 
-// Size returns the index's size in entries (postings, documents and terms),
-// the unit of the stores' cache budget.
+// Update is a change to the records an index holds: Upsert adds documents
+// or replaces those with the same id (which keep their place in the order);
+// Insert adds documents whose id is not held yet and leaves the others
+// untouched; Remove drops documents by id (unknown ids are ignored).
+// Removals apply first.
+type Update struct {
+	Upsert []Doc
+	Insert []Doc
+	Remove []string
+}
+
+// With returns the index of ix's documents changed by u, sharing what did
+// not change; ix itself is unchanged. It ranks exactly as Build of the
+// resulting documents in their order.
+func (ix *Index) With(u Update) *Index {
+	if len(u.Upsert) == 0 && len(u.Insert) == 0 && len(u.Remove) == 0 {
+		return ix
+	}
+	out := &Index{segs: slices.Clone(ix.segs), alive: slices.Clone(ix.alive), live: ix.live, liveLen: ix.liveLen, next: ix.next, size: ix.size}
+	copied := map[int]bool{} // segments whose liveness out owns
+	// kill marks id's live document dead and returns its order.
+	kill := func(id string) (uint32, bool) {
+		for si := len(out.segs) - 1; si >= 0; si-- {
+			seg := out.segs[si]
+			d, ok := seg.byID[id]
+			if !ok || (out.alive[si] != nil && !out.alive[si][d]) {
+				continue
+			}
+			if !copied[si] {
+				if out.alive[si] == nil {
+					out.alive[si] = make([]bool, len(seg.ids))
+					for i := range out.alive[si] {
+						out.alive[si][i] = true
+					}
+				} else {
+					out.alive[si] = slices.Clone(out.alive[si])
+				}
+				copied[si] = true
+			}
+			out.alive[si][d] = false
+			out.live--
+			out.liveLen -= int(seg.length[d])
+			return seg.order[d], true
+		}
+		return 0, false
+	}
+	for _, id := range u.Remove {
+		kill(id)
+	}
+	var docs []Doc
+	var order []uint32
+	at := map[string]int{} // id → index in docs, for repeated ids
+	put := func(d Doc, place uint32) {
+		if i, ok := at[d.ID]; ok {
+			docs[i] = d
+			return
+		}
+		at[d.ID] = len(docs)
+		docs, order = append(docs, d), append(order, place)
+	}
+	for _, d := range u.Upsert {
+		if i, ok := at[d.ID]; ok {
+			docs[i] = d
+			continue
+		}
+		place, held := kill(d.ID)
+		if !held {
+			place = out.next
+			out.next++
+		}
+		put(d, place)
+	}
+	for _, d := range u.Insert {
+		if _, ok := at[d.ID]; ok || out.holds(d.ID) {
+			continue
+		}
+		put(d, out.next)
+		out.next++
+	}
+	if len(docs) > 0 {
+		out.add(buildSegment(docs, order), nil)
+	}
+	if len(out.segs) > maxSegments {
+		// Merge the small segments into one; the first, the bulk of the
+		// index, too once they hold half as many documents as it does.
+		tail := 0
+		for _, seg := range out.segs[1:] {
+			tail += len(seg.ids)
+		}
+		if 2*tail >= len(out.segs[0].ids) {
+			return out.merged(0).seal()
+		}
+		return out.merged(1).seal()
+	}
+	return out.seal()
+}
+
+// holds reports whether id is a live document.
+func (ix *Index) holds(id string) bool {
+	for si, seg := range ix.segs {
+		if d, ok := seg.byID[id]; ok && (ix.alive[si] == nil || ix.alive[si][d]) {
+			return true
+		}
+	}
+	return false
+}
+
+// merged returns ix with the live documents of segs[from:] merged into one
+// segment, in their order.
+func (ix *Index) merged(from int) *Index {
+	type ref struct{ seg, doc uint32 }
+	var refs []ref
+	for si := from; si < len(ix.segs); si++ {
+		for d := range ix.segs[si].ids {
+			if ix.alive[si] == nil || ix.alive[si][d] {
+				refs = append(refs, ref{uint32(si), uint32(d)})
+			}
+		}
+	}
+	slices.SortFunc(refs, func(x, y ref) int {
+		return cmp.Compare(ix.segs[x.seg].order[x.doc], ix.segs[y.seg].order[y.doc])
+	})
+	n := len(refs)
+	s := &segment{ids: make([]string, n), expired: make([]bool, n), length: make([]uint32, n), order: make([]uint32, n),
+		byID: make(map[string]uint32, n), postings: map[string][]posting{}}
+	// renumber[si][d] is a document's number in s, plus one (0: dead).
+	renumber := make([][]uint32, len(ix.segs))
+	for si := from; si < len(ix.segs); si++ {
+		renumber[si] = make([]uint32, len(ix.segs[si].ids))
+	}
+	for i, r := range refs {
+		seg := ix.segs[r.seg]
+		s.ids[i], s.expired[i], s.length[i], s.order[i] = seg.ids[r.doc], seg.expired[r.doc], seg.length[r.doc], seg.order[r.doc]
+		s.byID[s.ids[i]] = uint32(i)
+		renumber[r.seg][r.doc] = uint32(i) + 1
+	}
+	for si := from; si < len(ix.segs); si++ {
+		for term, list := range ix.segs[si].postings {
+			for _, p := range list {
+				if d := renumber[si][p.doc]; d > 0 {
+					s.postings[term] = append(s.postings[term], posting{doc: d - 1, tf: p.tf})
+					s.size++
+				}
+			}
+		}
+	}
+	for _, list := range s.postings {
+		slices.SortFunc(list, func(x, y posting) int { return cmp.Compare(x.doc, y.doc) })
+	}
+	s.size += n + len(s.postings)
+	out := &Index{next: ix.next}
+	for si := range from {
+		out.add(ix.segs[si], ix.alive[si])
+	}
+	out.add(s, nil)
+	return out
+}
+
+// Len returns the number of documents indexed (live ones).
+func (ix *Index) Len() int { return ix.live }
+
+// Size returns the index's size in entries (postings, documents and terms,
+// of its segments, dead documents included), the unit of the stores' cache
+// budget.
 func (ix *Index) Size() int { return ix.size }
 
 // scratch is a reusable per-search score table.
@@ -112,34 +346,59 @@ var scratches = sync.Pool{New: func() any { return &scratch{} }}
 // documents are left out unless includeExpired, after ranking, so they still
 // count in the statistics.
 func (ix *Index) Search(terms []string, limit int, includeExpired bool) []Hit {
-	if limit <= 0 || len(ix.ids) == 0 {
+	if limit <= 0 || ix.live == 0 {
 		return nil
 	}
+	base, total := ix.base, uint32(len(ix.norm))
 	sc := scratches.Get().(*scratch)
 	defer scratches.Put(sc)
-	if cap(sc.score) < len(ix.ids) {
-		sc.score = make([]float64, len(ix.ids))
+	if uint32(cap(sc.score)) < total {
+		sc.score = make([]float64, total)
 	}
-	score := sc.score[:len(ix.ids)]
+	score := sc.score[:total]
 	touched := sc.touched[:0]
-	n := float64(len(ix.ids))
+	n := float64(ix.live)
 	for _, t := range slices.Compact(slices.Sorted(slices.Values(terms))) {
-		list := ix.postings[t]
-		if len(list) == 0 {
+		df := 0
+		for si, seg := range ix.segs {
+			list := seg.postings[t]
+			if ix.alive[si] == nil {
+				df += len(list)
+				continue
+			}
+			for _, p := range list {
+				if ix.alive[si][p.doc] {
+					df++
+				}
+			}
+		}
+		if df == 0 {
 			continue
 		}
-		df := float64(len(list))
-		idf := math.Log((n - df + 0.5) / (df + 0.5))
+		idf := math.Log((n - float64(df) + 0.5) / (float64(df) + 0.5))
 		if idf <= 0 {
 			idf = 1e-6
 		}
-		for _, p := range list {
-			if score[p.doc] == 0 {
-				touched = append(touched, p.doc)
+		for si, seg := range ix.segs {
+			alive := ix.alive[si]
+			for _, p := range seg.postings[t] {
+				if alive != nil && !alive[p.doc] {
+					continue
+				}
+				d := base[si] + p.doc
+				if score[d] == 0 {
+					touched = append(touched, d)
+				}
+				tf := float64(p.tf)
+				score[d] += idf * tf * (k1 + 1) / (tf + ix.norm[d])
 			}
-			tf := float64(p.tf)
-			score[p.doc] += idf * tf * (k1 + 1) / (tf + ix.norm[p.doc])
 		}
+	}
+	// where finds the segment of a document number.
+	where := func(d uint32) (*segment, uint32) {
+		si, _ := slices.BinarySearch(base, d+1)
+		si--
+		return ix.segs[si], d - base[si]
 	}
 	top := make(topK, 0, min(limit, len(touched)))
 	for _, d := range touched {
@@ -148,11 +407,12 @@ func (ix *Index) Search(terms []string, limit int, includeExpired bool) []Hit {
 		if ix.expired[d] && !includeExpired {
 			continue
 		}
+		r := ranked{order: ix.order[d], doc: d, score: s}
 		switch {
 		case len(top) < limit:
-			heap.Push(&top, ranked{d, s})
-		case better(ranked{d, s}, top[0]):
-			top[0] = ranked{d, s}
+			heap.Push(&top, r)
+		case better(r, top[0]):
+			top[0] = r
 			heap.Fix(&top, 0)
 		}
 	}
@@ -165,20 +425,22 @@ func (ix *Index) Search(terms []string, limit int, includeExpired bool) []Hit {
 	})
 	hits := make([]Hit, len(top))
 	for i, r := range top {
-		hits[i] = Hit{ID: ix.ids[r.doc], Score: r.score}
+		seg, local := where(r.doc)
+		hits[i] = Hit{ID: seg.ids[local], Score: r.score}
 	}
 	return hits
 }
 
 // ranked is a scored document.
 type ranked struct {
+	order uint32
 	doc   uint32
 	score float64
 }
 
-// better orders by score, then index order.
+// better orders by score, then insertion order.
 func better(x, y ranked) bool {
-	return cmp.Or(cmp.Compare(y.score, x.score), cmp.Compare(x.doc, y.doc)) < 0
+	return cmp.Or(cmp.Compare(y.score, x.score), cmp.Compare(x.order, y.order)) < 0
 }
 
 // topK is a min-heap of the best documents so far, the worst on top.

@@ -19,8 +19,9 @@ func (s *Store) Apply(ctx context.Context, cs kgmem.ChangeSet) error {
 	if cs.Empty() {
 		return nil
 	}
+	var a *applier
 	err := s.write(ctx, func(tx *sql.Tx) error {
-		a := &applier{ctx: ctx, tx: tx, st: s.ws, ns: cs.Namespace, tok: nsToken(cs.Namespace), pre: wordPrefix(cs.Namespace),
+		a = &applier{ctx: ctx, tx: tx, st: s.ws, ns: cs.Namespace, tok: nsToken(cs.Namespace), pre: wordPrefix(cs.Namespace),
 			known: map[string]bool{}, fts: map[string]*ftsBatch{}}
 		if err := a.apply(cs); err != nil {
 			return err
@@ -30,6 +31,7 @@ func (s *Store) Apply(ctx context.Context, cs kgmem.ChangeSet) error {
 	if err != nil {
 		return fmt.Errorf("sqlite: apply to %s: %w", cs.Namespace, err)
 	}
+	s.advanceViews(cs, a.from, a.to)
 	return nil
 }
 
@@ -62,6 +64,8 @@ type applier struct {
 	known map[string]bool
 	// fts collects the search entries by FTS table, written by flushFTS.
 	fts map[string]*ftsBatch
+	// from and to are the namespace's graph versions before and after.
+	from, to int64
 }
 
 // ftsBatch is the search entries one change set writes to one FTS table:
@@ -80,7 +84,8 @@ func (a *applier) apply(cs kgmem.ChangeSet) error {
 	if _, err := a.stmt(a.st.registerNS).ExecContext(a.ctx, a.ns); err != nil {
 		return fmt.Errorf("register namespace: %w", err)
 	}
-	if err := a.st.bumpVersion(a.ctx, a.tx, a.ns); err != nil {
+	var err error
+	if a.from, a.to, err = a.st.advanceVersion(a.ctx, a.tx, a.ns); err != nil {
 		return err
 	}
 	for i, e := range cs.Entities {

@@ -1,6 +1,9 @@
 package sqlite
 
 import (
+	"context"
+
+	"github.com/kgmem/kgmem"
 	"github.com/kgmem/kgmem/internal/nscache"
 	"github.com/kgmem/kgmem/lexical"
 )
@@ -8,3 +11,18 @@ import (
 // SearchThroughFTS5 makes s rank every search with FTS5, as it does for a
 // namespace too large for the in-memory BM25 index.
 func SearchThroughFTS5(s *Store) { s.lex = nscache.New[*lexical.Index](0, 0) }
+
+// LexicalIsCurrent reports whether s holds the BM25 index of kind in ns at
+// its current graph version (built or advanced), without reading it.
+func LexicalIsCurrent(ctx context.Context, s *Store, ns kgmem.Namespace, kind kgmem.Kind) (bool, error) {
+	version, err := graphVersion(ctx, s.cached(s.r), ns)
+	if err != nil {
+		return false, err
+	}
+	read := false
+	_, _, err = s.lex.Get(ctx, string(kind)+"\x00"+string(ns), version, func(context.Context) (nscache.Loaded[*lexical.Index], error) {
+		read = true
+		return nscache.Loaded[*lexical.Index]{}, nscache.ErrTooLarge
+	})
+	return !read, err
+}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/kgmem/kgmem"
+	"github.com/kgmem/kgmem/graph/topology"
 	"github.com/kgmem/kgmem/internal/nscache"
 	"github.com/kgmem/kgmem/lexical"
 )
@@ -89,4 +90,55 @@ func (s *Store) readLexical(ctx context.Context, ns kgmem.Namespace, src ftsSour
 		ix := lexical.Build(docs)
 		return ix, ix.Size(), nil
 	})
+}
+
+// advanceViews moves the views of cs's namespace cached at version from
+// (before cs was written) to version to (after): each BM25 index takes the
+// texts cs added or changed, as Apply wrote them, instead of being read
+// again by the next search; the topology, unchanged unless cs writes facts,
+// is only relabelled. A view not cached at from is left to the next read.
+func (s *Store) advanceViews(cs kgmem.ChangeSet, from, to int64) {
+	if from == 0 {
+		return // a new namespace: nothing cached
+	}
+	ns := string(cs.Namespace)
+	updates := map[kgmem.Kind]lexical.Update{}
+	for _, e := range cs.Episodes {
+		text := e.Content
+		if e.Name != "" {
+			text = e.Name + ": " + e.Content
+		}
+		u := updates[kgmem.KindEpisode]
+		u.Insert = append(u.Insert, lexical.Doc{ID: e.ID, Text: text})
+		updates[kgmem.KindEpisode] = u
+	}
+	for _, e := range cs.Entities {
+		u := updates[kgmem.KindEntity]
+		u.Upsert = append(u.Upsert, lexical.Doc{ID: e.ID, Text: strings.Join(append([]string{e.Name}, e.Aliases...), "\n")})
+		updates[kgmem.KindEntity] = u
+	}
+	for _, f := range cs.Facts {
+		u := updates[kgmem.KindFact]
+		u.Upsert = append(u.Upsert, lexical.Doc{ID: f.ID, Text: f.Text, Expired: !f.ExpiredAt.IsZero()})
+		updates[kgmem.KindFact] = u
+	}
+	for _, it := range cs.Items {
+		u := updates[kgmem.KindItem]
+		if it.Text == "" {
+			u.Remove = append(u.Remove, it.ID)
+		} else {
+			u.Upsert = append(u.Upsert, lexical.Doc{ID: it.ID, Text: it.Text})
+		}
+		updates[kgmem.KindItem] = u
+	}
+	for _, src := range ftsSources() {
+		u := updates[src.kind]
+		s.lex.Advance(string(src.kind)+"\x00"+ns, from, to, func(ix *lexical.Index, _ int) (*lexical.Index, int) {
+			next := ix.With(u)
+			return next, next.Size()
+		})
+	}
+	if len(cs.Facts) == 0 {
+		s.topo.Advance(ns, from, to, func(t *topology.Topology, size int) (*topology.Topology, int) { return t, size })
+	}
 }

@@ -21,6 +21,8 @@ type writeStmts struct {
 	// nextVersion draws from the version counter, setVersion gives the
 	// drawn value to a namespace (see bumpVersion).
 	nextVersion, setVersion *sql.Stmt
+	// getVersion reads a namespace's version (none: no row).
+	getVersion *sql.Stmt
 	// ftsDelete and ftsInsert are keyed by FTS table name; each takes a
 	// JSON array (of rowids; of [rowid, body] pairs) and writes a whole
 	// change set's entries in one statement.
@@ -197,6 +199,7 @@ func prepareWrites(ctx context.Context, db *sql.DB) (*writeStmts, error) {
 		RETURNING rid`)
 	w.addMention = prep(`INSERT OR IGNORE INTO mentions (namespace, episode_id, entity_id) VALUES (?, ?, ?)`)
 	w.nextVersion = prep(`UPDATE graph_versions SET version = version + 1 WHERE namespace = '' RETURNING version`)
+	w.getVersion = prep(`SELECT version FROM graph_versions WHERE namespace = ?`)
 	w.setVersion = prep(`INSERT INTO graph_versions (namespace, version) VALUES (?, ?)
 		ON CONFLICT (namespace) DO UPDATE SET version = excluded.version`)
 	for _, src := range ftsSources() {
@@ -214,7 +217,7 @@ func prepareWrites(ctx context.Context, db *sql.DB) (*writeStmts, error) {
 // close closes every prepared statement.
 func (w *writeStmts) close() error {
 	all := []*sql.Stmt{w.registerNS, w.entityExists, w.episodeExists, w.upsertEntity, w.clearNames, w.addName,
-		w.insertEpisode, w.upsertFact, w.upsertItem, w.addMention, w.nextVersion, w.setVersion}
+		w.insertEpisode, w.upsertFact, w.upsertItem, w.addMention, w.nextVersion, w.setVersion, w.getVersion}
 	for _, st := range w.ftsDelete {
 		all = append(all, st)
 	}
@@ -233,12 +236,23 @@ func (w *writeStmts) close() error {
 // bumpVersion gives ns the next graph version, inside the write transaction
 // tx: every write that can change what Neighborhood walks calls it.
 func (w *writeStmts) bumpVersion(ctx context.Context, tx *sql.Tx, ns kgmem.Namespace) error {
-	var v int64
-	if err := tx.StmtContext(ctx, w.nextVersion).QueryRowContext(ctx).Scan(&v); err != nil {
-		return fmt.Errorf("graph version: %w", err)
+	_, _, err := w.advanceVersion(ctx, tx, ns)
+	return err
+}
+
+// advanceVersion is bumpVersion, returning the version ns had (0: none)
+// and the one it gets, so that the caller can advance the views cached at
+// the first to the second once tx commits.
+func (w *writeStmts) advanceVersion(ctx context.Context, tx *sql.Tx, ns kgmem.Namespace) (from, to int64, err error) {
+	err = tx.StmtContext(ctx, w.getVersion).QueryRowContext(ctx, ns).Scan(&from)
+	if err != nil && !errNoRows(err) {
+		return 0, 0, fmt.Errorf("graph version of %s: %w", ns, err)
 	}
-	if _, err := tx.StmtContext(ctx, w.setVersion).ExecContext(ctx, ns, v); err != nil {
-		return fmt.Errorf("graph version of %s: %w", ns, err)
+	if err := tx.StmtContext(ctx, w.nextVersion).QueryRowContext(ctx).Scan(&to); err != nil {
+		return 0, 0, fmt.Errorf("graph version: %w", err)
 	}
-	return nil
+	if _, err := tx.StmtContext(ctx, w.setVersion).ExecContext(ctx, ns, to); err != nil {
+		return 0, 0, fmt.Errorf("graph version of %s: %w", ns, err)
+	}
+	return from, to, nil
 }

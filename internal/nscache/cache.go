@@ -134,6 +134,11 @@ func (c *Cache[V]) cached(key string, version int64) (Loaded[V], bool) {
 func (c *Cache[V]) put(key string, l Loaded[V]) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.putLocked(key, l)
+}
+
+// putLocked is put with c.mu held.
+func (c *Cache[V]) putLocked(key string, l Loaded[V]) {
 	if el, found := c.entries[key]; found {
 		c.held -= el.Value.(*entry[V]).view.Size
 		c.lru.Remove(el)
@@ -148,6 +153,32 @@ func (c *Cache[V]) put(key string, l Loaded[V]) {
 	}
 	c.entries[key] = c.lru.PushFront(&entry[V]{key: key, view: l})
 	c.held += l.Size
+}
+
+// Advance moves key's view from version from to version to by update, when
+// the view cached is the one read at from: a store that knows what a write
+// changed derives the next view instead of reading it again. update runs
+// without the cache's lock and must not change the view it is given (with its
+// size); it returns the new view and its size. Advance reports whether the view moved; it does
+// not when none is cached at from (missing, or stale already: the next Get
+// reads it) or when another view was put meanwhile.
+func (c *Cache[V]) Advance(key string, from, to int64, update func(value V, size int) (V, int)) bool {
+	c.mu.Lock()
+	el, found := c.entries[key]
+	if !found || el.Value.(*entry[V]).view.Version != from {
+		c.mu.Unlock()
+		return false
+	}
+	old := el.Value.(*entry[V])
+	c.mu.Unlock()
+	v, size := update(old.view.Value, old.view.Size)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if el, found := c.entries[key]; !found || el.Value.(*entry[V]) != old || size > c.budget {
+		return false
+	}
+	c.putLocked(key, Loaded[V]{Value: v, Version: to, Size: size})
+	return true
 }
 
 // Held returns the units held and the number of views cached.

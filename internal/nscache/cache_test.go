@@ -204,3 +204,40 @@ func TestStaleLargeViewRefreshesInBackground(t *testing.T) {
 		t.Errorf("small stale Get = %q, %v; want s2 loaded at once", got, ok)
 	}
 }
+
+func TestAdvance(t *testing.T) {
+	ctx := context.Background()
+	var l loader
+	c := New[string](100, 100)
+	upper := func(v string, _ int) (string, int) { return v + "+", len(v) + 1 }
+	if c.Advance("k", 1, 2, upper) {
+		t.Error("advanced a view that is not cached")
+	}
+	if _, _, err := c.Get(ctx, "k", 1, l.load("v1", 1, 2, nil)); err != nil {
+		t.Fatal(err)
+	}
+	if c.Advance("k", 5, 6, upper) {
+		t.Error("advanced a view cached at another version")
+	}
+	if !c.Advance("k", 1, 2, upper) {
+		t.Fatal("did not advance the view cached at from")
+	}
+	got, ok, err := c.Get(ctx, "k", 2, l.load("reloaded", 2, 8, nil))
+	if err != nil || !ok || got != "v1+" || l.calls.Load() != 1 {
+		t.Errorf("Get at the advanced version = %q, %v, %v after %d loads; want the derived view, no load", got, ok, err, l.calls.Load())
+	}
+	if units, _ := c.Held(); units != 3 {
+		t.Errorf("held %d units, want the derived view's 3", units)
+	}
+	if c.Advance("k", 2, 3, func(v string, _ int) (string, int) { return v, 1000 }) {
+		t.Error("advanced to a view larger than the budget")
+	}
+	// A view put while update ran wins: update's result is dropped.
+	c.Advance("k", 2, 3, func(v string, _ int) (string, int) {
+		c.put("k", Loaded[string]{Value: "newer", Version: 9, Size: 1})
+		return v + "!", 1
+	})
+	if got, ok, _ := c.Get(ctx, "k", 9, l.load("x", 9, 1, nil)); !ok || got != "newer" {
+		t.Errorf("after a concurrent put: %q, %v; want the put view", got, ok)
+	}
+}
