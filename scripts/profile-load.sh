@@ -12,7 +12,7 @@ source scripts/lib/kgmem-server.sh
 out="${1:-$(mktemp -d /tmp/kgmem-profile-XXXXXX)}"
 shift || true
 load_args=("$@")
-((${#load_args[@]})) || load_args=(-clients 50 -duration 40s)
+((${#load_args[@]})) || load_args=(-clients 50 -duration 40s -settle 0) # CPU, not the heap's return to baseline
 mkdir -p "$out"
 pprof_port="$(kgmem_free_port)"
 kgmem_build "$out"

@@ -31,7 +31,7 @@ func (s *Store) Apply(ctx context.Context, cs kgmem.ChangeSet) error {
 	if err != nil {
 		return fmt.Errorf("sqlite: apply to %s: %w", cs.Namespace, err)
 	}
-	s.advanceViews(cs, a.from, a.to)
+	s.advanceViews(cs, a.from, a.to, a.threaded)
 	return nil
 }
 
@@ -66,6 +66,8 @@ type applier struct {
 	fts map[string]*ftsBatch
 	// from and to are the namespace's graph versions before and after.
 	from, to int64
+	// threaded are the timestamped episodes inserted, for the thread order.
+	threaded []threadInsert
 }
 
 // ftsBatch is the search entries one change set writes to one FTS table:
@@ -191,6 +193,9 @@ func (a *applier) insertEpisode(e kgmem.Episode) error {
 		return fmt.Errorf("insert: %w", err)
 	}
 	a.known[e.ID] = true
+	if !e.Timestamp.IsZero() {
+		a.threaded = append(a.threaded, threadInsert{thread: e.ThreadID, threadEntry: threadEntry{id: e.ID, ts: e.Timestamp.UnixMilli(), rid: rid}})
+	}
 	body := e.Content
 	if e.Name != "" {
 		body = e.Name + ": " + e.Content

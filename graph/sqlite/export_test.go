@@ -26,3 +26,7 @@ func LexicalIsCurrent(ctx context.Context, s *Store, ns kgmem.Namespace, kind kg
 	})
 	return !read, err
 }
+
+// WalkThreadsInSQL makes s answer ThreadNeighbors in SQL, as it does for a
+// namespace too large for the thread order in memory.
+func WalkThreadsInSQL(s *Store) { s.threads = nscache.New[*threadOrder](0, 0) }

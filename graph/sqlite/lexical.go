@@ -96,8 +96,9 @@ func (s *Store) readLexical(ctx context.Context, ns kgmem.Namespace, src ftsSour
 // (before cs was written) to version to (after): each BM25 index takes the
 // texts cs added or changed, as Apply wrote them, instead of being read
 // again by the next search; the topology, unchanged unless cs writes facts,
-// is only relabelled. A view not cached at from is left to the next read.
-func (s *Store) advanceViews(cs kgmem.ChangeSet, from, to int64) {
+// is only relabelled, and the thread order takes the timestamped episodes
+// inserted (threaded). A view not cached at from is left to the next read.
+func (s *Store) advanceViews(cs kgmem.ChangeSet, from, to int64, threaded []threadInsert) {
 	if from == 0 {
 		return // a new namespace: nothing cached
 	}
@@ -141,4 +142,8 @@ func (s *Store) advanceViews(cs kgmem.ChangeSet, from, to int64) {
 	if len(cs.Facts) == 0 {
 		s.topo.Advance(ns, from, to, func(t *topology.Topology, size int) (*topology.Topology, int) { return t, size })
 	}
+	s.threads.Advance(ns, from, to, func(o *threadOrder, _ int) (*threadOrder, int) {
+		next := o.with(threaded)
+		return next, next.size
+	})
 }

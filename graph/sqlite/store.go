@@ -73,6 +73,9 @@ type Store struct {
 	topo *nscache.Cache[*topology.Topology]
 	// lex keeps namespaces' BM25 indexes per kind for search (lexical.go).
 	lex *nscache.Cache[*lexical.Index]
+	// threads keeps namespaces' thread orders for ThreadNeighbors
+	// (threadorder.go).
+	threads *nscache.Cache[*threadOrder]
 	// dfs caches search terms' document frequencies (prune.go).
 	dfs dfCache
 }
@@ -112,7 +115,8 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		return nil, err
 	}
 	s := &Store{w: w, r: r, ws: ws, topo: topology.NewCache(),
-		lex: nscache.New[*lexical.Index](lexicalBudget, lexicalRefreshAbove)}
+		lex:     nscache.New[*lexical.Index](lexicalBudget, lexicalRefreshAbove),
+		threads: nscache.New[*threadOrder](threadOrderBudget, threadOrderRefreshAbove)}
 	if err := s.Ping(ctx); err != nil {
 		_ = s.Close()
 		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)

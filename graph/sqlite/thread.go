@@ -11,9 +11,10 @@ import (
 // ThreadNeighbors returns the ids of the episodes up to q.Window places
 // before and after each episode of q.IDs in its thread, ordered by timestamp and then by
 // rid (the order episodes were stored in): one lookup of the anchors, then
-// one seek into episodes_thread_ts per side, all through the read statement
-// cache. Episodes without a timestamp
-// have no neighbours (as on Neo4j, where null never compares).
+// a walk of the namespace's thread order in memory (threadorder.go), or of
+// episodes_thread_ts in SQL when the namespace is too large to hold.
+// Episodes without a timestamp have no neighbours (as on Neo4j, where null
+// never compares).
 func (s *Store) ThreadNeighbors(ctx context.Context, ns kgmem.Namespace, q kgmem.ThreadNeighborsQuery) ([]kgmem.ThreadNeighbor, error) {
 	if err := checkNamespace(ns); err != nil {
 		return nil, err
@@ -51,6 +52,16 @@ func (s *Store) ThreadNeighbors(ctx context.Context, ns kgmem.Namespace, q kgmem
 	for _, a := range anchors {
 		byID[a.id] = a
 	}
+	// The thread order in memory answers; an anchor it does not hold
+	// (stored after the order's version was read) is walked in SQL.
+	version, err := graphVersion(ctx, s.cached(s.r), ns)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: thread neighbors: %w", err)
+	}
+	order, cached, err := s.threadOrderOf(ctx, ns, version)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: thread neighbors: %w", err)
+	}
 	sides := []struct {
 		sign int
 		cond string
@@ -63,6 +74,12 @@ func (s *Store) ThreadNeighbors(ctx context.Context, ns kgmem.Namespace, q kgmem
 		a, ok := byID[id]
 		if !ok {
 			continue
+		}
+		if cached {
+			if before, after, found := order.around(a.thread, a.ts, a.rid, window); found {
+				perID[i] = [2][]string{before, after}
+				continue
+			}
 		}
 		for j, side := range sides {
 			ids, err := collect(ctx, s.cached(s.r), func(rows *sql.Rows) (string, error) {
