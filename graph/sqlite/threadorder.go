@@ -36,7 +36,9 @@ type threadEntry struct {
 	ts, rid int64
 }
 
-func compareEntries(a, b threadEntry) int { return cmp.Or(cmp.Compare(a.ts, b.ts), cmp.Compare(a.rid, b.rid)) }
+func compareEntries(a, b threadEntry) int {
+	return cmp.Or(cmp.Compare(a.ts, b.ts), cmp.Compare(a.rid, b.rid))
+}
 
 // threadInsert is an episode a write stored with a timestamp.
 type threadInsert struct {
