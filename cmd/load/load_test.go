@@ -3,10 +3,13 @@ package main
 import (
 	"bytes"
 	"context"
+	"io"
 	"os"
 	"strings"
 	"testing"
 	"time"
+
+	kgclient "github.com/kgmem/kgmem/client"
 )
 
 // TestLoadShort is the CI-sized load run: 10 clients for 5 s of mixed ingest
@@ -47,13 +50,45 @@ func TestLoadShort(t *testing.T) {
 }
 
 func TestLoadFlags(t *testing.T) {
-	for _, args := range [][]string{{"-clients", "0"}, {"-duration", "0s"}, {"-ingest", "1.5"}, {"-namespaces", "0"}, {"-settle", "0s"}, {"extra"}} {
+	for _, args := range [][]string{{"-clients", "0"}, {"-duration", "0s"}, {"-ingest", "1.5"}, {"-namespaces", "0"}, {"-settle", "-1s"}, {"-url", "http://127.0.0.1:1,"}, {"extra"}} {
 		err := run(context.Background(), args, &bytes.Buffer{}, &bytes.Buffer{})
 		if err == nil {
 			t.Errorf("load %q succeeded, want an error", args)
 		} else if !strings.Contains(err.Error(), strings.TrimPrefix(args[0], "-")) {
 			t.Errorf("load %q: %v does not name %s", args, err, args[0])
 		}
+	}
+}
+
+// TestLoadSpreadsOverServers runs a short load against two servers given as
+// one -url list: the second, which is not the one seeded and purged through
+// (the servers are not replicas here), holds what its share of the clients
+// ingested; -settle 0 reports the baseline check as skipped.
+func TestLoadSpreadsOverServers(t *testing.T) {
+	var urls []string
+	var servers []*inProcess
+	for range 2 {
+		srv, err := startInProcess(t.Context(), t.TempDir())
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = srv.stop() })
+		urls, servers = append(urls, srv.url), append(servers, srv)
+	}
+	rep, err := Run(t.Context(), Config{URL: strings.Join(urls, ","), Clients: 4, Duration: time.Second, IngestShare: 0.5, Namespaces: 2, Seed: 1}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := rep.verdict(); err != nil || rep.SettleTime != "not checked" {
+		t.Errorf("verdict %v, settle %q; want none and not checked", err, rep.SettleTime)
+	}
+	second, err := kgclient.New(servers[1].url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nss, err := second.ListNamespaces(t.Context())
+	if err != nil || len(nss.Namespaces) == 0 {
+		t.Errorf("the second server holds %+v (%v); want the namespaces its clients ingested into", nss, err)
 	}
 }
 
