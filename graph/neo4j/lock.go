@@ -80,6 +80,11 @@ func (l leaseLocks) Lock(ctx context.Context, ns kgmem.Namespace) (func(), error
 			return err
 		})
 		if err != nil {
+			if ctx.Err() != nil {
+				// The driver reports a deadline met mid-query as a
+				// connectivity error; the caller's context ended.
+				return nil, fmt.Errorf("neo4j: wait for the write lock of %q: %w (%v)", ns, ctx.Err(), err)
+			}
 			return nil, fmt.Errorf("neo4j: take the write lock of %q: %w", ns, err)
 		}
 		if free {
