@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/milvus-io/milvus-proto/go-api/v2/commonpb"
@@ -165,6 +166,10 @@ func (ix *Index) poll(ctx context.Context, what string, done func(context.Contex
 			// The call failed because ctx ended: say so in the error chain.
 			return fmt.Errorf("milvus: waiting for %s: %w: %w", what, ctx.Err(), err)
 		}
+		if err != nil && serverDeadline(ctx, err) {
+			// gRPC gave Milvus ctx's deadline, and Milvus met it first.
+			return fmt.Errorf("milvus: waiting for %s: %w: %w", what, context.DeadlineExceeded, err)
+		}
 		if err != nil || ok {
 			return err
 		}
@@ -174,4 +179,13 @@ func (ix *Index) poll(ctx context.Context, what string, done func(context.Contex
 		case <-tick.C:
 		}
 	}
+}
+
+// serverDeadline reports whether err is Milvus reporting that the deadline
+// gRPC passed it from ctx ran out (as text in its status, e.g.
+// "syncTimestamp Failed:context deadline exceeded"), which it can see a
+// moment before ctx itself ends.
+func serverDeadline(ctx context.Context, err error) bool {
+	_, has := ctx.Deadline()
+	return has && strings.Contains(err.Error(), context.DeadlineExceeded.Error())
 }
