@@ -184,8 +184,8 @@ func (ix *Index) poll(ctx context.Context, what string, done func(context.Contex
 // serverDeadline reports whether err is Milvus reporting that the deadline
 // gRPC passed it from ctx ran out (as text in its status, e.g.
 // "syncTimestamp Failed:context deadline exceeded"), which it can see a
-// moment before ctx itself ends.
+// moment before ctx itself ends: ctx's deadline is that close.
 func serverDeadline(ctx context.Context, err error) bool {
-	_, has := ctx.Deadline()
-	return has && strings.Contains(err.Error(), context.DeadlineExceeded.Error())
+	deadline, has := ctx.Deadline()
+	return has && time.Until(deadline) < time.Second && strings.Contains(err.Error(), context.DeadlineExceeded.Error())
 }
