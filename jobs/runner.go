@@ -157,7 +157,7 @@ func Open(ctx context.Context, cfg Config) (*Runner, error) {
 	r := &Runner{cfg: cfg, records: cfg.Records, log: log, work: make(chan []*Job), threads: map[string]*threadQueue{}, held: map[string]bool{},
 		depth: prometheus.NewGauge(prometheus.GaugeOpts{Name: "kgmem_jobs_queue_depth", Help: "Background ingest jobs held by this server and not finished (queued or running)."})}
 	if r.records == nil {
-		recs, err := OpenFile(ctx, filepath.Join(cfg.DataDir, "jobs.db"))
+		recs, err := OpenFile(ctx, filepath.Join(cfg.DataDir, FileName))
 		if err != nil {
 			return nil, err
 		}
@@ -186,6 +186,9 @@ func Open(ctx context.Context, cfg Config) (*Runner, error) {
 	go r.keepLeases()
 	return r, nil
 }
+
+// FileName is the job records' file in a data directory (Config.DataDir).
+const FileName = "jobs.db"
 
 // DefaultLease is how long a job stays held without renewal.
 const DefaultLease = 15 * time.Second

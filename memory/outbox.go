@@ -151,10 +151,7 @@ func (e *Engine) guardedWrite(ctx context.Context, ops []kgmem.VectorOp, graphWr
 		if deferred {
 			// Wake the drain loop only now: woken while the ops were still
 			// in flight, it found nothing to drain and slept for outboxPoll.
-			select {
-			case o.kick <- struct{}{}:
-			default:
-			}
+			e.KickOutbox()
 		}
 	}()
 	if err := graphWrite(); err != nil {
@@ -540,8 +537,9 @@ func (e *Engine) RunOutbox(ctx context.Context) {
 	}
 }
 
-// KickOutbox asks a running drain loop for a round now: its outbox gained
-// ops it did not add itself (another server's, taken over).
+// KickOutbox asks a running drain loop for a round now: ops were left to
+// it, or its outbox gained ops it did not add itself (another server's,
+// taken over).
 func (e *Engine) KickOutbox() {
 	select {
 	case e.outbox.kick <- struct{}{}:

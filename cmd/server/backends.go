@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"github.com/kgmem/kgmem"
@@ -242,6 +243,30 @@ func offIfZero(w float64) float64 {
 		return -1
 	}
 	return w
+}
+
+// drainOutbox retries, until the returned stop is called, the vector writes
+// that failed after their graph write: at once (what a previous run left),
+// whenever more are queued, and — on Neo4j — as soon as this server takes
+// over another's. stop returns once the drain has ended, before b.close
+// closes the outbox.
+func (b *backends) drainOutbox(ctx context.Context) (stop func()) {
+	ctx, cancel := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	wg.Go(func() { b.engine.RunOutbox(ctx) })
+	if shared, ok := b.outbox.(*neo4j.VectorOutbox); ok {
+		wg.Go(func() {
+			for {
+				select {
+				case <-ctx.Done():
+					return
+				case <-shared.Adopted():
+					b.engine.KickOutbox()
+				}
+			}
+		})
+	}
+	return func() { cancel(); wg.Wait() }
 }
 
 // closingOutbox is a vector outbox its opener closes.

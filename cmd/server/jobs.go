@@ -43,13 +43,13 @@ func (j *jobsConfig) validate() error {
 // openJobs opens the durable job records and starts the workers; jobs a
 // previous run left pending run again. With Neo4j the records are in the
 // database, shared by every server on it (a dead server's jobs are taken
-// over), and a keys.db-era jobs.db's unfinished jobs are copied in first;
-// otherwise they are jobs.db in the data directory.
+// over), and the unfinished jobs of a jobs.db left in the data directory
+// are copied in first; otherwise they are that jobs.db.
 func openJobs(ctx context.Context, cfg *config, j jobsConfig, b *backends, log *slog.Logger) (*jobs.Runner, error) {
 	jc := jobs.Config{Engine: b.engine, DataDir: cfg.DataDir, Workers: j.Workers, Debounce: j.Debounce, Lease: j.Lease, Logger: log, Metrics: b.metrics}
 	if shared, ok := b.graph.(*neo4j.Store); ok {
 		jc.Records = shared.Jobs()
-		if err := importJobs(ctx, filepath.Join(cfg.DataDir, jobsFile), jc.Records, log); err != nil {
+		if err := importJobs(ctx, filepath.Join(cfg.DataDir, jobs.FileName), jc.Records, log); err != nil {
 			return nil, err
 		}
 	}
@@ -59,9 +59,6 @@ func openJobs(ctx context.Context, cfg *config, j jobsConfig, b *backends, log *
 	}
 	return r, nil
 }
-
-// jobsFile is the job records' file in the data directory.
-const jobsFile = "jobs.db"
 
 // importJobs copies into dst the unfinished jobs of the job file at path (a
 // server that ran before its jobs were kept in Neo4j) that dst does not

@@ -97,10 +97,7 @@ func mcpStdio(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		return err
 	}
 	defer b.close(log)
-	drainCtx, stopDrain := context.WithCancel(ctx)
-	drained := make(chan struct{})
-	go func() { defer close(drained); b.engine.RunOutbox(drainCtx) }()
-	defer func() { stopDrain(); <-drained }()
+	defer b.drainOutbox(ctx)() // before b.close closes the outbox
 	runner, err := openJobs(ctx, &cfg, jc, b, log)
 	if err != nil {
 		return err

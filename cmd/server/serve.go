@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/kgmem/kgmem/api"
-	"github.com/kgmem/kgmem/graph/neo4j"
 	"github.com/kgmem/kgmem/mcpserver"
 	"github.com/kgmem/kgmem/memory"
 	"github.com/kgmem/kgmem/ui"
@@ -64,25 +63,7 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 		return err
 	}
 	defer b.close(log)
-	// Vector writes that failed after their graph write are retried from the
-	// outbox: at once (what a previous run left) and whenever more are queued.
-	drainCtx, stopDrain := context.WithCancel(ctx)
-	drained := make(chan struct{})
-	go func() { defer close(drained); b.engine.RunOutbox(drainCtx) }()
-	if shared, ok := b.outbox.(*neo4j.VectorOutbox); ok {
-		// Ops taken over from a server that stopped are drained at once.
-		go func() {
-			for {
-				select {
-				case <-drainCtx.Done():
-					return
-				case <-shared.Adopted():
-					b.engine.KickOutbox()
-				}
-			}
-		}()
-	}
-	defer func() { stopDrain(); <-drained }() // before b.close closes the outbox
+	defer b.drainOutbox(ctx)() // before b.close closes the outbox
 
 	if cfg.SweepInterval > 0 {
 		go sweepEvery(ctx, b.engine, cfg.SweepInterval, log)

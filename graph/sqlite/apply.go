@@ -196,11 +196,7 @@ func (a *applier) insertEpisode(e kgmem.Episode) error {
 	if !e.Timestamp.IsZero() {
 		a.threaded = append(a.threaded, threadInsert{thread: e.ThreadID, threadEntry: threadEntry{id: e.ID, ts: e.Timestamp.UnixMilli(), rid: rid}})
 	}
-	body := e.Content
-	if e.Name != "" {
-		body = e.Name + ": " + e.Content
-	}
-	return a.replaceFTS("episode_fts", rid, body)
+	return a.replaceFTS("episode_fts", rid, episodeText(e.Name, e.Content))
 }
 
 // upsertFact replaces every field of f and its search entry.

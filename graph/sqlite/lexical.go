@@ -50,11 +50,9 @@ var lexicalDocs = map[kgmem.Kind]struct {
 	kgmem.KindEpisode: {`SELECT id, name, content FROM episodes WHERE namespace = ? ORDER BY rid`,
 		func(rows *sql.Rows) (lexical.Doc, error) {
 			var d lexical.Doc
-			var name string
-			err := rows.Scan(&d.ID, &name, &d.Text)
-			if name != "" {
-				d.Text = name + ": " + d.Text
-			}
+			var name, content string
+			err := rows.Scan(&d.ID, &name, &content)
+			d.Text = episodeText(name, content)
 			return d, err
 		}},
 	kgmem.KindItem: {`SELECT id, text FROM items WHERE namespace = ? AND text != '' ORDER BY rid`,
@@ -73,9 +71,24 @@ var lexicalDocs = map[kgmem.Kind]struct {
 			if err != nil {
 				return d, fmt.Errorf("entity %s aliases: %w", d.ID, err)
 			}
-			d.Text = strings.Join(append([]string{name}, list...), "\n")
+			d.Text = entityText(name, list)
 			return d, nil
 		}},
+}
+
+// episodeText is the text an episode is searched by: its speaker's name
+// and its content.
+func episodeText(name, content string) string {
+	if name == "" {
+		return content
+	}
+	return name + ": " + content
+}
+
+// entityText is the text the BM25 index searches an entity by: its name
+// and aliases, a line each.
+func entityText(name string, aliases []string) string {
+	return strings.Join(append([]string{name}, aliases...), "\n")
 }
 
 // readLexical builds the BM25 index of src's records in ns and reads its
@@ -105,17 +118,13 @@ func (s *Store) advanceViews(cs kgmem.ChangeSet, from, to int64, threaded []thre
 	ns := string(cs.Namespace)
 	updates := map[kgmem.Kind]lexical.Update{}
 	for _, e := range cs.Episodes {
-		text := e.Content
-		if e.Name != "" {
-			text = e.Name + ": " + e.Content
-		}
 		u := updates[kgmem.KindEpisode]
-		u.Insert = append(u.Insert, lexical.Doc{ID: e.ID, Text: text})
+		u.Insert = append(u.Insert, lexical.Doc{ID: e.ID, Text: episodeText(e.Name, e.Content)})
 		updates[kgmem.KindEpisode] = u
 	}
 	for _, e := range cs.Entities {
 		u := updates[kgmem.KindEntity]
-		u.Upsert = append(u.Upsert, lexical.Doc{ID: e.ID, Text: strings.Join(append([]string{e.Name}, e.Aliases...), "\n")})
+		u.Upsert = append(u.Upsert, lexical.Doc{ID: e.ID, Text: entityText(e.Name, e.Aliases)})
 		updates[kgmem.KindEntity] = u
 	}
 	for _, f := range cs.Facts {
