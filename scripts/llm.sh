@@ -18,7 +18,10 @@
 #             1.1 GB, joined in order): correct triples at a few seconds per call
 #
 # KGMEM_LLM_PORT picks the port (default: llama-cpp-python 18180,
-# llama-server 18181); KGMEM_LLM_CTX the context size (default 4096).
+# llama-server 18181); KGMEM_LLM_CTX the context size (default 4096);
+# KGMEM_LLM_NICE the server's niceness (default 0; scripts/test-llm.sh uses
+# 10 so that, next to the other suites, inference takes only idle CPU and the
+# servers with deadlines, Neo4j and kgmem, keep theirs).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -127,12 +130,13 @@ case "$cmd" in
       exit 0
     fi
     log="$run/$server-$port.log"
+    niceness="${KGMEM_LLM_NICE:-0}"
     case "$server" in
       llama-cpp-python)
-        "$root/venv-server/bin/python" -m llama_cpp.server --model "$gguf" --model_alias "$model" \
+        nice -n "$niceness" "$root/venv-server/bin/python" -m llama_cpp.server --model "$gguf" --model_alias "$model" \
           --host 127.0.0.1 --port "$port" --n_ctx "$ctx" --n_threads 2 >"$log" 2>&1 & ;;
       llama-server)
-        "$root/llama-server/bin/llama-server" --model "$gguf" --alias "$model" \
+        nice -n "$niceness" "$root/llama-server/bin/llama-server" --model "$gguf" --alias "$model" \
           --host 127.0.0.1 --port "$port" --ctx-size "$ctx" --threads 2 --no-webui >"$log" 2>&1 & ;;
     esac
     echo $! >"$pidfile"

@@ -31,8 +31,12 @@ stop_all() {
 trap stop_all EXIT
 trap 'exit 130' INT TERM
 
+# Inference runs niced: this suite runs next to `go test` and the other side
+# suites (scripts/test.sh), whose servers answer within deadlines; a starved
+# Neo4j once failed searches there at their 5 s deadline while both cores ran
+# matrix products. The extraction calls here have deadlines of minutes.
 start() { # start SERVER MODEL PORT: prints the base URL (run it in $(…); register first)
-  KGMEM_LLM_PORT="$3" scripts/llm.sh start --server "$1" --model "$2"
+  KGMEM_LLM_NICE="${KGMEM_LLM_NICE:-10}" KGMEM_LLM_PORT="$3" scripts/llm.sh start --server "$1" --model "$2"
 }
 
 started+=(llama-cpp-python:18180 llama-server:18181 llama-server:18182 llama-cpp-python:18183)

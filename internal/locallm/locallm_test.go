@@ -46,7 +46,7 @@ func env(t *testing.T, name string) string {
 
 func extractor(t *testing.T, base, model string, mutate ...func(*triples.LLMConfig)) *triples.Extractor {
 	t.Helper()
-	cfg := triples.LLMConfig{BaseURL: base, Model: model, Timeout: 3 * time.Minute, MinBackoff: 100 * time.Millisecond, MaxBackoff: time.Second}
+	cfg := triples.LLMConfig{BaseURL: base, Model: model, Timeout: 10 * time.Minute, MinBackoff: 100 * time.Millisecond, MaxBackoff: time.Second}
 	for _, m := range mutate {
 		m(&cfg)
 	}
