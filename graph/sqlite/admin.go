@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"slices"
 
 	"github.com/kgmem/kgmem"
 )
@@ -32,7 +33,14 @@ func (s *Store) SetDecay(ctx context.Context, ns kgmem.Namespace, updates []kgme
 	if len(updates) == 0 {
 		return nil
 	}
+	var from, to int64 // the episode versions of ns, when an episode changes
 	err := s.write(ctx, func(tx *sql.Tx) error {
+		if slices.ContainsFunc(updates, func(u kgmem.DecayUpdate) bool { return u.Kind == kgmem.KindEpisode }) {
+			var err error
+			if from, to, err = s.raiseEpisodeVersion(ctx, tx, ns); err != nil {
+				return err
+			}
+		}
 		for i, u := range updates {
 			table, _, _ := recordTable(u.Kind)
 			res, err := tx.ExecContext(ctx, `UPDATE `+table+` SET stability = ?, reinforced_at = ?, reinforcements = ?,
@@ -50,6 +58,9 @@ func (s *Store) SetDecay(ctx context.Context, ns kgmem.Namespace, updates []kgme
 	})
 	if err != nil {
 		return fmt.Errorf("sqlite: set decay: %w", err)
+	}
+	if to != 0 {
+		s.episodes.decayWritten(ns, from, to, updates)
 	}
 	return nil
 }
@@ -118,10 +129,11 @@ func (s *Store) PurgeNamespace(ctx context.Context, ns kgmem.Namespace) (kgmem.P
 				*st.count = int(n)
 			}
 		}
-		// The namespace's version row goes with it; the counter moves on,
-		// so a namespace re-created later gets versions never used before.
-		if _, err := tx.StmtContext(ctx, s.ws.nextVersion).ExecContext(ctx); err != nil {
-			return fmt.Errorf("graph version: %w", err)
+		// The namespace's graph version row goes with it; the counter
+		// moves on (raising the episode version takes the next value), so
+		// a namespace re-created later gets versions never used before.
+		if _, _, err := s.raiseEpisodeVersion(ctx, tx, ns); err != nil {
+			return err
 		}
 		_, err := tx.ExecContext(ctx, `DELETE FROM graph_versions WHERE namespace = ?`, ns)
 		return err
@@ -129,6 +141,7 @@ func (s *Store) PurgeNamespace(ctx context.Context, ns kgmem.Namespace) (kgmem.P
 	if err != nil {
 		return kgmem.PurgeStats{}, fmt.Errorf("sqlite: purge %s: %w", ns, err)
 	}
+	s.episodes.purged(ns)
 	return stats, nil
 }
 

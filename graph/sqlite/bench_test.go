@@ -165,3 +165,40 @@ func namespaces(n int) []kgmem.Namespace {
 	}
 	return nss
 }
+
+// BenchmarkEpisodes loads the 20 episodes a search returns from a namespace
+// of 3,000, from the episode cache and, with a cache of size 0, from the file.
+func BenchmarkEpisodes(b *testing.B) {
+	s, _ := openTemp(b)
+	c := newCorpus(1, 20_000)
+	const ns = kgmem.Namespace("bench/episodes")
+	var ids []string
+	for i := 0; i < 3000; i += 100 {
+		cs := kgmem.ChangeSet{Namespace: ns}
+		for j := i; j < i+100; j++ {
+			ep := graphtest.Episode(ns, fmt.Sprintf("ep_%06d", j), "Ann", c.text(25))
+			ep.Metadata = map[string]any{"session": float64(j / 100), "source": "bench"}
+			cs.Episodes = append(cs.Episodes, ep)
+			ids = append(ids, ep.ID)
+		}
+		if err := s.Apply(b.Context(), cs); err != nil {
+			b.Fatal(err)
+		}
+	}
+	for _, size := range []int{0, 20_000} {
+		b.Run(fmt.Sprintf("cache=%d", size), func(b *testing.B) {
+			sqlite.CacheEpisodes(s, size)
+			i := 0
+			for b.Loop() {
+				batch := make([]string, 20)
+				for k := range batch {
+					batch[k] = ids[(i*37+k*101)%len(ids)]
+				}
+				i++
+				if _, err := s.Episodes(b.Context(), ns, batch); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

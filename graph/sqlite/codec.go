@@ -95,6 +95,20 @@ func (d *decayCols) state() kgmem.DecayState {
 	}
 }
 
+// storedTime is t as the file keeps it: milliseconds, in UTC.
+func storedTime(t time.Time) time.Time {
+	if t.IsZero() {
+		return time.Time{}
+	}
+	return time.UnixMilli(t.UnixMilli()).UTC()
+}
+
+// storedDecay is d as reading it back from the file gives it.
+func storedDecay(d kgmem.DecayState) kgmem.DecayState {
+	d.LastReinforcedAt, d.ForgottenAt = storedTime(d.LastReinforcedAt), storedTime(d.ForgottenAt)
+	return d
+}
+
 // decayArgs returns the decay state as arguments in column order.
 func decayArgs(d kgmem.DecayState) []any {
 	return []any{d.Stability, millis(d.LastReinforcedAt), d.Reinforcements, d.Pinned, millis(d.ForgottenAt)}

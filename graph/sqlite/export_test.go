@@ -30,3 +30,16 @@ func LexicalIsCurrent(ctx context.Context, s *Store, ns kgmem.Namespace, kind kg
 // WalkThreadsInSQL makes s answer ThreadNeighbors in SQL, as it does for a
 // namespace too large for the thread order in memory.
 func WalkThreadsInSQL(s *Store) { s.threads = nscache.New[*threadOrder](0, 0) }
+
+// CacheEpisodes gives s an episode cache of at most n episodes.
+func CacheEpisodes(s *Store, n int) { s.episodes = newEpisodeCache(n) }
+
+// CachedEpisodes returns how many episodes of ns s holds in memory.
+func CachedEpisodes(s *Store, ns kgmem.Namespace) int {
+	s.episodes.mu.Lock()
+	defer s.episodes.mu.Unlock()
+	if sp := s.episodes.spaces[ns]; sp != nil {
+		return len(sp.byID)
+	}
+	return 0
+}

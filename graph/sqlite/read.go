@@ -374,23 +374,42 @@ func scanEpisode(rows *sql.Rows) (kgmem.Episode, error) {
 	return e, nil
 }
 
-// episodes runs a query on the episodes of ns (alias p) with an extra condition.
-func (s *Store) episodes(ctx context.Context, ns kgmem.Namespace, cond string, args ...any) ([]kgmem.Episode, error) {
+// episodesWhere runs a query on the episodes of ns (alias p) with an extra condition.
+func (s *Store) episodesWhere(ctx context.Context, ns kgmem.Namespace, cond string, args ...any) ([]kgmem.Episode, error) {
 	return collect(ctx, s.cached(s.r), scanEpisode, `SELECT `+episodeCols+` FROM episodes p WHERE p.namespace = ? AND `+cond,
 		append([]any{ns}, args...)...)
 }
 
-// Episodes returns the episodes of ns with the given ids, in the order of ids.
+// Episodes returns the episodes of ns with the given ids, in the order of
+// ids: from the cache of recently loaded episodes when it is current
+// (episodecache.go), the others from the file.
 func (s *Store) Episodes(ctx context.Context, ns kgmem.Namespace, ids []string) ([]kgmem.Episode, error) {
 	if err := checkNamespace(ns); err != nil {
 		return nil, err
 	}
-	eps, err := byIDs(ctx, ids, func(e kgmem.Episode) string { return e.ID },
-		func(ctx context.Context, cond string, args []any) ([]kgmem.Episode, error) {
-			return s.episodes(ctx, ns, "p."+cond, args...)
-		})
+	version, err := episodeVersion(ctx, s.cached(s.r), ns)
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: episodes: %w", err)
+	}
+	found, missing := s.episodes.lookup(ns, version, ids)
+	if len(missing) > 0 {
+		loaded, err := byIDs(ctx, missing, func(e kgmem.Episode) string { return e.ID },
+			func(ctx context.Context, cond string, args []any) ([]kgmem.Episode, error) {
+				return s.episodesWhere(ctx, ns, "p."+cond, args...)
+			})
+		if err != nil {
+			return nil, fmt.Errorf("sqlite: episodes: %w", err)
+		}
+		s.episodes.fill(ns, version, loaded)
+		for _, ep := range loaded {
+			found[ep.ID] = ep
+		}
+	}
+	eps := make([]kgmem.Episode, 0, len(found))
+	for _, id := range ids {
+		if ep, ok := found[id]; ok {
+			eps = append(eps, ep)
+		}
 	}
 	return eps, nil
 }
@@ -404,7 +423,7 @@ func (s *Store) ListEpisodes(ctx context.Context, ns kgmem.Namespace, page kgmem
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: list episodes: %w", err)
 	}
-	eps, err := s.episodes(ctx, ns, `p.id > ? ORDER BY p.id LIMIT ?`, page.After, limit)
+	eps, err := s.episodesWhere(ctx, ns, `p.id > ? ORDER BY p.id LIMIT ?`, page.After, limit)
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: list episodes: %w", err)
 	}

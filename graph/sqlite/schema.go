@@ -8,7 +8,7 @@ import (
 
 // schemaVersion is the layout this package writes, kept in PRAGMA user_version.
 // Bump it and append a step to migrations when the layout changes.
-const schemaVersion = 6
+const schemaVersion = 7
 
 // ftsTokenizer is the tokenizer of every full-text table: Unicode word
 // boundaries, diacritics folded ("Zürich" finds "Zurich"), case folded, and
@@ -183,6 +183,16 @@ func migrations() [][]string {
 		UNIQUE (namespace, id)
 	)`,
 		`CREATE VIRTUAL TABLE IF NOT EXISTS item_fts USING fts5 (ns, body, content='', contentless_delete=1, tokenize='` + ftsTokenizer + `')`,
+	}, {
+		// Version 7: a version per namespace raised by every write that
+		// changes a stored episode (a decay update, a purge), from the
+		// counter of graph versions, so that a Store can tell whether the
+		// episodes it keeps in memory are current (episodecache.go). A
+		// namespace without a row reads as 0.
+		`CREATE TABLE IF NOT EXISTS episode_versions (
+		namespace TEXT PRIMARY KEY,
+		version   INTEGER NOT NULL
+	) WITHOUT ROWID`,
 	}}
 }
 

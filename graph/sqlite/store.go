@@ -78,6 +78,8 @@ type Store struct {
 	threads *nscache.Cache[*threadOrder]
 	// dfs caches search terms' document frequencies (prune.go).
 	dfs dfCache
+	// episodes keeps recently loaded episodes for Episodes (episodecache.go).
+	episodes *episodeCache
 }
 
 var _ kgmem.GraphStore = (*Store)(nil)
@@ -115,8 +117,9 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		return nil, err
 	}
 	s := &Store{w: w, r: r, ws: ws, topo: topology.NewCache(),
-		lex:     nscache.New[*lexical.Index](lexicalBudget, lexicalRefreshAbove),
-		threads: nscache.New[*threadOrder](threadOrderBudget, threadOrderRefreshAbove)}
+		lex:      nscache.New[*lexical.Index](lexicalBudget, lexicalRefreshAbove),
+		threads:  nscache.New[*threadOrder](threadOrderBudget, threadOrderRefreshAbove),
+		episodes: newEpisodeCache(episodeCacheSize)}
 	if err := s.Ping(ctx); err != nil {
 		_ = s.Close()
 		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
