@@ -10,9 +10,10 @@ import (
 
 // ThreadNeighbors returns the ids of the episodes up to q.Window places
 // before and after each episode of q.IDs in its thread, ordered by timestamp and then by
-// rid (the order episodes were stored in): one lookup of the anchors, then
-// a walk of the namespace's thread order in memory (threadorder.go), or of
-// episodes_thread_ts in SQL when the namespace is too large to hold.
+// rid (the order episodes were stored in): a walk of the namespace's thread
+// order in memory (threadorder.go), which also places the anchors, or a
+// lookup of the anchors and a walk of episodes_thread_ts in SQL when the
+// namespace is too large to hold.
 // Episodes without a timestamp have no neighbours (as on Neo4j, where null
 // never compares).
 func (s *Store) ThreadNeighbors(ctx context.Context, ns kgmem.Namespace, q kgmem.ThreadNeighborsQuery) ([]kgmem.ThreadNeighbor, error) {
@@ -23,10 +24,6 @@ func (s *Store) ThreadNeighbors(ctx context.Context, ns kgmem.Namespace, q kgmem
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: thread neighbors: %w", err)
 	}
-	type anchor struct {
-		id, thread string
-		ts, rid    int64
-	}
 	type near struct {
 		of     string
 		offset int
@@ -35,25 +32,9 @@ func (s *Store) ThreadNeighbors(ctx context.Context, ns kgmem.Namespace, q kgmem
 	if len(q.IDs) == 0 {
 		return nil, nil
 	}
-	var anchors []anchor
-	for start := 0; start < len(q.IDs); start += idChunk {
-		ids := padded(q.IDs[start:min(start+idChunk, len(q.IDs))])
-		got, err := collect(ctx, s.cached(s.r), func(rows *sql.Rows) (anchor, error) {
-			var a anchor
-			return a, rows.Scan(&a.id, &a.thread, &a.ts, &a.rid)
-		}, `SELECT id, thread_id, timestamp, rid FROM episodes WHERE namespace = ? AND timestamp IS NOT NULL AND id IN (`+placeholders(len(ids))+`)`,
-			append([]any{ns}, ids...)...)
-		if err != nil {
-			return nil, fmt.Errorf("sqlite: thread neighbors: %w", err)
-		}
-		anchors = append(anchors, got...)
-	}
-	byID := make(map[string]anchor, len(anchors))
-	for _, a := range anchors {
-		byID[a.id] = a
-	}
 	// The thread order in memory answers; an anchor it does not hold
-	// (stored after the order's version was read) is walked in SQL.
+	// (stored after the order's version was read) is looked up and walked
+	// in SQL.
 	version, err := graphVersion(ctx, s.cached(s.r), ns)
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: thread neighbors: %w", err)
@@ -61,6 +42,31 @@ func (s *Store) ThreadNeighbors(ctx context.Context, ns kgmem.Namespace, q kgmem
 	order, cached, err := s.threadOrderOf(ctx, ns, version)
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: thread neighbors: %w", err)
+	}
+	byID := make(map[string]threadInsert, len(q.IDs))
+	var unplaced []string
+	for _, id := range q.IDs {
+		if cached {
+			if in, ok := order.places.place(id); ok {
+				byID[id] = in
+				continue
+			}
+		}
+		unplaced = append(unplaced, id)
+	}
+	for start := 0; start < len(unplaced); start += idChunk {
+		ids := padded(unplaced[start:min(start+idChunk, len(unplaced))])
+		got, err := collect(ctx, s.cached(s.r), func(rows *sql.Rows) (threadInsert, error) {
+			var in threadInsert
+			return in, rows.Scan(&in.id, &in.thread, &in.ts, &in.rid)
+		}, `SELECT id, thread_id, timestamp, rid FROM episodes WHERE namespace = ? AND timestamp IS NOT NULL AND id IN (`+placeholders(len(ids))+`)`,
+			append([]any{ns}, ids...)...)
+		if err != nil {
+			return nil, fmt.Errorf("sqlite: thread neighbors: %w", err)
+		}
+		for _, in := range got {
+			byID[in.id] = in
+		}
 	}
 	sides := []struct {
 		sign int

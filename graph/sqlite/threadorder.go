@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"sync"
 
 	"github.com/kgmem/kgmem"
 	"github.com/kgmem/kgmem/internal/nscache"
@@ -28,6 +29,47 @@ const (
 type threadOrder struct {
 	threads map[string][]threadEntry
 	size    int
+	// places finds an episode's place in its thread by id, for the
+	// episodes ThreadNeighbors starts from.
+	places *threadPlaces
+}
+
+// threadPlaces maps episode ids to their thread, timestamp and rid. One is
+// shared by an order read from the file and every order derived from it by
+// writes, each adding the episodes it inserts, so it may hold episodes a
+// given order does not; that is harmless, because an episode's place never
+// changes while its namespace lives (a purge makes the next order a fresh
+// read) and around reports an episode the order lacks as not found. It is
+// safe for concurrent use.
+type threadPlaces struct {
+	mu   sync.RWMutex
+	byID map[string]threadInsert
+}
+
+// newThreadPlaces indexes ins.
+func newThreadPlaces(ins []threadInsert) *threadPlaces {
+	p := &threadPlaces{byID: make(map[string]threadInsert, len(ins))}
+	for _, in := range ins {
+		p.byID[in.id] = in
+	}
+	return p
+}
+
+// add indexes ins.
+func (p *threadPlaces) add(ins []threadInsert) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, in := range ins {
+		p.byID[in.id] = in
+	}
+}
+
+// place returns the place of the episode id, if indexed.
+func (p *threadPlaces) place(id string) (threadInsert, bool) {
+	p.mu.RLock()
+	defer p.mu.RUnlock()
+	in, ok := p.byID[id]
+	return in, ok
 }
 
 // threadEntry is one episode's place in its thread.
@@ -52,7 +94,8 @@ func (o *threadOrder) with(ins []threadInsert) *threadOrder {
 	if len(ins) == 0 {
 		return o
 	}
-	out := &threadOrder{threads: maps.Clone(o.threads), size: o.size + len(ins)}
+	o.places.add(ins)
+	out := &threadOrder{threads: maps.Clone(o.threads), size: o.size + len(ins), places: o.places}
 	copied := map[string]bool{}
 	for _, in := range ins {
 		list := out.threads[in.thread]
@@ -98,7 +141,7 @@ func (s *Store) threadOrderOf(ctx context.Context, ns kgmem.Namespace, version i
 			if err != nil {
 				return nil, 0, fmt.Errorf("read thread order: %w", err)
 			}
-			o := &threadOrder{threads: map[string][]threadEntry{}, size: len(rows)}
+			o := &threadOrder{threads: map[string][]threadEntry{}, size: len(rows), places: newThreadPlaces(rows)}
 			for _, in := range rows {
 				o.threads[in.thread] = append(o.threads[in.thread], in.threadEntry)
 			}

@@ -13,10 +13,12 @@ import (
 )
 
 // TestThreadOrderFollowsWrites writes episodes into a few threads over many
-// change sets — timestamps out of order, repeated, or missing — and after
-// each asks one store (whose thread order in memory is advanced by its
-// writes) and another on the same file walking the threads in SQL for the
-// neighbours of every episode: the answers must be the same.
+// change sets — timestamps out of order, repeated, or missing; some written
+// by another store on the file; the namespace purged there twice and its
+// episode ids written again in other places — and after each asks one
+// store (whose thread order in memory is advanced by its writes) and
+// another on the same file walking the threads in SQL for the neighbours
+// of every episode: the answers must be the same.
 func TestThreadOrderFollowsWrites(t *testing.T) {
 	ctx := t.Context()
 	writer, inSQL := openPair(t)
@@ -25,10 +27,18 @@ func TestThreadOrderFollowsWrites(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 8))
 	base := time.Date(2024, 5, 1, 9, 0, 0, 0, time.UTC)
 	var ids []string
-	for step := range 30 {
+	next := 0 // the next new episode id; a purge starts the ids over
+	for step := range 45 {
+		if step%15 == 14 {
+			if _, err := inSQL.PurgeNamespace(ctx, ns); err != nil {
+				t.Fatal(err)
+			}
+			next = 0
+		}
 		cs := kgmem.ChangeSet{Namespace: ns}
 		for range 1 + rng.IntN(4) {
-			id := fmt.Sprintf("ep_%03d", len(ids))
+			id := fmt.Sprintf("ep_%03d", next)
+			next++
 			ep := graphtest.Episode(ns, id, "Ann", "message "+id)
 			ep.ThreadID = fmt.Sprintf("t%d", rng.IntN(3))
 			switch rng.IntN(5) {
@@ -40,14 +50,20 @@ func TestThreadOrderFollowsWrites(t *testing.T) {
 				ep.Timestamp = base.Add(time.Duration(rng.IntN(600)) * time.Minute)
 			}
 			cs.Episodes = append(cs.Episodes, ep)
-			ids = append(ids, id)
+			if next > len(ids) {
+				ids = append(ids, id)
+			}
 		}
 		if step%7 == 3 && len(ids) > 2 { // an episode stored again is left untouched
 			again := graphtest.Episode(ns, ids[0], "Ann", "changed")
 			again.Timestamp = base.Add(-time.Hour)
 			cs.Episodes = append(cs.Episodes, again)
 		}
-		if err := writer.Apply(ctx, cs); err != nil {
+		by := writer
+		if step%5 == 4 {
+			by = inSQL
+		}
+		if err := by.Apply(ctx, cs); err != nil {
 			t.Fatal(err)
 		}
 		q := kgmem.ThreadNeighborsQuery{IDs: ids, Window: 3}
