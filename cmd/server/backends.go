@@ -179,7 +179,9 @@ func openGraph(ctx context.Context, cfg *config) (kgmem.GraphStore, error) {
 	switch cfg.Graph {
 	case "sqlite":
 		path := filepath.Join(cfg.DataDir, "graph.db")
-		s, err := sqlite.Open(ctx, path)
+		// The process owns its data directory (datadir.go), so the store
+		// owns the file and keeps its versions in memory.
+		s, err := sqlite.Open(ctx, path, sqlite.Exclusive())
 		if err != nil {
 			return nil, fmt.Errorf("open embedded graph store %s: %w", path, err)
 		}

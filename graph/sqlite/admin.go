@@ -34,7 +34,7 @@ func (s *Store) SetDecay(ctx context.Context, ns kgmem.Namespace, updates []kgme
 		return nil
 	}
 	var from, to int64 // the episode versions of ns, when an episode changes
-	err := s.write(ctx, func(tx *sql.Tx) error {
+	err := s.write(ctx, ns, func(tx *sql.Tx) error {
 		if slices.ContainsFunc(updates, func(u kgmem.DecayUpdate) bool { return u.Kind == kgmem.KindEpisode }) {
 			var err error
 			if from, to, err = s.raiseEpisodeVersion(ctx, tx, ns); err != nil {
@@ -71,7 +71,7 @@ func (s *Store) DeleteFact(ctx context.Context, ns kgmem.Namespace, id string) e
 	if err := checkNamespace(ns); err != nil {
 		return err
 	}
-	err := s.write(ctx, func(tx *sql.Tx) error {
+	err := s.write(ctx, ns, func(tx *sql.Tx) error {
 		var rid int64
 		err := tx.QueryRowContext(ctx, `DELETE FROM facts WHERE namespace = ? AND id = ? RETURNING rid`, ns, id).Scan(&rid)
 		if errNoRows(err) {
@@ -98,7 +98,7 @@ func (s *Store) PurgeNamespace(ctx context.Context, ns kgmem.Namespace) (kgmem.P
 		return kgmem.PurgeStats{}, err
 	}
 	var stats kgmem.PurgeStats
-	err := s.write(ctx, func(tx *sql.Tx) error {
+	err := s.write(ctx, ns, func(tx *sql.Tx) error {
 		steps := []struct {
 			query string
 			count *int
@@ -188,7 +188,7 @@ func (s *Store) PutSettings(ctx context.Context, ns kgmem.Namespace, set kgmem.N
 	if err != nil {
 		return fmt.Errorf("sqlite: put settings of %s: %w", ns, kgmem.Invalidf("settings", "cannot be encoded as JSON: %v", err))
 	}
-	err = s.write(ctx, func(tx *sql.Tx) error {
+	err = s.write(ctx, ns, func(tx *sql.Tx) error {
 		if _, err := tx.ExecContext(ctx, `INSERT INTO settings (namespace, body) VALUES (?, ?)
 			ON CONFLICT (namespace) DO UPDATE SET body = excluded.body`, ns, string(body)); err != nil {
 			return err

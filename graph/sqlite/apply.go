@@ -20,7 +20,7 @@ func (s *Store) Apply(ctx context.Context, cs kgmem.ChangeSet) error {
 		return nil
 	}
 	var a *applier
-	err := s.write(ctx, func(tx *sql.Tx) error {
+	err := s.write(ctx, cs.Namespace, func(tx *sql.Tx) error {
 		a = &applier{ctx: ctx, tx: tx, st: s.ws, ns: cs.Namespace, tok: nsToken(cs.Namespace), pre: wordPrefix(cs.Namespace),
 			known: map[string]bool{}, fts: map[string]*ftsBatch{}}
 		if err := a.apply(cs); err != nil {
@@ -35,8 +35,14 @@ func (s *Store) Apply(ctx context.Context, cs kgmem.ChangeSet) error {
 	return nil
 }
 
-// write runs fn in one immediate transaction on the writer connection.
-func (s *Store) write(ctx context.Context, fn func(tx *sql.Tx) error) error {
+// write runs fn, a write to ns, in one immediate transaction on the writer
+// connection.
+func (s *Store) write(ctx context.Context, ns kgmem.Namespace, fn func(tx *sql.Tx) error) error {
+	if s.memo != nil {
+		// Once the transaction has ended, committed or not, the versions
+		// held of ns are read again.
+		defer s.memo.written(ns)
+	}
 	tx, err := s.w.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("begin: %w", wrapErr(err))

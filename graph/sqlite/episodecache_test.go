@@ -26,6 +26,17 @@ type episodeHistory struct {
 	epoch  int // raised by purges, so re-created episodes get new content
 }
 
+// newEpisodeHistory returns a history of writes through stores, over two
+// namespaces and twelve episode ids, drawn from seed.
+func newEpisodeHistory(t *testing.T, seed uint64, stores ...*sqlite.Store) *episodeHistory {
+	h := &episodeHistory{t: t, rng: rand.New(rand.NewPCG(seed, 7)), stores: stores,
+		nss: []kgmem.Namespace{"epc/one", "epc/two"}}
+	for i := range 12 {
+		h.ids = append(h.ids, fmt.Sprintf("ep_c%02d", i))
+	}
+	return h
+}
+
 // store returns one of the stores at random.
 func (h *episodeHistory) store() *sqlite.Store { return h.stores[h.rng.IntN(len(h.stores))] }
 
@@ -127,11 +138,7 @@ func TestEpisodesFollowEveryWrite(t *testing.T) {
 			a, b := openPair(t)
 			sqlite.CacheEpisodes(a, size)
 			sqlite.CacheEpisodes(b, size)
-			h := &episodeHistory{t: t, rng: rand.New(rand.NewPCG(uint64(size), 7)), stores: []*sqlite.Store{a, b},
-				nss: []kgmem.Namespace{"epc/one", "epc/two"}}
-			for i := range 12 {
-				h.ids = append(h.ids, fmt.Sprintf("ep_c%02d", i))
-			}
+			h := newEpisodeHistory(t, uint64(size), a, b)
 			for step := range 400 {
 				if h.rng.IntN(3) == 0 {
 					h.write()

@@ -76,7 +76,7 @@ func (s *Store) DeleteItem(ctx context.Context, ns kgmem.Namespace, id string) e
 	if err := checkNamespace(ns); err != nil {
 		return err
 	}
-	err := s.write(ctx, func(tx *sql.Tx) error {
+	err := s.write(ctx, ns, func(tx *sql.Tx) error {
 		var rid int64
 		err := tx.QueryRowContext(ctx, `DELETE FROM items WHERE namespace = ? AND id = ? RETURNING rid`, ns, id).Scan(&rid)
 		if errNoRows(err) {

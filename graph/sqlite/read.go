@@ -387,11 +387,11 @@ func (s *Store) Episodes(ctx context.Context, ns kgmem.Namespace, ids []string) 
 	if err := checkNamespace(ns); err != nil {
 		return nil, err
 	}
-	version, err := episodeVersion(ctx, s.cached(s.r), ns)
+	v, err := s.versionsOf(ctx, ns)
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: episodes: %w", err)
 	}
-	found, missing := s.episodes.lookup(ns, version, ids)
+	found, missing := s.episodes.lookup(ns, v.episode, ids)
 	if len(missing) > 0 {
 		loaded, err := byIDs(ctx, missing, func(e kgmem.Episode) string { return e.ID },
 			func(ctx context.Context, cond string, args []any) ([]kgmem.Episode, error) {
@@ -400,7 +400,7 @@ func (s *Store) Episodes(ctx context.Context, ns kgmem.Namespace, ids []string) 
 		if err != nil {
 			return nil, fmt.Errorf("sqlite: episodes: %w", err)
 		}
-		s.episodes.fill(ns, version, loaded)
+		s.episodes.fill(ns, v.episode, loaded)
 		for _, ep := range loaded {
 			found[ep.ID] = ep
 		}

@@ -62,10 +62,11 @@ func (s *Store) SearchText(ctx context.Context, ns kgmem.Namespace, q kgmem.Text
 		return nil, nil
 	}
 	indexTerms := lexical.QueryTerms(q.Text)
-	version, err := graphVersion(ctx, s.cached(s.r), ns)
+	v, err := s.versionsOf(ctx, ns)
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: search: %w", err)
 	}
+	version := v.graph
 	// The kinds are independent queries: run them on separate reader
 	// connections at once.
 	sources := ftsSources()

@@ -28,7 +28,7 @@
 // transactions start IMMEDIATE so they queue on busy_timeout instead of
 // failing on lock upgrade) and a pool of query-only reader connections that WAL
 // lets run beside it. Several Stores, in one process or several, may open the
-// same file.
+// same file; one opened Exclusive has it alone (versions.go).
 package sqlite
 
 import (
@@ -80,16 +80,34 @@ type Store struct {
 	dfs dfCache
 	// episodes keeps recently loaded episodes for Episodes (episodecache.go).
 	episodes *episodeCache
+	// own is the Store's hold on its file; memo, for an Exclusive Store,
+	// the namespaces' versions (versions.go).
+	own  *ownership
+	memo *versionMemo
 }
 
 var _ kgmem.GraphStore = (*Store)(nil)
 
 // Open opens (creating if needed) the store in the SQLite file at path and
-// brings its schema up to date. Close it when done.
-func Open(ctx context.Context, path string) (*Store, error) {
+// brings its schema up to date. Close it when done. By default several
+// Stores, in one process or several, may have the file open; see Exclusive.
+func Open(ctx context.Context, path string, opts ...Option) (s *Store, err error) {
 	if path == "" || path == ":memory:" || strings.ContainsAny(path, "?#") {
 		return nil, kgmem.Invalidf("path", "must be a file path without '?' or '#', got %q", path)
 	}
+	var o options
+	for _, opt := range opts {
+		opt(&o)
+	}
+	own, err := own(path, o.exclusive)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if err != nil {
+			_ = own.release()
+		}
+	}()
 	common := []string{
 		fmt.Sprintf("busy_timeout(%d)", busyTimeoutMillis),
 		"foreign_keys(1)",
@@ -116,10 +134,13 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		_ = w.Close()
 		return nil, err
 	}
-	s := &Store{w: w, r: r, ws: ws, topo: topology.NewCache(),
+	s = &Store{w: w, r: r, ws: ws, topo: topology.NewCache(),
 		lex:      nscache.New[*lexical.Index](lexicalBudget, lexicalRefreshAbove),
 		threads:  nscache.New[*threadOrder](threadOrderBudget, threadOrderRefreshAbove),
-		episodes: newEpisodeCache(episodeCacheSize)}
+		episodes: newEpisodeCache(episodeCacheSize), own: own}
+	if o.exclusive {
+		s.memo = newVersionMemo()
+	}
 	if err := s.Ping(ctx); err != nil {
 		_ = s.Close()
 		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
@@ -175,10 +196,12 @@ func (s *Store) Ping(ctx context.Context) error {
 }
 
 // Close records query-planner statistics (PRAGMA optimize, cheap and
-// incremental) and closes both connection pools.
+// incremental), closes both connection pools and lets other Stores open
+// the file.
 func (s *Store) Close() error {
 	_, optErr := s.w.Exec(`PRAGMA optimize`)
-	return errors.Join(optErr, s.ws.close(), s.r.Close(), s.w.Close())
+	err := errors.Join(optErr, s.ws.close(), s.r.Close(), s.w.Close())
+	return errors.Join(err, s.own.release())
 }
 
 // wrapErr marks lock timeouts as kgmem.ErrUnavailable so callers can retry.

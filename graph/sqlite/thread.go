@@ -35,11 +35,11 @@ func (s *Store) ThreadNeighbors(ctx context.Context, ns kgmem.Namespace, q kgmem
 	// The thread order in memory answers; an anchor it does not hold
 	// (stored after the order's version was read) is looked up and walked
 	// in SQL.
-	version, err := graphVersion(ctx, s.cached(s.r), ns)
+	v, err := s.versionsOf(ctx, ns)
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: thread neighbors: %w", err)
 	}
-	order, cached, err := s.threadOrderOf(ctx, ns, version)
+	order, cached, err := s.threadOrderOf(ctx, ns, v.graph)
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: thread neighbors: %w", err)
 	}

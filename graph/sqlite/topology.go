@@ -15,11 +15,11 @@ import (
 // (graph_versions, raised by every write that can change the graph, from
 // this process or another), or ok false when ns is too large to cache.
 func (s *Store) topology(ctx context.Context, ns kgmem.Namespace) (t *topology.Topology, ok bool, err error) {
-	version, err := graphVersion(ctx, s.cached(s.r), ns)
+	v, err := s.versionsOf(ctx, ns)
 	if err != nil {
 		return nil, false, err
 	}
-	return s.topo.Get(ctx, string(ns), version, func(ctx context.Context) (nscache.Loaded[*topology.Topology], error) {
+	return s.topo.Get(ctx, string(ns), v.graph, func(ctx context.Context) (nscache.Loaded[*topology.Topology], error) {
 		return s.readTopology(ctx, ns)
 	})
 }

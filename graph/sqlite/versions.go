@@ -1,0 +1,169 @@
+package sqlite
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/gofrs/flock"
+	"github.com/kgmem/kgmem"
+)
+
+// ErrFileInUse is what Open returns when the file is open in another Store
+// that cannot share it: one opened Exclusive while others are open, or any
+// while an Exclusive one is.
+var ErrFileInUse = errors.New("sqlite: the file is open in another store")
+
+// Option configures Open.
+type Option func(*options)
+
+// options are what the Options set.
+type options struct {
+	exclusive bool
+}
+
+// Exclusive opens the file for this Store alone (the kgmem server owns its
+// data directory so): no other Store, in this process or another, may open
+// it while this one is open, and none may be open already (ErrFileInUse).
+// The Store then keeps its namespaces' graph and episode versions in memory,
+// read once and read again only after its own writes, instead of reading
+// them before every use of what it caches (the BM25 indexes, the thread
+// orders, the episodes): no other writer can change them unseen.
+func Exclusive() Option { return func(o *options) { o.exclusive = true } }
+
+// ownership is a Store's hold on its file through a lock file beside it:
+// shared by Stores opened without Exclusive, exclusive for one opened with it.
+type ownership struct {
+	lock *flock.Flock
+}
+
+// own takes the lock file of path, shared or exclusive, without waiting.
+func own(path string, exclusive bool) (*ownership, error) {
+	fl := flock.New(path + ".lock")
+	take, mode := fl.TryRLock, "shared"
+	if exclusive {
+		take, mode = fl.TryLock, "exclusive"
+	}
+	ok, err := take()
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: lock %s (%s): %w", fl.Path(), mode, err)
+	}
+	if !ok {
+		return nil, fmt.Errorf("sqlite: open %s for %s use: %w", path, mode, ErrFileInUse)
+	}
+	return &ownership{lock: fl}, nil
+}
+
+// release lets other Stores open the file.
+func (o *ownership) release() error { return o.lock.Unlock() }
+
+// nsVersions are a namespace's graph version (graph_versions: what the
+// views of topology.go, lexical.go and threadorder.go are valid at) and
+// episode version (episode_versions: what episodecache.go's episodes are
+// valid at); 0 for none.
+type nsVersions struct {
+	graph, episode int64
+}
+
+// readVersions reads both versions of ns in one query.
+func readVersions(ctx context.Context, q querier, ns kgmem.Namespace) (nsVersions, error) {
+	rows, err := q.QueryContext(ctx, `SELECT
+		coalesce((SELECT version FROM graph_versions WHERE namespace = ?), 0),
+		coalesce((SELECT version FROM episode_versions WHERE namespace = ?), 0)`, ns, ns)
+	if err != nil {
+		return nsVersions{}, fmt.Errorf("versions of %s: %w", ns, wrapErr(err))
+	}
+	defer func() { _ = rows.Close() }()
+	var v nsVersions
+	if rows.Next() {
+		err = rows.Scan(&v.graph, &v.episode)
+	}
+	if err = errors.Join(err, rows.Err()); err != nil {
+		return nsVersions{}, fmt.Errorf("versions of %s: %w", ns, wrapErr(err))
+	}
+	return v, nil
+}
+
+// versionsOf returns the current versions of ns: read from the file, or,
+// for an Exclusive Store, from memory once read.
+func (s *Store) versionsOf(ctx context.Context, ns kgmem.Namespace) (nsVersions, error) {
+	if s.memo == nil {
+		return readVersions(ctx, s.cached(s.r), ns)
+	}
+	v, ok, gen := s.memo.get(ns)
+	if ok {
+		return v, nil
+	}
+	v, err := readVersions(ctx, s.cached(s.r), ns)
+	if err != nil {
+		return v, err
+	}
+	s.memo.put(ns, gen, v)
+	return v, nil
+}
+
+// versionMemo holds the versions an Exclusive Store read, per namespace,
+// until its next write there. Each entry carries a generation, drawn from
+// one counter and renewed by every write: a read keeps what it read only if
+// no write to its namespace ended while it ran. It is safe for concurrent
+// use.
+type versionMemo struct {
+	mu      sync.Mutex
+	counter uint64
+	entries map[kgmem.Namespace]*memoEntry
+}
+
+// memoEntry is one namespace's versions, valid when read at generation gen.
+type memoEntry struct {
+	gen   uint64
+	valid bool
+	v     nsVersions
+}
+
+// maxMemoEntries bounds the namespaces a versionMemo holds; past it, it
+// starts over.
+const maxMemoEntries = 100_000
+
+// newVersionMemo returns an empty memo.
+func newVersionMemo() *versionMemo {
+	return &versionMemo{entries: map[kgmem.Namespace]*memoEntry{}}
+}
+
+// get returns the versions held for ns, or the generation a read of them
+// must be stored at.
+func (m *versionMemo) get(ns kgmem.Namespace) (nsVersions, bool, uint64) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	e := m.entries[ns]
+	if e == nil {
+		if len(m.entries) >= maxMemoEntries {
+			clear(m.entries)
+		}
+		m.counter++
+		e = &memoEntry{gen: m.counter}
+		m.entries[ns] = e
+	}
+	return e.v, e.valid, e.gen
+}
+
+// put stores versions of ns read after get returned gen, unless a write to
+// ns ended since.
+func (m *versionMemo) put(ns kgmem.Namespace, gen uint64, v nsVersions) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if e := m.entries[ns]; e != nil && e.gen == gen {
+		e.v, e.valid = v, true
+	}
+}
+
+// written records that a write to ns ended (committed or not): what is held
+// of ns, and any read of it running now, are stale.
+func (m *versionMemo) written(ns kgmem.Namespace) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if e := m.entries[ns]; e != nil {
+		m.counter++
+		e.gen, e.valid = m.counter, false
+	}
+}
