@@ -163,17 +163,30 @@ func (s *Store) Settings(ctx context.Context, ns kgmem.Namespace) (kgmem.Namespa
 	if err := checkNamespace(ns); err != nil {
 		return out, err
 	}
-	bodies, err := collect(ctx, s.cached(s.r), func(rows *sql.Rows) (string, error) {
-		var b string
-		return b, rows.Scan(&b)
-	}, `SELECT body FROM settings WHERE namespace = ?`, ns)
+	read := func(ctx context.Context) (string, error) {
+		bodies, err := collect(ctx, s.cached(s.r), func(rows *sql.Rows) (string, error) {
+			var b string
+			return b, rows.Scan(&b)
+		}, `SELECT body FROM settings WHERE namespace = ?`, ns)
+		if err != nil || len(bodies) == 0 {
+			return "", err
+		}
+		return bodies[0], nil
+	}
+	var body string
+	var err error
+	if s.memo == nil {
+		body, err = read(ctx)
+	} else {
+		body, err = remembered(ctx, s.memo, ns, func(e *memoEntry) **string { return &e.settings }, read)
+	}
 	if err != nil {
 		return out, fmt.Errorf("sqlite: settings of %s: %w", ns, err)
 	}
-	if len(bodies) == 0 {
+	if body == "" {
 		return out, nil
 	}
-	if err := json.Unmarshal([]byte(bodies[0]), &out); err != nil {
+	if err := json.Unmarshal([]byte(body), &out); err != nil {
 		return out, fmt.Errorf("sqlite: settings of %s: decode: %w", ns, err)
 	}
 	return out, nil

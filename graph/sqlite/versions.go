@@ -91,34 +91,27 @@ func (s *Store) versionsOf(ctx context.Context, ns kgmem.Namespace) (nsVersions,
 	if s.memo == nil {
 		return readVersions(ctx, s.cached(s.r), ns)
 	}
-	v, ok, gen := s.memo.get(ns)
-	if ok {
-		return v, nil
-	}
-	v, err := readVersions(ctx, s.cached(s.r), ns)
-	if err != nil {
-		return v, err
-	}
-	s.memo.put(ns, gen, v)
-	return v, nil
+	return remembered(ctx, s.memo, ns, func(e *memoEntry) **nsVersions { return &e.versions },
+		func(ctx context.Context) (nsVersions, error) { return readVersions(ctx, s.cached(s.r), ns) })
 }
 
-// versionMemo holds the versions an Exclusive Store read, per namespace,
-// until its next write there. Each entry carries a generation, drawn from
-// one counter and renewed by every write: a read keeps what it read only if
-// no write to its namespace ended while it ran. It is safe for concurrent
-// use.
+// versionMemo holds what an Exclusive Store read of a namespace that only
+// its own writes change, its versions and settings, until its next write
+// there. Each entry carries a generation, drawn from one counter and renewed
+// by every write: a read keeps what it read only if no write to its
+// namespace ended while it ran. It is safe for concurrent use.
 type versionMemo struct {
 	mu      sync.Mutex
 	counter uint64
 	entries map[kgmem.Namespace]*memoEntry
 }
 
-// memoEntry is one namespace's versions, valid when read at generation gen.
+// memoEntry is what is held of one namespace, read at generation gen; nil
+// fields are not held.
 type memoEntry struct {
-	gen   uint64
-	valid bool
-	v     nsVersions
+	gen      uint64
+	versions *nsVersions
+	settings *string // the stored settings' JSON; "" for none
 }
 
 // maxMemoEntries bounds the namespaces a versionMemo holds; past it, it
@@ -130,11 +123,11 @@ func newVersionMemo() *versionMemo {
 	return &versionMemo{entries: map[kgmem.Namespace]*memoEntry{}}
 }
 
-// get returns the versions held for ns, or the generation a read of them
-// must be stored at.
-func (m *versionMemo) get(ns kgmem.Namespace) (nsVersions, bool, uint64) {
+// remembered returns the value field selects in the entry of ns, reading it
+// with read and keeping it when it is not held.
+func remembered[T any](ctx context.Context, m *versionMemo, ns kgmem.Namespace, field func(*memoEntry) **T,
+	read func(context.Context) (T, error)) (T, error) {
 	m.mu.Lock()
-	defer m.mu.Unlock()
 	e := m.entries[ns]
 	if e == nil {
 		if len(m.entries) >= maxMemoEntries {
@@ -144,17 +137,21 @@ func (m *versionMemo) get(ns kgmem.Namespace) (nsVersions, bool, uint64) {
 		e = &memoEntry{gen: m.counter}
 		m.entries[ns] = e
 	}
-	return e.v, e.valid, e.gen
-}
-
-// put stores versions of ns read after get returned gen, unless a write to
-// ns ended since.
-func (m *versionMemo) put(ns kgmem.Namespace, gen uint64, v nsVersions) {
+	held, gen := *field(e), e.gen
+	m.mu.Unlock()
+	if held != nil {
+		return *held, nil
+	}
+	v, err := read(ctx)
+	if err != nil {
+		return v, err
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if e := m.entries[ns]; e != nil && e.gen == gen {
-		e.v, e.valid = v, true
+		*field(e) = &v
 	}
+	return v, nil
 }
 
 // written records that a write to ns ended (committed or not): what is held
@@ -164,6 +161,6 @@ func (m *versionMemo) written(ns kgmem.Namespace) {
 	defer m.mu.Unlock()
 	if e := m.entries[ns]; e != nil {
 		m.counter++
-		e.gen, e.valid = m.counter, false
+		*e = memoEntry{gen: m.counter}
 	}
 }
