@@ -41,10 +41,15 @@ func (s *Store) SetDecay(ctx context.Context, ns kgmem.Namespace, updates []kgme
 				return err
 			}
 		}
+		stmts := map[string]*sql.Stmt{}
 		for i, u := range updates {
 			table, _, _ := recordTable(u.Kind)
-			res, err := tx.ExecContext(ctx, `UPDATE `+table+` SET stability = ?, reinforced_at = ?, reinforcements = ?,
-				pinned = ?, forgotten_at = ? WHERE namespace = ? AND id = ?`, append(decayArgs(u.State), ns, u.ID)...)
+			st, ok := stmts[table]
+			if !ok {
+				st = tx.StmtContext(ctx, s.ws.setDecay[table])
+				stmts[table] = st
+			}
+			res, err := st.ExecContext(ctx, append(decayArgs(u.State), ns, u.ID)...)
 			if err != nil {
 				return fmt.Errorf("updates[%d]: %w", i, err)
 			}

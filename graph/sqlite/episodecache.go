@@ -201,29 +201,17 @@ func cloneJSONValue(v any) any {
 	}
 }
 
-// episodeVersion reads the episode version of ns: 0 when nothing has raised it.
-func episodeVersion(ctx context.Context, q querier, ns kgmem.Namespace) (int64, error) {
-	v, err := integers(ctx, q, `SELECT version FROM episode_versions WHERE namespace = ?`, ns)
-	if err != nil {
-		return 0, fmt.Errorf("episode version: %w", err)
-	}
-	if len(v) == 0 {
-		return 0, nil
-	}
-	return v[0], nil
-}
-
 // raiseEpisodeVersion gives ns a new episode version inside the write
 // transaction tx, returning the one it had (0: none) and the new one.
 func (s *Store) raiseEpisodeVersion(ctx context.Context, tx *sql.Tx, ns kgmem.Namespace) (from, to int64, err error) {
-	if from, err = episodeVersion(ctx, tx, ns); err != nil {
-		return 0, 0, err
+	err = tx.StmtContext(ctx, s.ws.getEpisodeVersion).QueryRowContext(ctx, ns).Scan(&from)
+	if err != nil && !errNoRows(err) {
+		return 0, 0, fmt.Errorf("episode version of %s: %w", ns, err)
 	}
 	if err := tx.StmtContext(ctx, s.ws.nextVersion).QueryRowContext(ctx).Scan(&to); err != nil {
 		return 0, 0, fmt.Errorf("episode version: %w", err)
 	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO episode_versions (namespace, version) VALUES (?, ?)
-		ON CONFLICT (namespace) DO UPDATE SET version = excluded.version`, ns, to); err != nil {
+	if _, err := tx.StmtContext(ctx, s.ws.setEpisodeVersion).ExecContext(ctx, ns, to); err != nil {
 		return 0, 0, fmt.Errorf("episode version of %s: %w", ns, err)
 	}
 	return from, to, nil

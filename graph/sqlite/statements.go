@@ -23,6 +23,12 @@ type writeStmts struct {
 	nextVersion, setVersion *sql.Stmt
 	// getVersion reads a namespace's version (none: no row).
 	getVersion *sql.Stmt
+	// getEpisodeVersion and setEpisodeVersion read and give a namespace's
+	// episode version (episodecache.go).
+	getEpisodeVersion, setEpisodeVersion *sql.Stmt
+	// setDecay is keyed by record table: it overwrites one record's decay
+	// columns (SetDecay).
+	setDecay map[string]*sql.Stmt
 	// ftsDelete and ftsInsert are keyed by FTS table name; each takes a
 	// JSON array (of rowids; of [rowid, body] pairs) and writes a whole
 	// change set's entries in one statement.
@@ -143,7 +149,7 @@ func (c cachedReader) QueryContext(ctx context.Context, query string, args ...an
 
 // prepareWrites prepares every write statement on db.
 func prepareWrites(ctx context.Context, db *sql.DB) (*writeStmts, error) {
-	w := &writeStmts{ftsDelete: map[string]*sql.Stmt{}, ftsInsert: map[string]*sql.Stmt{}}
+	w := &writeStmts{ftsDelete: map[string]*sql.Stmt{}, ftsInsert: map[string]*sql.Stmt{}, setDecay: map[string]*sql.Stmt{}}
 	var errs []error
 	prep := func(query string) *sql.Stmt {
 		st, err := db.PrepareContext(ctx, query)
@@ -202,7 +208,12 @@ func prepareWrites(ctx context.Context, db *sql.DB) (*writeStmts, error) {
 	w.getVersion = prep(`SELECT version FROM graph_versions WHERE namespace = ?`)
 	w.setVersion = prep(`INSERT INTO graph_versions (namespace, version) VALUES (?, ?)
 		ON CONFLICT (namespace) DO UPDATE SET version = excluded.version`)
+	w.getEpisodeVersion = prep(`SELECT version FROM episode_versions WHERE namespace = ?`)
+	w.setEpisodeVersion = prep(`INSERT INTO episode_versions (namespace, version) VALUES (?, ?)
+		ON CONFLICT (namespace) DO UPDATE SET version = excluded.version`)
 	for _, src := range ftsSources() {
+		w.setDecay[src.records] = prep(`UPDATE ` + src.records + ` SET stability = ?, reinforced_at = ?, reinforcements = ?,
+			pinned = ?, forgotten_at = ? WHERE namespace = ? AND id = ?`)
 		w.ftsDelete[src.fts] = prep(`DELETE FROM ` + src.fts + ` WHERE rowid IN (SELECT value FROM json_each(?))`)
 		w.ftsInsert[src.fts] = prep(`INSERT INTO ` + src.fts + ` (rowid, ns, body)
 			SELECT value ->> 0, ?, value ->> 1 FROM json_each(?)`)
@@ -217,7 +228,11 @@ func prepareWrites(ctx context.Context, db *sql.DB) (*writeStmts, error) {
 // close closes every prepared statement.
 func (w *writeStmts) close() error {
 	all := []*sql.Stmt{w.registerNS, w.entityExists, w.episodeExists, w.upsertEntity, w.clearNames, w.addName,
-		w.insertEpisode, w.upsertFact, w.upsertItem, w.addMention, w.nextVersion, w.setVersion, w.getVersion}
+		w.insertEpisode, w.upsertFact, w.upsertItem, w.addMention, w.nextVersion, w.setVersion, w.getVersion,
+		w.getEpisodeVersion, w.setEpisodeVersion}
+	for _, st := range w.setDecay {
+		all = append(all, st)
+	}
 	for _, st := range w.ftsDelete {
 		all = append(all, st)
 	}
