@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	wal "github.com/kgmem/kgmem/internal/journal"
 	"os"
 	"path/filepath"
 	"sync"
@@ -12,6 +11,7 @@ import (
 	"time"
 
 	"github.com/kgmem/kgmem"
+	wal "github.com/kgmem/kgmem/internal/journal"
 )
 
 // crash stops the reinforcer the way a killed process would: the loop ends,

@@ -2,10 +2,10 @@ package memory
 
 import (
 	"fmt"
-
-	"github.com/kgmem/kgmem"
 	"strings"
 	"time"
+
+	"github.com/kgmem/kgmem"
 )
 
 // RenderContext renders search results as a prompt-ready block: current facts
