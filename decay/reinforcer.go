@@ -11,6 +11,7 @@ import (
 
 	"github.com/kgmem/kgmem"
 	wal "github.com/kgmem/kgmem/internal/journal"
+	"github.com/samber/lo"
 )
 
 // Reinforcer defaults.
@@ -285,7 +286,7 @@ func (r *Reinforcer) apply(ctx context.Context) error {
 	for _, e := range r.pending {
 		r.pendingRefs += len(e.Refs)
 	}
-	if len(retry) == len(batch) {
+	if countRefs(retry) == countRefs(batch) {
 		return err // nothing applied: the journal is still exact
 	}
 	if jerr := r.journal.Rewrite(r.pending); jerr != nil {
@@ -313,14 +314,14 @@ func (r *Reinforcer) applyBatch(ctx context.Context, batch []journalEntry) ([]jo
 		errs  []error
 	)
 	for _, ns := range order {
-		err := r.applyNamespace(ctx, ns, byNS[ns])
+		left, err := r.applyNamespace(ctx, ns, byNS[ns])
 		switch {
 		case err == nil:
 		case errors.Is(err, kgmem.ErrInvalid):
 			r.log.Error("decay: dropping reinforcements that cannot be applied", "namespace", ns, "err", err)
 			errs = append(errs, err)
 		default:
-			retry = append(retry, byNS[ns]...)
+			retry = append(retry, left...)
 			errs = append(errs, err)
 		}
 	}
@@ -330,12 +331,17 @@ func (r *Reinforcer) applyBatch(ctx context.Context, batch []journalEntry) ([]jo
 	return retry, nil
 }
 
-// applyNamespace reinforces every ref of entries at each time it was enqueued,
-// in time order, and writes the new states.
-func (r *Reinforcer) applyNamespace(ctx context.Context, ns kgmem.Namespace, entries []journalEntry) error {
+// applyNamespace reinforces every ref of entries at each time it was
+// enqueued, in time order, and writes the new states: loadChunk refs at a
+// time, each chunk read, reinforced and written under the namespace lock on
+// its own, so that an ingest into the namespace waits for one chunk rather
+// than for the whole flush (recalls grow with searches: a flush can hold
+// thousands of refs). On error it returns the entries, cut down to the refs
+// of the chunks not written, that are still to apply.
+func (r *Reinforcer) applyNamespace(ctx context.Context, ns kgmem.Namespace, entries []journalEntry) ([]journalEntry, error) {
 	model, err := r.models(ctx, ns)
 	if err != nil {
-		return fmt.Errorf("model of %s: %w", ns, err)
+		return entries, fmt.Errorf("model of %s: %w", ns, err)
 	}
 	times := make(map[Ref][]time.Time)
 	var refs []Ref
@@ -347,6 +353,17 @@ func (r *Reinforcer) applyNamespace(ctx context.Context, ns kgmem.Namespace, ent
 			times[ref] = append(times[ref], e.At)
 		}
 	}
+	for start := 0; start < len(refs); start += loadChunk {
+		if err := r.applyRefs(ctx, ns, model, refs[start:min(start+loadChunk, len(refs))], times); err != nil {
+			return onlyRefs(entries, refs[start:]), err
+		}
+	}
+	return nil, nil
+}
+
+// applyRefs reinforces refs of ns at their times and writes their states,
+// holding the namespace lock from the read to the write.
+func (r *Reinforcer) applyRefs(ctx context.Context, ns kgmem.Namespace, model Model, refs []Ref, times map[Ref][]time.Time) error {
 	if r.cfg.Lock != nil {
 		unlock, err := r.cfg.Lock.Lock(ctx, ns)
 		if err != nil {
@@ -373,4 +390,30 @@ func (r *Reinforcer) applyNamespace(ctx context.Context, ns kgmem.Namespace, ent
 		updates = append(updates, kgmem.DecayUpdate{Kind: ref.Kind, ID: ref.ID, State: s})
 	}
 	return setDecay(ctx, r.cfg.Store, ns, updates)
+}
+
+// onlyRefs returns entries cut down to the refs in keep, leaving out those
+// left with none.
+func onlyRefs(entries []journalEntry, keep []Ref) []journalEntry {
+	kept := make(map[Ref]bool, len(keep))
+	for _, ref := range keep {
+		kept[ref] = true
+	}
+	var out []journalEntry
+	for _, e := range entries {
+		refs := lo.Filter(e.Refs, func(ref Ref, _ int) bool { return kept[ref] })
+		if len(refs) > 0 {
+			out = append(out, journalEntry{NS: e.NS, At: e.At, Refs: refs})
+		}
+	}
+	return out
+}
+
+// countRefs counts the refs of entries.
+func countRefs(entries []journalEntry) int {
+	n := 0
+	for _, e := range entries {
+		n += len(e.Refs)
+	}
+	return n
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"sync"
@@ -459,6 +460,76 @@ func TestReinforcerHoldsLockWhileApplying(t *testing.T) {
 		}
 		if got := stateOf(t, store, ns2, fact2); got.Reinforcements == 0 {
 			t.Errorf("fact of %s not reinforced: %+v", ns2, got)
+		}
+	})
+}
+
+// failOnceStore fails one SetDecay call, the failAt-th, with ErrUnavailable
+// and records which namespace locks each call held.
+type failOnceStore struct {
+	*lockedStore
+	failAt int
+	sets   int
+	locks  int
+}
+
+func (s *failOnceStore) Lock(ctx context.Context, ns kgmem.Namespace) (func(), error) {
+	s.mu.Lock()
+	s.locks++
+	s.mu.Unlock()
+	return s.lockedStore.Lock(ctx, ns)
+}
+
+func (s *failOnceStore) SetDecay(ctx context.Context, ns kgmem.Namespace, updates []kgmem.DecayUpdate) error {
+	s.mu.Lock()
+	s.sets++
+	fail := s.sets == s.failAt
+	s.mu.Unlock()
+	if fail {
+		return fmt.Errorf("failing once: %w", kgmem.ErrUnavailable)
+	}
+	return s.lockedStore.SetDecay(ctx, ns, updates)
+}
+
+// TestReinforcerFlushesInChunks recalls more episodes than one chunk: the
+// flush takes the namespace's lock once per chunk (an ingest waits for one
+// chunk, not the whole flush), and when a chunk fails only the refs not yet
+// written are retried, so every episode is reinforced exactly once.
+func TestReinforcerFlushesInChunks(t *testing.T) {
+	forEachStore(t, func(t *testing.T, store kgmem.GraphStore) {
+		ctx := context.Background()
+		const ns = kgmem.Namespace("acme/chunks")
+		f := newFixture(ns, epoch)
+		var refs []Ref
+		for i := range 2*loadChunk + 10 {
+			refs = append(refs, episodeRef(f.episode(numbered("m", i), epoch, kgmem.DecayState{})))
+		}
+		f.write(t, store)
+		fs := &failOnceStore{lockedStore: &lockedStore{GraphStore: store, held: map[kgmem.Namespace]bool{}}, failAt: 2}
+		r := newReinforcer(t, ReinforcerConfig{Store: fs, Models: StoreModels(store), Lock: fs, BatchSize: 10 * len(refs),
+			JournalPath: filepath.Join(t.TempDir(), "j"), Clock: &fakeClock{now: epoch.Add(day)}})
+		if err := r.Enqueue(ns, refs[:loadChunk]...); err != nil {
+			t.Fatal(err)
+		}
+		if err := r.Enqueue(ns, refs[loadChunk:]...); err != nil {
+			t.Fatal(err)
+		}
+		if err := r.Flush(ctx); !errors.Is(err, kgmem.ErrUnavailable) {
+			t.Fatalf("flush with the second chunk failing: %v, want ErrUnavailable", err)
+		}
+		if fs.locks != 2 || r.Pending() != len(refs)-loadChunk {
+			t.Fatalf("after the failed chunk: %d locks taken, %d refs pending; want 2 and %d", fs.locks, r.Pending(), len(refs)-loadChunk)
+		}
+		if err := r.Flush(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if fs.locks != 4 || len(fs.unlocked) > 0 {
+			t.Fatalf("%d locks taken in all, calls without the lock %v; want 4 and none", fs.locks, fs.unlocked)
+		}
+		for _, ref := range refs {
+			if s := stateOf(t, store, ns, ref); s.Reinforcements != 1 {
+				t.Fatalf("%v reinforced %d times, want once: %+v", ref, s.Reinforcements, s)
+			}
 		}
 	})
 }
