@@ -155,36 +155,55 @@ func NewReinforcer(cfg ReinforcerConfig) (*Reinforcer, error) {
 // kgmem.ErrUnavailable. After a failed fsync the reinforcement stays queued
 // but may not survive a crash.
 func (r *Reinforcer) Enqueue(ns kgmem.Namespace, refs ...Ref) error {
+	seq, err := r.record(ns, refs)
+	if err != nil || seq == 0 {
+		return err
+	}
+	if err := r.journal.Sync(seq); err != nil {
+		return fmt.Errorf("enqueue reinforcement: %w: %w", kgmem.ErrUnavailable, err)
+	}
+	return nil
+}
+
+// Record is Enqueue without waiting for the disk: it returns once the
+// journal's write is in the operating system's hands, so the reinforcement
+// survives the process but not the machine until an Enqueue's fsync or the
+// next apply's journal rewrite (every Interval) covers it. It is what a
+// search's recalls take: a machine crash may cost the last interval's
+// recalls, never a search's latency (README, "safe to lose").
+func (r *Reinforcer) Record(ns kgmem.Namespace, refs ...Ref) error {
+	_, err := r.record(ns, refs)
+	return err
+}
+
+// record writes a reinforcement of refs in ns to the journal and queues
+// it, returning its journal sequence (0 when refs is empty).
+func (r *Reinforcer) record(ns kgmem.Namespace, refs []Ref) (uint64, error) {
 	if len(refs) == 0 {
-		return nil
+		return 0, nil
 	}
 	if _, err := kgmem.ParseNamespace(string(ns)); err != nil {
-		return fmt.Errorf("enqueue reinforcement: %w", err)
+		return 0, fmt.Errorf("enqueue reinforcement: %w", err)
 	}
 	if err := validateRefs(refs); err != nil {
-		return fmt.Errorf("enqueue reinforcement: %w", err)
+		return 0, fmt.Errorf("enqueue reinforcement: %w", err)
 	}
 	e := journalEntry{NS: ns, At: r.clock.Now(), Refs: slices.Clone(refs)}
 	r.mu.Lock()
+	defer r.mu.Unlock()
 	if r.closed {
-		r.mu.Unlock()
-		return fmt.Errorf("enqueue reinforcement: reinforcer is closed: %w", kgmem.ErrUnavailable)
+		return 0, fmt.Errorf("enqueue reinforcement: reinforcer is closed: %w", kgmem.ErrUnavailable)
 	}
 	seq, err := r.journal.Write(e)
 	if err != nil {
-		r.mu.Unlock()
-		return fmt.Errorf("enqueue reinforcement: %w: %w", kgmem.ErrUnavailable, err)
+		return 0, fmt.Errorf("enqueue reinforcement: %w: %w", kgmem.ErrUnavailable, err)
 	}
 	r.pending = append(r.pending, e)
 	r.pendingRefs += len(e.Refs)
 	if r.pendingRefs >= r.cfg.BatchSize {
 		r.signal()
 	}
-	r.mu.Unlock()
-	if err := r.journal.Sync(seq); err != nil {
-		return fmt.Errorf("enqueue reinforcement: %w: %w", kgmem.ErrUnavailable, err)
-	}
-	return nil
+	return seq, nil
 }
 
 // Pending returns how many enqueued refs are not yet written to the store,

@@ -77,12 +77,14 @@ func (e *Engine) stampDecay(ctx context.Context, cs *kgmem.ChangeSet, changes []
 }
 
 // reinforce records that refs were recalled; the Reinforcer applies it off the
-// request path, durably.
+// request path.
 func (e *Engine) reinforce(ctx context.Context, ns kgmem.Namespace, refs []decay.Ref) {
 	if e.reinforcer == nil || len(refs) == 0 {
 		return
 	}
-	if err := e.reinforcer.Enqueue(ns, refs...); err != nil {
+	// A recall is safe to lose with the machine (README): the search does
+	// not wait for the journal's fsync.
+	if err := e.reinforcer.Record(ns, refs...); err != nil {
 		e.log.WarnContext(ctx, "recording recall failed", "namespace", ns, "error", err)
 	}
 }

@@ -2,8 +2,9 @@
 # Profiles a kgmem server under cmd/load: builds cmd/server from the working
 # tree, starts it on loopback over a fresh embedded data directory with
 # --pprof-addr, runs `go run ./cmd/load -url …` against it and, while the
-# load runs, takes a CPU profile; prints the load report and the profile's
-# top entries (flat and cumulative), and leaves the profile in OUT.
+# load runs, takes a CPU profile and then a goroutine dump; prints the load
+# report and the profile's top entries (flat and cumulative), and leaves the
+# profile (cpu.pprof) and the dump (goroutines.txt) in OUT.
 #
 #   scripts/profile-load.sh [OUT_DIR] [cmd/load flags, e.g. -clients 50 -duration 40s]
 set -euo pipefail
@@ -28,6 +29,9 @@ for ((i = 0; i < ${#load_args[@]}; i++)); do
 done
 sleep 5
 curl -fsS -o "$out/cpu.pprof" "http://127.0.0.1:$pprof_port/debug/pprof/profile?seconds=$((duration / 2))"
+# Where the server's goroutines are, once, while the load still runs:
+# requests waiting on a lock or a connection show here, not in CPU time.
+curl -fsS -o "$out/goroutines.txt" "http://127.0.0.1:$pprof_port/debug/pprof/goroutine?debug=1"
 wait "$load_pid" || { cat "$out/load.log" >&2; exit 1; }
 cat "$out/load.txt"
 echo "== CPU profile ($out/cpu.pprof), top by flat time"
