@@ -19,9 +19,10 @@ type Index struct {
 	dim   int
 	opts  Options
 
-	// writeMu serialises writes, so the store and the loaded shards change
-	// in the same order.
-	writeMu sync.Mutex
+	// writes serialises the writes of each namespace, so that its stored
+	// vectors and its loaded shards change in the same order; writes to
+	// other namespaces go on meanwhile (writelock.go).
+	writes writeLocks
 	mu      sync.Mutex // guards spaces and clock
 	spaces  map[kgmem.Namespace]*space
 	clock   uint64 // ticks once per search, for least-recently-used eviction
@@ -72,8 +73,7 @@ func (x *Index) Upsert(ctx context.Context, records []kgmem.VectorRecord) error 
 	if len(records) == 0 {
 		return nil
 	}
-	x.writeMu.Lock()
-	defer x.writeMu.Unlock()
+	defer x.writes.lock(lo.Map(records, func(r kgmem.VectorRecord, _ int) kgmem.Namespace { return r.Namespace })...)()
 	if err := x.store.upsert(ctx, records); err != nil {
 		return err
 	}
@@ -100,8 +100,7 @@ func (x *Index) Delete(ctx context.Context, ns kgmem.Namespace, ids []string) er
 	if len(ids) == 0 {
 		return nil
 	}
-	x.writeMu.Lock()
-	defer x.writeMu.Unlock()
+	defer x.writes.lock(ns)()
 	if err := x.store.delete(ctx, ns, ids); err != nil {
 		return err
 	}
@@ -120,8 +119,7 @@ func (x *Index) DeleteNamespace(ctx context.Context, ns kgmem.Namespace) error {
 	if err := checkNamespace("namespace", ns); err != nil {
 		return fmt.Errorf("delete namespace: %w", err)
 	}
-	x.writeMu.Lock()
-	defer x.writeMu.Unlock()
+	defer x.writes.lock(ns)()
 	if err := x.store.deleteNamespace(ctx, ns); err != nil {
 		return err
 	}
