@@ -23,9 +23,9 @@ type Index struct {
 	// vectors and its loaded shards change in the same order; writes to
 	// other namespaces go on meanwhile (writelock.go).
 	writes writeLocks
-	mu      sync.Mutex // guards spaces and clock
-	spaces  map[kgmem.Namespace]*space
-	clock   uint64 // ticks once per search, for least-recently-used eviction
+	mu     sync.Mutex // guards spaces and clock
+	spaces map[kgmem.Namespace]*space
+	clock  uint64 // ticks once per search, for least-recently-used eviction
 
 	// fills runs one load of a namespace from the store at a time, detached
 	// from the searches waiting for it (see load).
