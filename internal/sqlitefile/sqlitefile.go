@@ -17,6 +17,13 @@ import (
 // write lock before failing with SQLITE_BUSY.
 const BusyTimeoutMillis = 10000
 
+// Connections is how many connections a file's pool opens at most, and keeps
+// open when idle: database/sql keeps two idle by default, so under more
+// concurrent requests than that (the key store is read on every request of
+// a server without keys) it opened and closed a SQLite connection, parsing
+// the schema again, for most queries.
+const Connections = 8
+
 // Open opens (creating if needed) the SQLite file at path with WAL,
 // synchronous=FULL and the busy timeout, then runs schema (idempotent
 // statements). On error nothing stays open.
@@ -29,6 +36,8 @@ func Open(ctx context.Context, path, schema string) (*sql.DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
+	db.SetMaxOpenConns(Connections)
+	db.SetMaxIdleConns(Connections)
 	if _, err := db.ExecContext(ctx, schema); err != nil {
 		_ = db.Close()
 		return nil, fmt.Errorf("create schema in %s: %w", path, err)

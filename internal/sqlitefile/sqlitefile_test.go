@@ -3,6 +3,7 @@ package sqlitefile
 import (
 	"context"
 	"path/filepath"
+	"sync"
 	"testing"
 )
 
@@ -32,6 +33,23 @@ func TestOpen(t *testing.T) {
 		if err := db.QueryRowContext(ctx, "PRAGMA "+p.name).Scan(&got); err != nil || got != p.want {
 			t.Errorf("PRAGMA %s = %q (%v), want %q", p.name, got, err, p.want)
 		}
+	}
+	// Concurrent queries reuse the pool's connections instead of opening new ones.
+	var wg sync.WaitGroup
+	for range 4 * Connections {
+		wg.Go(func() {
+			for range 20 {
+				var n int
+				if err := db.QueryRowContext(ctx, `SELECT count(*) FROM kv`).Scan(&n); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if st := db.Stats(); st.MaxOpenConnections != Connections || st.MaxIdleClosed != 0 || st.OpenConnections > Connections {
+		t.Errorf("pool after concurrent queries: %+v; want at most %d connections, none closed as surplus idle", st, Connections)
 	}
 	_ = db.Close()
 
