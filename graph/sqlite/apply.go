@@ -11,7 +11,7 @@ import (
 	"github.com/kgmem/kgmem"
 )
 
-// Apply writes cs in one transaction: all of it or, on any error, nothing.
+// Apply writes cs atomically: all of it or, on any error, nothing.
 func (s *Store) Apply(ctx context.Context, cs kgmem.ChangeSet) error {
 	if err := cs.Validate(); err != nil {
 		return fmt.Errorf("sqlite: apply: %w", err)
@@ -19,19 +19,11 @@ func (s *Store) Apply(ctx context.Context, cs kgmem.ChangeSet) error {
 	if cs.Empty() {
 		return nil
 	}
-	var a *applier
-	err := s.write(ctx, cs.Namespace, func(tx *sql.Tx) error {
-		a = &applier{ctx: ctx, tx: tx, st: s.ws, ns: cs.Namespace, tok: nsToken(cs.Namespace), pre: wordPrefix(cs.Namespace),
-			known: map[string]bool{}, fts: map[string]*ftsBatch{}}
-		if err := a.apply(cs); err != nil {
-			return err
-		}
-		return a.flushFTS()
-	})
-	if err != nil {
+	// Committed with the change sets of concurrent calls (groupcommit.go),
+	// which also advances the views.
+	if _, err := s.groups.apply(ctx, s, cs); err != nil {
 		return fmt.Errorf("sqlite: apply to %s: %w", cs.Namespace, err)
 	}
-	s.advanceViews(cs, a.from, a.to, a.threaded)
 	return nil
 }
 

@@ -84,6 +84,8 @@ type Store struct {
 	// the namespaces' versions (versions.go).
 	own  *ownership
 	memo *versionMemo
+	// groups commits concurrent Applies together (groupcommit.go).
+	groups applyGroups
 }
 
 var _ kgmem.GraphStore = (*Store)(nil)

@@ -1,0 +1,143 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/kgmem/kgmem"
+)
+
+// maxGroup bounds the change sets one transaction commits together.
+const maxGroup = 64
+
+// applyGroups commits concurrent Apply calls together: a committer,
+// started when the first change set is queued and gone once the queue is
+// empty, takes every change set queued meanwhile (up to maxGroup) into one
+// transaction, each in a savepoint of its own so that one failing rolls back
+// alone. Under load the single writer connection then commits once for many
+// ingests instead of once for each (a goroutine dump under load had ten
+// ingests waiting for the writer, each holding its namespace's lock,
+// bench/README.md). The zero value is ready to use.
+type applyGroups struct {
+	mu         sync.Mutex
+	queue      []*groupedApply
+	committing bool
+}
+
+// groupedApply is one Apply call waiting in a group.
+type groupedApply struct {
+	ctx  context.Context
+	cs   kgmem.ChangeSet
+	a    *applier
+	err  error
+	done chan struct{}
+}
+
+// apply queues cs and returns its applier once its group has committed (or
+// its error). It waits for the commit even when ctx ends meanwhile, so that
+// its answer says whether cs was written; a change set whose context ended
+// before its turn is not written.
+func (g *applyGroups) apply(ctx context.Context, s *Store, cs kgmem.ChangeSet) (*applier, error) {
+	req := &groupedApply{ctx: ctx, cs: cs, done: make(chan struct{})}
+	g.mu.Lock()
+	g.queue = append(g.queue, req)
+	if !g.committing {
+		g.committing = true
+		go g.commitQueued(s)
+	}
+	g.mu.Unlock()
+	<-req.done
+	return req.a, req.err
+}
+
+// commitQueued commits groups from the queue until it is empty.
+func (g *applyGroups) commitQueued(s *Store) {
+	for {
+		g.mu.Lock()
+		group := g.queue[:min(len(g.queue), maxGroup)]
+		g.queue = g.queue[len(group):]
+		if len(group) == 0 {
+			g.committing = false
+			g.mu.Unlock()
+			return
+		}
+		g.mu.Unlock()
+		s.commitGroup(group)
+	}
+}
+
+// commitGroup writes the change sets of group in one transaction, each in
+// a savepoint, and releases their callers. A caller whose context ended
+// before its turn is not written. Statements run without the callers'
+// cancellation: SQLite rolls the whole transaction back when a write
+// statement is interrupted, which would undo the others' change sets.
+func (s *Store) commitGroup(group []*groupedApply) {
+	defer func() {
+		for _, r := range group {
+			if s.memo != nil {
+				s.memo.written(r.cs.Namespace)
+			}
+			close(r.done)
+		}
+	}()
+	ctx := context.Background()
+	tx, err := s.w.BeginTx(ctx, nil)
+	if err != nil {
+		failAll(group, fmt.Errorf("begin: %w", wrapErr(err)))
+		return
+	}
+	wrote := false
+	for _, r := range group {
+		if err := r.ctx.Err(); err != nil {
+			r.err = err
+			continue
+		}
+		r.err = applyInSavepoint(ctx, tx, s, r)
+		wrote = wrote || r.err == nil
+	}
+	if !wrote {
+		_ = tx.Rollback()
+		return
+	}
+	if err := tx.Commit(); err != nil {
+		failAll(group, fmt.Errorf("commit: %w", wrapErr(err)))
+		return
+	}
+	for _, r := range group {
+		if r.err == nil {
+			s.advanceViews(r.cs, r.a.from, r.a.to, r.a.threaded)
+		}
+	}
+}
+
+// applyInSavepoint writes r's change set inside tx, all or nothing.
+func applyInSavepoint(ctx context.Context, tx *sql.Tx, s *Store, r *groupedApply) error {
+	if _, err := tx.ExecContext(ctx, `SAVEPOINT apply`); err != nil {
+		return fmt.Errorf("savepoint: %w", wrapErr(err))
+	}
+	r.a = &applier{ctx: ctx, tx: tx, st: s.ws, ns: r.cs.Namespace, tok: nsToken(r.cs.Namespace), pre: wordPrefix(r.cs.Namespace),
+		known: map[string]bool{}, fts: map[string]*ftsBatch{}}
+	err := r.a.apply(r.cs)
+	if err == nil {
+		err = r.a.flushFTS()
+	}
+	if err != nil {
+		_, rbErr := tx.ExecContext(ctx, `ROLLBACK TO apply`)
+		_, relErr := tx.ExecContext(ctx, `RELEASE apply`)
+		return errors.Join(wrapErr(err), rbErr, relErr)
+	}
+	if _, err := tx.ExecContext(ctx, `RELEASE apply`); err != nil {
+		return fmt.Errorf("release savepoint: %w", wrapErr(err))
+	}
+	return nil
+}
+
+// failAll gives every change set of group err: none was written.
+func failAll(group []*groupedApply, err error) {
+	for _, r := range group {
+		r.err = err
+	}
+}
