@@ -240,7 +240,7 @@ func (ix *Index) With(u Update) *Index {
 		put(d, place)
 	}
 	for _, d := range u.Insert {
-		if _, ok := at[d.ID]; ok || out.holds(d.ID) {
+		if _, ok := at[d.ID]; ok || out.Holds(d.ID) {
 			continue
 		}
 		put(d, out.next)
@@ -264,8 +264,8 @@ func (ix *Index) With(u Update) *Index {
 	return out.seal()
 }
 
-// holds reports whether id is a live document.
-func (ix *Index) holds(id string) bool {
+// Holds reports whether id is a live document.
+func (ix *Index) Holds(id string) bool {
 	for si, seg := range ix.segs {
 		if d, ok := seg.byID[id]; ok && (ix.alive[si] == nil || ix.alive[si][d]) {
 			return true

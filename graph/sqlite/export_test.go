@@ -20,7 +20,7 @@ func LexicalIsCurrent(ctx context.Context, s *Store, ns kgmem.Namespace, kind kg
 		return false, err
 	}
 	read := false
-	_, _, err = s.lex.Get(ctx, string(kind)+"\x00"+string(ns), version, func(context.Context) (nscache.Loaded[*lexical.Index], error) {
+	_, _, err = s.lex.Get(ctx, lexicalKey(kind, ns), version, func(context.Context) (nscache.Loaded[*lexical.Index], error) {
 		read = true
 		return nscache.Loaded[*lexical.Index]{}, nscache.ErrTooLarge
 	})

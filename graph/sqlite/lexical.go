@@ -29,10 +29,13 @@ const (
 // src in ns, building it when the cached one is missing or was built at
 // another graph version, or ok false when ns has too many such records.
 func (s *Store) lexicalIndex(ctx context.Context, ns kgmem.Namespace, src ftsSource, version int64) (*lexical.Index, bool, error) {
-	return s.lex.Get(ctx, string(src.kind)+"\x00"+string(ns), version, func(ctx context.Context) (nscache.Loaded[*lexical.Index], error) {
+	return s.lex.Get(ctx, lexicalKey(src.kind, ns), version, func(ctx context.Context) (nscache.Loaded[*lexical.Index], error) {
 		return s.readLexical(ctx, ns, src)
 	})
 }
+
+// lexicalKey is the cache key of the BM25 index of kind k in ns.
+func lexicalKey(k kgmem.Kind, ns kgmem.Namespace) string { return string(k) + "\x00" + string(ns) }
 
 // lexicalDocs is, per kind, the query reading a namespace's searchable texts
 // in insertion order: the same texts Apply indexes in FTS5 (a fact's
@@ -143,7 +146,7 @@ func (s *Store) advanceViews(cs kgmem.ChangeSet, from, to int64, threaded []thre
 	}
 	for _, src := range ftsSources() {
 		u := updates[src.kind]
-		s.lex.Advance(string(src.kind)+"\x00"+ns, from, to, func(ix *lexical.Index, _ int) (*lexical.Index, int) {
+		s.lex.Advance(lexicalKey(src.kind, cs.Namespace), from, to, func(ix *lexical.Index, _ int) (*lexical.Index, int) {
 			next := ix.With(u)
 			return next, next.Size()
 		})

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/kgmem/kgmem"
@@ -392,6 +393,12 @@ func (s *Store) Episodes(ctx context.Context, ns kgmem.Namespace, ids []string) 
 		return nil, fmt.Errorf("sqlite: episodes: %w", err)
 	}
 	found, missing := s.episodes.lookup(ns, v.episode, ids)
+	if ix, ok := s.lex.Peek(lexicalKey(kgmem.KindEpisode, ns), v.graph); ok && len(missing) > 0 {
+		// The episodes' BM25 index at the current graph version holds
+		// every episode stored: one it lacks does not exist (the ingest
+		// asks this of every new message).
+		missing = slices.DeleteFunc(missing, func(id string) bool { return !ix.Holds(id) })
+	}
 	if len(missing) > 0 {
 		loaded, err := byIDs(ctx, missing, func(e kgmem.Episode) string { return e.ID },
 			func(ctx context.Context, cond string, args []any) ([]kgmem.Episode, error) {

@@ -118,6 +118,13 @@ func (c *Cache[V]) load(ctx context.Context, key string, version int64, load fun
 	return got.(Loaded[V]).Value, true, nil
 }
 
+// Peek returns the view of key read at version if it is cached, without
+// reading it when it is not.
+func (c *Cache[V]) Peek(key string, version int64) (v V, ok bool) {
+	l, ok := c.cached(key, version)
+	return l.Value, ok
+}
+
 // cached returns the view of key read at version, if it is cached.
 func (c *Cache[V]) cached(key string, version int64) (Loaded[V], bool) {
 	c.mu.Lock()
