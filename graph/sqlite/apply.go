@@ -66,6 +66,11 @@ type applier struct {
 	from, to int64
 	// threaded are the timestamped episodes inserted, for the thread order.
 	threaded []threadInsert
+	// inserted are the episodes inserted, as reading them back gives them,
+	// and episodeVersion the namespace's episode version they are current
+	// at, for the episode cache (episodecache.go).
+	inserted       []kgmem.Episode
+	episodeVersion int64
 }
 
 // ftsBatch is the search entries one change set writes to one FTS table:
@@ -194,6 +199,12 @@ func (a *applier) insertEpisode(e kgmem.Episode) error {
 	if !e.Timestamp.IsZero() {
 		a.threaded = append(a.threaded, threadInsert{thread: e.ThreadID, threadEntry: threadEntry{id: e.ID, ts: e.Timestamp.UnixMilli(), rid: rid}})
 	}
+	stored := e
+	stored.Timestamp, stored.CreatedAt, stored.Decay = storedTime(e.Timestamp), storedTime(e.CreatedAt), storedDecay(e.Decay)
+	if stored.Metadata, err = storedMap(meta); err != nil {
+		return err
+	}
+	a.inserted = append(a.inserted, stored)
 	return a.replaceFTS("episode_fts", rid, episodeText(e.Name, e.Content))
 }
 

@@ -52,6 +52,12 @@ func fromJSONMap(v sql.NullString) (map[string]any, error) {
 	return m, nil
 }
 
+// storedMap is the map jsonMap's result m decodes to when read back.
+func storedMap(m any) (map[string]any, error) {
+	text, ok := m.(string)
+	return fromJSONMap(sql.NullString{String: text, Valid: ok})
+}
+
 // jsonList encodes a string list as a JSON array ("[]" when empty).
 func jsonList(l []string) string {
 	if len(l) == 0 {

@@ -74,7 +74,12 @@ func (h *episodeHistory) write() {
 		cs := kgmem.ChangeSet{Namespace: ns}
 		for _, id := range h.someIDs() {
 			ep := graphtest.Episode(ns, id, "Ann", fmt.Sprintf("%s said this in epoch %d", id, h.epoch))
-			ep.Metadata = map[string]any{"epoch": float64(h.epoch), "tags": []any{"a", map[string]any{"b": "c"}}}
+			// Values as a client sends them; read back from the file, numbers are float64.
+			ep.Metadata = map[string]any{"epoch": h.epoch, "tags": []any{"a", map[string]any{"b": "c"}}}
+			if h.rng.IntN(4) == 0 {
+				ep.Metadata = nil
+			}
+			ep.Timestamp = ep.Timestamp.Add(time.Duration(h.rng.IntN(1e9))).In(time.Local)
 			cs.Episodes = append(cs.Episodes, ep)
 		}
 		if err := s.Apply(ctx, cs); err != nil {

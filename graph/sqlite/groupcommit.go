@@ -109,6 +109,8 @@ func (s *Store) commitGroup(group []*groupedApply) {
 	for _, r := range group {
 		if r.err == nil {
 			s.advanceViews(r.cs, r.a.from, r.a.to, r.a.threaded)
+			// What was just written is likely to be searched for soon.
+			s.episodes.fill(r.cs.Namespace, r.a.episodeVersion, r.a.inserted)
 		}
 	}
 }
@@ -123,6 +125,12 @@ func applyInSavepoint(ctx context.Context, tx *sql.Tx, s *Store, r *groupedApply
 	err := r.a.apply(r.cs)
 	if err == nil {
 		err = r.a.flushFTS()
+	}
+	if err == nil && len(r.a.inserted) > 0 {
+		err = tx.StmtContext(ctx, s.ws.getEpisodeVersion).QueryRowContext(ctx, r.cs.Namespace).Scan(&r.a.episodeVersion)
+		if errNoRows(err) {
+			err = nil
+		}
 	}
 	if err != nil {
 		_, rbErr := tx.ExecContext(ctx, `ROLLBACK TO apply`)
