@@ -178,13 +178,7 @@ func (s *Store) Settings(ctx context.Context, ns kgmem.Namespace) (kgmem.Namespa
 		}
 		return bodies[0], nil
 	}
-	var body string
-	var err error
-	if s.memo == nil {
-		body, err = read(ctx)
-	} else {
-		body, err = remembered(ctx, s.memo, ns, func(e *memoEntry) **string { return &e.settings }, read)
-	}
+	body, err := remembered(ctx, s.memo, ns, func(e *memoEntry) **string { return &e.settings }, read)
 	if err != nil {
 		return out, fmt.Errorf("sqlite: settings of %s: %w", ns, err)
 	}

@@ -21,7 +21,7 @@ func (s *Store) Apply(ctx context.Context, cs kgmem.ChangeSet) error {
 	}
 	// Committed with the change sets of concurrent calls (groupcommit.go),
 	// which also advances the views.
-	if _, err := s.groups.apply(ctx, s, cs); err != nil {
+	if err := s.groups.apply(ctx, s, cs); err != nil {
 		return fmt.Errorf("sqlite: apply to %s: %w", cs.Namespace, err)
 	}
 	return nil
@@ -30,11 +30,9 @@ func (s *Store) Apply(ctx context.Context, cs kgmem.ChangeSet) error {
 // write runs fn, a write to ns, in one immediate transaction on the writer
 // connection.
 func (s *Store) write(ctx context.Context, ns kgmem.Namespace, fn func(tx *sql.Tx) error) error {
-	if s.memo != nil {
-		// Once the transaction has ended, committed or not, the versions
-		// held of ns are read again.
-		defer s.memo.written(ns)
-	}
+	// Once the transaction has ended, committed or not, the versions held
+	// of ns are read again.
+	defer s.memo.written(ns)
 	tx, err := s.w.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("begin: %w", wrapErr(err))

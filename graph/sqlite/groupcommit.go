@@ -36,11 +36,11 @@ type groupedApply struct {
 	done chan struct{}
 }
 
-// apply queues cs and returns its applier once its group has committed (or
-// its error). It waits for the commit even when ctx ends meanwhile, so that
-// its answer says whether cs was written; a change set whose context ended
-// before its turn is not written.
-func (g *applyGroups) apply(ctx context.Context, s *Store, cs kgmem.ChangeSet) (*applier, error) {
+// apply queues cs and returns once its group has committed, with its error.
+// It waits for the commit even when ctx ends meanwhile, so that its answer
+// says whether cs was written; a change set whose context ended before its
+// turn is not written.
+func (g *applyGroups) apply(ctx context.Context, s *Store, cs kgmem.ChangeSet) error {
 	req := &groupedApply{ctx: ctx, cs: cs, done: make(chan struct{})}
 	g.mu.Lock()
 	g.queue = append(g.queue, req)
@@ -50,7 +50,7 @@ func (g *applyGroups) apply(ctx context.Context, s *Store, cs kgmem.ChangeSet) (
 	}
 	g.mu.Unlock()
 	<-req.done
-	return req.a, req.err
+	return req.err
 }
 
 // commitQueued commits groups from the queue until it is empty.
@@ -77,9 +77,7 @@ func (g *applyGroups) commitQueued(s *Store) {
 func (s *Store) commitGroup(group []*groupedApply) {
 	defer func() {
 		for _, r := range group {
-			if s.memo != nil {
-				s.memo.written(r.cs.Namespace)
-			}
+			s.memo.written(r.cs.Namespace)
 			close(r.done)
 		}
 	}()

@@ -9,6 +9,7 @@ import (
 
 	"github.com/kgmem/kgmem"
 	"github.com/kgmem/kgmem/graph/graphtest"
+	"github.com/kgmem/kgmem/graph/sqlite"
 )
 
 // TestConcurrentAppliesFailAlone applies many change sets at once, so that
@@ -16,7 +17,7 @@ import (
 // ended, fails and writes nothing, and every other is written whole.
 func TestConcurrentAppliesFailAlone(t *testing.T) {
 	ctx := t.Context()
-	s, _ := openExclusive(t)
+	s, _ := openTemp(t, sqlite.Exclusive())
 	ended, cancel := context.WithCancel(ctx)
 	cancel()
 	const n = 120

@@ -9,11 +9,12 @@ import (
 	"github.com/kgmem/kgmem/graph/sqlite"
 )
 
-// openTemp opens a store in a fresh temporary file, closed at cleanup.
-func openTemp(t testing.TB) (*sqlite.Store, string) {
+// openTemp opens a store, with opts, in a fresh temporary file, closed at
+// cleanup.
+func openTemp(t testing.TB, opts ...sqlite.Option) (*sqlite.Store, string) {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "graph.db")
-	s, err := sqlite.Open(t.Context(), path)
+	s, err := sqlite.Open(t.Context(), path, opts...)
 	if err != nil {
 		t.Fatalf("Open: %v", err)
 	}

@@ -88,9 +88,6 @@ func readVersions(ctx context.Context, q querier, ns kgmem.Namespace) (nsVersion
 // versionsOf returns the current versions of ns: read from the file, or,
 // for an Exclusive Store, from memory once read.
 func (s *Store) versionsOf(ctx context.Context, ns kgmem.Namespace) (nsVersions, error) {
-	if s.memo == nil {
-		return readVersions(ctx, s.cached(s.r), ns)
-	}
 	return remembered(ctx, s.memo, ns, func(e *memoEntry) **nsVersions { return &e.versions },
 		func(ctx context.Context) (nsVersions, error) { return readVersions(ctx, s.cached(s.r), ns) })
 }
@@ -99,7 +96,8 @@ func (s *Store) versionsOf(ctx context.Context, ns kgmem.Namespace) (nsVersions,
 // its own writes change, its versions and settings, until its next write
 // there. Each entry carries a generation, drawn from one counter and renewed
 // by every write: a read keeps what it read only if no write to its
-// namespace ended while it ran. It is safe for concurrent use.
+// namespace ended while it ran. It is safe for concurrent use. A nil memo
+// (a Store that shares its file) holds nothing.
 type versionMemo struct {
 	mu      sync.Mutex
 	counter uint64
@@ -124,9 +122,12 @@ func newVersionMemo() *versionMemo {
 }
 
 // remembered returns the value field selects in the entry of ns, reading it
-// with read and keeping it when it is not held.
+// with read and keeping it when it is not held (with a nil m: always read).
 func remembered[T any](ctx context.Context, m *versionMemo, ns kgmem.Namespace, field func(*memoEntry) **T,
 	read func(context.Context) (T, error)) (T, error) {
+	if m == nil {
+		return read(ctx)
+	}
 	m.mu.Lock()
 	e := m.entries[ns]
 	if e == nil {
@@ -157,6 +158,9 @@ func remembered[T any](ctx context.Context, m *versionMemo, ns kgmem.Namespace, 
 // written records that a write to ns ended (committed or not): what is held
 // of ns, and any read of it running now, are stale.
 func (m *versionMemo) written(ns kgmem.Namespace) {
+	if m == nil {
+		return
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if e := m.entries[ns]; e != nil {

@@ -14,23 +14,11 @@ import (
 	"github.com/kgmem/kgmem/graph/sqlite"
 )
 
-// openExclusive opens a store that owns a fresh temporary file, closed at cleanup.
-func openExclusive(t testing.TB) (*sqlite.Store, string) {
-	t.Helper()
-	path := filepath.Join(t.TempDir(), "graph.db")
-	s, err := sqlite.Open(t.Context(), path, sqlite.Exclusive())
-	if err != nil {
-		t.Fatalf("Open exclusive: %v", err)
-	}
-	t.Cleanup(func() { _ = s.Close() })
-	return s, path
-}
-
 // TestConformanceExclusive runs the suite on stores that keep their
 // namespaces' versions in memory.
 func TestConformanceExclusive(t *testing.T) {
 	graphtest.Run(t, func(t *testing.T) kgmem.GraphStore {
-		s, _ := openExclusive(t)
+		s, _ := openTemp(t, sqlite.Exclusive())
 		return s
 	})
 }
@@ -97,7 +85,7 @@ func TestExclusiveOwnsTheFile(t *testing.T) {
 // runs searches, thread walks and episode loads while writes go on: once
 // they end, every answer must equal a fresh store's on the same file.
 func TestExclusiveFollowsItsWrites(t *testing.T) {
-	s, path := openExclusive(t)
+	s, path := openTemp(t, sqlite.Exclusive())
 	sqlite.CacheEpisodes(s, 7)
 	h := newEpisodeHistory(t, 11, s)
 	for step := range 300 {
