@@ -5,6 +5,7 @@ go 1.26.8
 require (
 	github.com/blevesearch/go-porterstemmer v1.0.3
 	github.com/chromedp/chromedp v0.23.0
+	github.com/edsrzf/mmap-go v1.2.0
 	github.com/gofrs/flock v0.13.2
 	github.com/google/jsonschema-go v0.4.3
 	github.com/kljensen/snowball v0.10.0

@@ -66,6 +66,7 @@ type synthFlags struct {
 	callTimes    bool
 	buildProfile string
 	warmProfile  string
+	heapProfile  string
 }
 
 func parseSynthFlags(args []string, stderr io.Writer) (synthFlags, error) {
@@ -113,6 +114,7 @@ func parseSynthFlags(args []string, stderr io.Writer) (synthFlags, error) {
 	fs.BoolVar(&f.callTimes, "call-times", false, "time every store call of the measured searches and print where their wall time goes")
 	fs.StringVar(&f.buildProfile, "build-cpuprofile", "", "write a CPU profile of the build to this file")
 	fs.StringVar(&f.warmProfile, "warm-cpuprofile", "", "write a CPU profile of the warm-up (loading every namespace) to this file")
+	fs.StringVar(&f.heapProfile, "memprofile", "", "write a heap profile of what the process holds at the end of the run (after a garbage collection) to this file")
 	if err := parseFlags(fs, args); err != nil {
 		return f, err
 	}
@@ -257,6 +259,9 @@ func runSynth(ctx context.Context, args []string, stdout, stderr io.Writer) (err
 		rep.Purged = &st
 	}
 	rep.Resources = synth.ReadResources()
+	if err := writeHeapProfile(f.heapProfile); err != nil {
+		return err
+	}
 	if err := writeSynthReport(stdout, rep); err != nil {
 		return err
 	}
@@ -471,6 +476,24 @@ func startProfile(path string) (func(), error) {
 		return nil, fmt.Errorf("start CPU profile: %w", err)
 	}
 	return func() { pprof.StopCPUProfile(); out.Close() }, nil
+}
+
+// writeHeapProfile writes what the heap holds now, after a collection, to
+// path ("": nothing).
+func writeHeapProfile(path string) error {
+	if path == "" {
+		return nil
+	}
+	out, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("create heap profile: %w", err)
+	}
+	runtime.GC()
+	if err := pprof.Lookup("heap").WriteTo(out, 0); err != nil {
+		out.Close()
+		return fmt.Errorf("write heap profile: %w", err)
+	}
+	return out.Close()
 }
 
 // writeSynthReport prints the report as text.

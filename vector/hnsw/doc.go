@@ -31,8 +31,12 @@
 // leaves empty layers after deletes.
 //
 // Memory: a loaded namespace costs about 4·dim bytes per vector plus, in
-// graph mode, about 2·M links per vector. Options.MaxLoadedBytes (default
-// 2 GiB) caps the total: loading a namespace over budget unloads the least
-// recently searched ones, which reload from the file when next searched.
-// Loaded reports what is held.
+// graph mode, about 2·M links per vector. The vectors themselves are held
+// outside the Go heap, in a scratch file next to the store mapped into
+// memory (arena.go; removed as soon as it is mapped): their pages are the
+// kernel's file cache, not the process's anonymous memory, and the garbage
+// collector never scans them. Options.MaxLoadedBytes (default 2 GiB) caps
+// the total: loading a namespace over budget unloads the least recently
+// searched ones, which reload from the file when next searched. Loaded
+// reports what is held.
 package hnsw

@@ -3,6 +3,7 @@ package hnsw
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"sync"
@@ -16,6 +17,7 @@ import (
 // searched in memory. It is safe for concurrent use.
 type Index struct {
 	store *store
+	arena *arena // the loaded vectors, outside the Go heap
 	dim   int
 	opts  Options
 
@@ -58,7 +60,12 @@ func Open(ctx context.Context, path string, dim int, opts Options) (*Index, erro
 	if err != nil {
 		return nil, err
 	}
-	return &Index{store: s, dim: dim, opts: opts.withDefaults(), spaces: map[kgmem.Namespace]*space{}}, nil
+	a, err := openArena(arenaDir(path), dim, arenaSegmentBytes)
+	if err != nil {
+		s.db.Close()
+		return nil, err
+	}
+	return &Index{store: s, arena: a, dim: dim, opts: opts.withDefaults(), spaces: map[kgmem.Namespace]*space{}}, nil
 }
 
 // Dimension returns the vector length the index holds.
@@ -78,15 +85,18 @@ func (x *Index) Upsert(ctx context.Context, records []kgmem.VectorRecord) error 
 		return err
 	}
 	for ns, recs := range lo.GroupBy(records, func(r kgmem.VectorRecord) kgmem.Namespace { return r.Namespace }) {
-		x.apply(ns, func(sp *space) {
+		x.apply(ns, func(sp *space) error {
 			for _, r := range recs {
 				for k, sh := range sp.shards {
 					if k != r.Kind {
 						sh.remove(r.ID)
 					}
 				}
-				shardOf(sp.shards, r.Kind, x.opts).put(r.ID, normalized(r.Vector))
+				if err := x.shardOf(sp.shards, r.Kind).put(r.ID, normalized(r.Vector)); err != nil {
+					return err
+				}
 			}
+			return nil
 		})
 	}
 	return nil
@@ -104,12 +114,13 @@ func (x *Index) Delete(ctx context.Context, ns kgmem.Namespace, ids []string) er
 	if err := x.store.delete(ctx, ns, ids); err != nil {
 		return err
 	}
-	x.apply(ns, func(sp *space) {
+	x.apply(ns, func(sp *space) error {
 		for _, id := range ids {
 			for _, sh := range sp.shards {
 				sh.remove(id)
 			}
 		}
+		return nil
 	})
 	return nil
 }
@@ -124,8 +135,12 @@ func (x *Index) DeleteNamespace(ctx context.Context, ns kgmem.Namespace) error {
 		return err
 	}
 	x.mu.Lock()
+	sp := x.spaces[ns]
 	delete(x.spaces, ns)
 	x.mu.Unlock()
+	if sp != nil {
+		sp.unload()
+	}
 	return nil
 }
 
@@ -135,17 +150,16 @@ func (x *Index) Search(ctx context.Context, q kgmem.VectorQuery) ([]kgmem.Hit, e
 	if err := checkQuery(q, x.dim); err != nil {
 		return nil, fmt.Errorf("search vectors: %w", err)
 	}
-	sp, err := x.load(ctx, q.Namespace)
+	sp, err := x.loadAndLock(ctx, q.Namespace)
 	if err != nil {
 		return nil, err
 	}
+	defer sp.mu.RUnlock()
 	kinds := q.Kinds
 	if len(kinds) == 0 {
 		kinds = kgmem.AllKinds()
 	}
 	vec := normalized(q.Vector)
-	sp.mu.RLock()
-	defer sp.mu.RUnlock()
 	var hits []kgmem.Hit
 	for _, k := range lo.Uniq(kinds) {
 		if sh := sp.shards[k]; sh != nil {
@@ -174,15 +188,21 @@ func (x *Index) Count(ctx context.Context, ns kgmem.Namespace, k kgmem.Kind) (in
 // Ping checks the store answers.
 func (x *Index) Ping(ctx context.Context) error { return x.store.ping(ctx) }
 
-// Close releases the store; the index must not be used afterwards.
+// Close waits for the searches under way, then releases the loaded vectors
+// and the store; the index must not be used afterwards.
 func (x *Index) Close() error {
 	x.mu.Lock()
+	spaces := lo.Values(x.spaces)
 	clear(x.spaces)
 	x.mu.Unlock()
-	if err := x.store.db.Close(); err != nil {
-		return fmt.Errorf("close vector store: %w", err)
+	for _, sp := range spaces {
+		sp.unload()
 	}
-	return nil
+	var errs []error
+	if err := x.store.db.Close(); err != nil {
+		errs = append(errs, fmt.Errorf("close vector store: %w", err))
+	}
+	return errors.Join(append(errs, x.arena.close())...)
 }
 
 // space returns the namespace state, creating an unloaded one, and marks
@@ -201,8 +221,11 @@ func (x *Index) space(ns kgmem.Namespace) *space {
 }
 
 // apply runs fn on the namespace's shards if they are loaded; unloaded
-// namespaces pick the change up from the store when they load.
-func (x *Index) apply(ns kgmem.Namespace, fn func(sp *space)) {
+// namespaces pick the change up from the store when they load. The change
+// is already stored, so when fn fails (the arena could not grow) the
+// namespace is unloaded rather than left missing it: its next search loads
+// it from the store again, and reports the error if it persists.
+func (x *Index) apply(ns kgmem.Namespace, fn func(sp *space) error) {
 	x.mu.Lock()
 	sp := x.spaces[ns]
 	x.mu.Unlock()
@@ -211,8 +234,28 @@ func (x *Index) apply(ns kgmem.Namespace, fn func(sp *space)) {
 	}
 	sp.mu.Lock()
 	defer sp.mu.Unlock()
-	if sp.loaded {
-		fn(sp)
+	if sp.loaded && fn(sp) != nil {
+		sp.unloadLocked()
+	}
+}
+
+// loadAndLock returns the namespace's loaded state, read-locked. An
+// eviction may unload the state load returned before the lock is taken:
+// then it loads again.
+func (x *Index) loadAndLock(ctx context.Context, ns kgmem.Namespace) (*space, error) {
+	for {
+		sp, err := x.load(ctx, ns)
+		if err != nil {
+			return nil, err
+		}
+		sp.mu.RLock()
+		if sp.loaded {
+			return sp, nil
+		}
+		sp.mu.RUnlock()
+		if err := context.Cause(ctx); err != nil {
+			return nil, fmt.Errorf("load vectors of %q: %w", ns, err)
+		}
 	}
 }
 
@@ -256,20 +299,31 @@ func (x *Index) load(ctx context.Context, ns kgmem.Namespace) (*space, error) {
 }
 
 // fill reads the namespace from the store into sp unless another search
-// did meanwhile; it reports whether it did the reading.
+// did meanwhile, or sp was evicted or deleted since the caller looked it up
+// (filled, it would hold arena slots nobody releases; the caller's search
+// looks the namespace up again). It reports whether it did the reading.
 func (x *Index) fill(ctx context.Context, ns kgmem.Namespace, sp *space) (bool, error) {
 	sp.mu.Lock()
 	defer sp.mu.Unlock()
 	if sp.loaded {
 		return false, nil
 	}
+	x.mu.Lock()
+	current := x.spaces[ns] == sp
+	x.mu.Unlock()
+	if !current {
+		return false, nil
+	}
 	shards := map[kgmem.Kind]*shard{}
-	err := x.store.load(ctx, ns, func(r kgmem.VectorRecord) {
+	err := x.store.load(ctx, ns, func(r kgmem.VectorRecord) error {
 		// The store decoded r.Vector into a fresh slice: normalise it in
-		// place rather than allocate a second copy per vector.
-		shardOf(shards, r.Kind, x.opts).put(r.ID, normalizeInPlace(r.Vector))
+		// place, the arena copies it.
+		return x.shardOf(shards, r.Kind).put(r.ID, normalizeInPlace(r.Vector))
 	})
 	if err != nil {
+		for _, sh := range shards {
+			sh.release()
+		}
 		return false, err
 	}
 	sp.shards, sp.loaded = shards, true
@@ -319,8 +373,8 @@ func (x *Index) evict(keep kgmem.Namespace) {
 		return
 	}
 	slices.SortFunc(entries, func(a, b entry) int { return cmp.Compare(a.lastUsed, b.lastUsed) })
+	var evicted []*space
 	x.mu.Lock()
-	defer x.mu.Unlock()
 	for _, e := range entries {
 		if total <= x.opts.MaxLoadedBytes {
 			break
@@ -329,9 +383,15 @@ func (x *Index) evict(keep kgmem.Namespace) {
 			continue
 		}
 		// Writers look spaces up under x.mu, so once removed here no later
-		// write goes to it; a search holding it finishes on what it has.
+		// write goes to it.
 		delete(x.spaces, e.ns)
+		evicted = append(evicted, e.sp)
 		total -= int64(e.size) * perVector
+	}
+	x.mu.Unlock()
+	// Unloading waits for the searches under way on each to finish.
+	for _, sp := range evicted {
+		sp.unload()
 	}
 }
 
@@ -349,11 +409,27 @@ func (sp *space) size() (int, bool) {
 	return n, true
 }
 
+// unload waits for the searches under way, then returns the space's vectors
+// to the arena: later searches find it unloaded and load it again.
+func (sp *space) unload() {
+	sp.mu.Lock()
+	defer sp.mu.Unlock()
+	sp.unloadLocked()
+}
+
+// unloadLocked is unload with sp.mu held.
+func (sp *space) unloadLocked() {
+	for _, sh := range sp.shards {
+		sh.release()
+	}
+	sp.shards, sp.loaded = map[kgmem.Kind]*shard{}, false
+}
+
 // shardOf returns the shard of kind k, creating it.
-func shardOf(shards map[kgmem.Kind]*shard, k kgmem.Kind, opts Options) *shard {
+func (x *Index) shardOf(shards map[kgmem.Kind]*shard, k kgmem.Kind) *shard {
 	sh := shards[k]
 	if sh == nil {
-		sh = newShard(opts)
+		sh = newShard(x.opts, x.arena)
 		shards[k] = sh
 	}
 	return sh

@@ -127,13 +127,15 @@ func (s *store) count(ctx context.Context, ns kgmem.Namespace, k kgmem.Kind) (in
 	return n, nil
 }
 
-// load calls fn for every record of ns.
-func (s *store) load(ctx context.Context, ns kgmem.Namespace, fn func(r kgmem.VectorRecord)) error {
+// load calls fn for every record of ns, stopping at fn's first error. The
+// records' vectors share one buffer: fn must copy what it keeps.
+func (s *store) load(ctx context.Context, ns kgmem.Namespace, fn func(r kgmem.VectorRecord) error) error {
 	rows, err := s.db.QueryContext(ctx, `SELECT id, kind, created_at, vector FROM vectors WHERE namespace = ?`, string(ns))
 	if err != nil {
 		return fmt.Errorf("load vectors of %s: %w", ns, err)
 	}
 	defer rows.Close()
+	buf := make([]float32, s.dim)
 	for rows.Next() {
 		var (
 			r    = kgmem.VectorRecord{Namespace: ns}
@@ -145,10 +147,12 @@ func (s *store) load(ctx context.Context, ns kgmem.Namespace, fn func(r kgmem.Ve
 			return fmt.Errorf("load vectors of %s: %w", ns, err)
 		}
 		r.Kind, r.CreatedAt = kgmem.Kind(kind), time.Unix(0, at).UTC()
-		if r.Vector, err = decodeVector(blob, s.dim); err != nil {
+		if r.Vector, err = decodeVector(buf, blob); err != nil {
 			return fmt.Errorf("load vector %s of %s: %w", r.ID, ns, err)
 		}
-		fn(r)
+		if err := fn(r); err != nil {
+			return fmt.Errorf("load vector %s of %s: %w", r.ID, ns, err)
+		}
 	}
 	if err := rows.Err(); err != nil {
 		return fmt.Errorf("load vectors of %s: %w", ns, err)

@@ -58,12 +58,12 @@ func encodeVector(v []float32) []byte {
 	return buf
 }
 
-// decodeVector parses what encodeVector wrote, checking the length.
-func decodeVector(buf []byte, dim int) ([]float32, error) {
-	if len(buf) != 4*dim {
-		return nil, fmt.Errorf("stored vector has %d bytes, want %d for dimension %d", len(buf), 4*dim, dim)
+// decodeVector parses what encodeVector wrote into v, checking that it holds
+// len(v) floats, and returns v.
+func decodeVector(v []float32, buf []byte) ([]float32, error) {
+	if len(buf) != 4*len(v) {
+		return nil, fmt.Errorf("stored vector has %d bytes, want %d for dimension %d", len(buf), 4*len(v), len(v))
 	}
-	v := make([]float32, dim)
 	for i := range v {
 		v[i] = math.Float32frombits(binary.LittleEndian.Uint32(buf[4*i:]))
 	}
