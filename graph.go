@@ -3,6 +3,7 @@ package kgmem
 import (
 	"context"
 	"encoding/json"
+	"time"
 )
 
 // GraphStore is the source of truth: entities, facts (with history), episodes,
@@ -20,6 +21,11 @@ type GraphStore interface {
 	Episodes(ctx context.Context, ns Namespace, ids []string) ([]Episode, error)
 	// ListEpisodes pages through the episodes of ns in id order.
 	ListEpisodes(ctx context.Context, ns Namespace, page Page) ([]Episode, error)
+	// LatestTime returns the latest instant ns records: the greatest episode
+	// timestamp or fact validity bound (valid_at or invalid_at, of expired
+	// facts too), which relative time expressions ("last year") resolve
+	// against; the zero time when ns records none.
+	LatestTime(ctx context.Context, ns Namespace) (time.Time, error)
 
 	// Items returns the items with the given ids, in the order of ids; ids
 	// that do not exist in ns are left out.

@@ -2,6 +2,7 @@ package instrument
 
 import (
 	"context"
+	"time"
 
 	"github.com/kgmem/kgmem"
 )
@@ -29,6 +30,11 @@ func (s *graph) Episodes(ctx context.Context, ns kgmem.Namespace, ids []string) 
 func (s *graph) ListEpisodes(ctx context.Context, ns kgmem.Namespace, page kgmem.Page) ([]kgmem.Episode, error) {
 	v, err := s.g.ListEpisodes(ctx, ns, page)
 	return v, s.e.observe(s.backend, "ListEpisodes", err)
+}
+
+func (s *graph) LatestTime(ctx context.Context, ns kgmem.Namespace) (time.Time, error) {
+	v, err := s.g.LatestTime(ctx, ns)
+	return v, s.e.observe(s.backend, "LatestTime", err)
 }
 
 func (s *graph) Items(ctx context.Context, ns kgmem.Namespace, ids []string) ([]kgmem.Item, error) {

@@ -153,11 +153,11 @@ func TestTemporalEpisodeSearch(t *testing.T) {
 	}
 }
 
-// timelineDown fails the listings the timeline scan reads.
+// timelineDown fails the read of a namespace's latest time.
 type timelineDown struct{ kgmem.GraphStore }
 
-func (timelineDown) ListEpisodes(context.Context, kgmem.Namespace, kgmem.Page) ([]kgmem.Episode, error) {
-	return nil, errors.New("listing unavailable")
+func (timelineDown) LatestTime(context.Context, kgmem.Namespace) (time.Time, error) {
+	return time.Time{}, errors.New("latest time unavailable")
 }
 
 // TestTimePriorDegrades checks that a relative time the namespace's

@@ -29,9 +29,6 @@ func (t *timelines) forget(ns kgmem.Namespace) {
 	t.gen++
 }
 
-// timelinePage is how many records one read of the timeline scan loads.
-const timelinePage = 1000
-
 // timelineEnd returns the latest message timestamp or fact validity bound
 // (valid_at, invalid_at) of ns, or the zero time for an empty namespace.
 func (e *Engine) timelineEnd(ctx context.Context, ns kgmem.Namespace) (time.Time, error) {
@@ -42,37 +39,9 @@ func (e *Engine) timelineEnd(ctx context.Context, ns kgmem.Namespace) (time.Time
 	if ok {
 		return end, nil
 	}
-	later := func(t time.Time) {
-		if t.After(end) {
-			end = t
-		}
-	}
-	for page := (kgmem.Page{Limit: timelinePage}); ; {
-		eps, err := e.graph.ListEpisodes(ctx, ns, page)
-		if err != nil {
-			return time.Time{}, fmt.Errorf("timeline of %q: %w", ns, err)
-		}
-		for _, ep := range eps {
-			later(ep.Timestamp)
-		}
-		if len(eps) < page.Limit {
-			break
-		}
-		page.After = eps[len(eps)-1].ID
-	}
-	for filter := (kgmem.FactFilter{IncludeExpired: true, Page: kgmem.Page{Limit: timelinePage}}); ; {
-		facts, err := e.graph.ListFacts(ctx, ns, filter)
-		if err != nil {
-			return time.Time{}, fmt.Errorf("timeline of %q: %w", ns, err)
-		}
-		for _, f := range facts {
-			later(f.ValidAt)
-			later(f.InvalidAt)
-		}
-		if len(facts) < filter.Limit {
-			break
-		}
-		filter.After = facts[len(facts)-1].ID
+	end, err := e.graph.LatestTime(ctx, ns)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("timeline of %q: %w", ns, err)
 	}
 	e.timelines.mu.Lock()
 	defer e.timelines.mu.Unlock()

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/kgmem/kgmem"
 )
@@ -16,6 +17,68 @@ func testRead(t *testing.T, open Opener) {
 	t.Run("ListFacts", func(t *testing.T) { testListFacts(t, open) })
 	t.Run("Paging", func(t *testing.T) { testPaging(t, open) })
 	t.Run("BadArguments", func(t *testing.T) { testBadArguments(t, open) })
+	t.Run("LatestTime", func(t *testing.T) { testLatestTime(t, open) })
+}
+
+// testLatestTime follows a namespace's latest instant through writes that
+// raise it, lower it (a rewritten fact, a deleted fact) and clear it (a
+// purge), with expired facts counted and other namespaces ignored.
+func testLatestTime(t *testing.T, open Opener) {
+	h := newH(t, open)
+	ns, other, old := kgmem.Namespace("read/latest"), kgmem.Namespace("read/latest-other"), kgmem.Namespace("read/latest-1960")
+	a, b := Entity(ns, "ent_lt_a", "Ann"), Entity(ns, "ent_lt_b", "Ben")
+	early := Episode(ns, "ep_lt_early", "Ann", "hello")
+	early.Timestamp = at(-5)
+	late := Episode(ns, "ep_lt_late", "Ann", "hi again")
+	late.Timestamp = at(1)
+	valid := Fact(ns, "fact_lt_valid", a.ID, "knows", b.ID, "Ann knows Ben")
+	valid.ValidAt = at(3)
+	ended := Fact(ns, "fact_lt_ended", a.ID, "likes", b.ID, "Ann liked Ben")
+	ended.ValidAt, ended.InvalidAt, ended.ExpiredAt = at(2), at(7), at(8)
+	lowered := ended
+	lowered.InvalidAt = at(2)
+	farOther := Episode(other, "ep_lt_other", "Zed", "far later")
+	farOther.Timestamp = at(1000)
+	sixties := Episode(old, "ep_lt_1960", "Old", "long ago")
+	sixties.Timestamp = time.Date(1960, 5, 1, 12, 0, 0, 0, time.UTC)
+
+	steps := []struct {
+		name  string
+		write func()
+		ns    kgmem.Namespace
+		want  time.Time
+	}{
+		{"empty", func() {}, ns, time.Time{}},
+		{"another namespace's records", func() { h.apply(kgmem.ChangeSet{Namespace: other, Episodes: []kgmem.Episode{farOther}}) }, ns, time.Time{}},
+		{"an episode", func() { h.apply(kgmem.ChangeSet{Namespace: ns, Episodes: []kgmem.Episode{late}}) }, ns, at(1)},
+		{"an earlier episode", func() { h.apply(kgmem.ChangeSet{Namespace: ns, Episodes: []kgmem.Episode{early}}) }, ns, at(1)},
+		{"a fact valid later", func() {
+			h.apply(kgmem.ChangeSet{Namespace: ns, Entities: []kgmem.Entity{a, b}, Facts: []kgmem.Fact{valid}})
+		}, ns, at(3)},
+		{"an expired fact invalid later still", func() { h.apply(kgmem.ChangeSet{Namespace: ns, Facts: []kgmem.Fact{ended}}) }, ns, at(7)},
+		{"that fact rewritten to end earlier", func() { h.apply(kgmem.ChangeSet{Namespace: ns, Facts: []kgmem.Fact{lowered}}) }, ns, at(3)},
+		{"the latest fact deleted", func() {
+			if err := h.s.DeleteFact(h.ctx, ns, valid.ID); err != nil {
+				t.Fatal(err)
+			}
+		}, ns, at(2)},
+		{"a time before 1970", func() { h.apply(kgmem.ChangeSet{Namespace: old, Episodes: []kgmem.Episode{sixties}}) }, old, sixties.Timestamp},
+		{"the namespace purged", func() {
+			if _, err := h.s.PurgeNamespace(h.ctx, ns); err != nil {
+				t.Fatal(err)
+			}
+		}, ns, time.Time{}},
+		{"the other namespace kept", func() {}, other, at(1000)},
+	}
+	for _, st := range steps {
+		st.write()
+		got, err := h.s.LatestTime(h.ctx, st.ns)
+		if err != nil || !got.Equal(st.want) {
+			t.Fatalf("after %s: LatestTime(%s) = %v, %v; want %v", st.name, st.ns, got, err, st.want)
+		}
+	}
+	_, err := h.s.LatestTime(h.ctx, "bad namespace!")
+	wantErr(t, "LatestTime of an invalid namespace", err, kgmem.ErrInvalid)
 }
 
 func testNotFound(t *testing.T, open Opener) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/kgmem/kgmem"
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
@@ -61,6 +62,35 @@ func (s *Store) ListEpisodes(ctx context.Context, ns kgmem.Namespace, page kgmem
 		return nil, fmt.Errorf("neo4j: list episodes of %s: %w", ns, err)
 	}
 	return eps, nil
+}
+
+// LatestTime returns the greatest episode timestamp or fact validity bound
+// of ns, aggregated in Neo4j.
+func (s *Store) LatestTime(ctx context.Context, ns kgmem.Namespace) (time.Time, error) {
+	if err := checkNamespace(ns); err != nil {
+		return time.Time{}, fmt.Errorf("neo4j: latest time: %w", err)
+	}
+	recs, err := s.read(ctx, `
+		CALL () { MATCH (e:Episode {namespace: $ns}) RETURN max(e.timestamp) AS episode }
+		CALL () { MATCH (t:FactText {namespace: $ns}) WITH t`+factRel+`
+			RETURN max(r.valid_at) AS valid_at, max(r.invalid_at) AS invalid_at }
+		RETURN episode, valid_at, invalid_at`, map[string]any{"ns": s.key(ns)})
+	if err != nil {
+		return time.Time{}, fmt.Errorf("neo4j: latest time of %s: %w", ns, err)
+	}
+	var latest time.Time
+	for _, rec := range recs {
+		p := props{m: rec.AsMap()}
+		for _, k := range []string{"episode", "valid_at", "invalid_at"} {
+			if t := p.time(k); t.After(latest) {
+				latest = t
+			}
+		}
+		if p.err != nil {
+			return time.Time{}, fmt.Errorf("neo4j: latest time of %s: %w", ns, p.err)
+		}
+	}
+	return latest, nil
 }
 
 func (s *Store) episodes(ctx context.Context, ns kgmem.Namespace, query string, params map[string]any) ([]kgmem.Episode, error) {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/kgmem/kgmem"
 )
@@ -419,6 +420,49 @@ func (s *Store) Episodes(ctx context.Context, ns kgmem.Namespace, ids []string) 
 		}
 	}
 	return eps, nil
+}
+
+// factLatest is a fact's later validity bound, the key of the facts_latest
+// index; a fact without either sorts first.
+const factLatest = `max(coalesce(valid_at, -9223372036854775808), coalesce(invalid_at, -9223372036854775808))`
+
+// latestTimeQuery reads a namespace's latest episode timestamp and the
+// validity bounds of its fact with the latest bound, each from the end of
+// its index (TestLatestTimeSeeksIndexes).
+const latestTimeQuery = `SELECT (SELECT max(timestamp) FROM episodes WHERE namespace = ?1), f.valid_at, f.invalid_at
+	FROM (SELECT 1) LEFT JOIN (SELECT valid_at, invalid_at FROM facts WHERE namespace = ?1
+		ORDER BY ` + factLatest + ` DESC LIMIT 1) AS f`
+
+// LatestTime returns the greatest episode timestamp or fact validity bound
+// of ns: the last entry of episodes_timestamp and of facts_latest.
+func (s *Store) LatestTime(ctx context.Context, ns kgmem.Namespace) (time.Time, error) {
+	if err := checkNamespace(ns); err != nil {
+		return time.Time{}, err
+	}
+	// max() skips NULL timestamps; the fact with the greatest bound gives
+	// both of its bounds, of which the later is the answer.
+	latest, err := collect(ctx, s.cached(s.r), func(rows *sql.Rows) (time.Time, error) {
+		var episode, validAt, invalidAt sql.NullInt64
+		if err := rows.Scan(&episode, &validAt, &invalidAt); err != nil {
+			return time.Time{}, err
+		}
+		return laterOf(fromMillis(episode), fromMillis(validAt), fromMillis(invalidAt)), nil
+	}, latestTimeQuery, ns)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("sqlite: latest time of %s: %w", ns, err)
+	}
+	return latest[0], nil
+}
+
+// laterOf returns the latest of ts (the zero time when all are zero).
+func laterOf(ts ...time.Time) time.Time {
+	var latest time.Time
+	for _, t := range ts {
+		if t.After(latest) {
+			latest = t
+		}
+	}
+	return latest
 }
 
 // ListEpisodes pages through the episodes of ns in id order.

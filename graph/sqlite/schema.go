@@ -8,7 +8,7 @@ import (
 
 // schemaVersion is the layout this package writes, kept in PRAGMA user_version.
 // Bump it and append a step to migrations when the layout changes.
-const schemaVersion = 7
+const schemaVersion = 8
 
 // ftsTokenizer is the tokenizer of every full-text table: Unicode word
 // boundaries, diacritics folded ("Zürich" finds "Zurich"), case folded, and
@@ -193,6 +193,11 @@ func migrations() [][]string {
 		namespace TEXT PRIMARY KEY,
 		version   INTEGER NOT NULL
 	) WITHOUT ROWID`,
+	}, {
+		// Version 8: a namespace's latest instant (LatestTime) as two index
+		// seeks instead of a read of all its episodes and facts.
+		`CREATE INDEX IF NOT EXISTS episodes_timestamp ON episodes (namespace, timestamp)`,
+		`CREATE INDEX IF NOT EXISTS facts_latest ON facts (namespace, ` + factLatest + `)`,
 	}}
 }
 
