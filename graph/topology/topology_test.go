@@ -52,3 +52,22 @@ func TestExpand(t *testing.T) {
 		t.Errorf("Len() = %d, want 6", topo.Len())
 	}
 }
+
+// TestInstantRoundTrips checks that the topology's compact times give back
+// exactly the UTC times the stores read (== on time.Time: the same
+// representation, not just the same instant).
+func TestInstantRoundTrips(t *testing.T) {
+	for _, in := range []time.Time{
+		{},
+		time.Unix(0, 0).UTC(),
+		time.UnixMilli(1_741_944_413_589).UTC(),
+		time.Date(1960, 5, 1, 12, 0, 0, 999_999_999, time.UTC),
+		time.Date(1, 1, 1, 0, 0, 1, 0, time.UTC),
+		time.Date(9999, 12, 31, 23, 59, 59, 1, time.UTC),
+		time.Date(2025, 3, 14, 9, 26, 53, 0, time.FixedZone("CET", 3600)).UTC(),
+	} {
+		if got := instantOf(in).time(); got != in {
+			t.Errorf("instantOf(%v).time() = %v (%#v), want %#v", in, got, got, in)
+		}
+	}
+}
