@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 )
 
 // Resources is the process's memory use at one moment.
@@ -26,6 +27,9 @@ type Resources struct {
 	// SQLite), which the kernel can drop and read again under pressure.
 	AnonBytes int64 `json:"rss_anon_bytes"`
 	FileBytes int64 `json:"rss_file_bytes"`
+	// PeakAnonBytes is the largest AnonBytes WatchAnon sampled (0: not
+	// watched).
+	PeakAnonBytes int64 `json:"peak_rss_anon_bytes,omitempty"`
 	// HeapInuseBytes and HeapSysBytes are the Go heap in use and obtained
 	// from the OS (runtime.MemStats).
 	HeapInuseBytes uint64 `json:"heap_inuse_bytes"`
@@ -46,6 +50,31 @@ func ReadResources() Resources {
 	runtime.ReadMemStats(&ms)
 	r.HeapInuseBytes, r.HeapSysBytes, r.NumGC = ms.HeapInuse, ms.HeapSys, ms.NumGC
 	return r
+}
+
+// WatchAnon samples the process's anonymous resident memory (RssAnon) every
+// interval until the returned stop is called, which returns the largest
+// sample (0 where there is no /proc).
+func WatchAnon(every time.Duration) (stop func() int64) {
+	done, peak := make(chan struct{}), make(chan int64)
+	go func() {
+		var highest int64
+		tick := time.NewTicker(every)
+		defer tick.Stop()
+		for {
+			highest = max(highest, procStatus("RssAnon")["RssAnon"])
+			select {
+			case <-done:
+				peak <- max(highest, procStatus("RssAnon")["RssAnon"])
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+	return func() int64 {
+		close(done)
+		return <-peak
+	}
 }
 
 // procStatus reads the given kB fields of /proc/self/status, in bytes

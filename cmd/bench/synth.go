@@ -239,8 +239,12 @@ func runSynth(ctx context.Context, args []string, stdout, stderr io.Writer) (err
 		}
 	}
 	rep.AfterBuild = synth.ReadResources()
+	var peakAnon int64
 	if !f.buildOnly {
-		if err := measureSynth(ctx, f, gen, sink, &rep, stderr); err != nil {
+		stopWatch := synth.WatchAnon(250 * time.Millisecond)
+		err := measureSynth(ctx, f, gen, sink, &rep, stderr)
+		peakAnon = stopWatch()
+		if err != nil {
 			return err
 		}
 	}
@@ -259,6 +263,7 @@ func runSynth(ctx context.Context, args []string, stdout, stderr io.Writer) (err
 		rep.Purged = &st
 	}
 	rep.Resources = synth.ReadResources()
+	rep.Resources.PeakAnonBytes = peakAnon
 	if err := writeHeapProfile(f.heapProfile); err != nil {
 		return err
 	}
@@ -315,7 +320,9 @@ func openSynthStores(ctx context.Context, f synthFlags, embedder kgmem.Embedder)
 	var err error
 	switch f.graph {
 	case "sqlite":
-		sink.Graph, err = sqlite.Open(ctx, filepath.Join(f.dataDir, "graph.db"))
+		// Exclusive, as the server opens its store: versions and settings
+		// are kept in memory rather than read per call.
+		sink.Graph, err = sqlite.Open(ctx, filepath.Join(f.dataDir, "graph.db"), sqlite.Exclusive())
 	default:
 		sink.Graph, err = neo4j.Open(ctx, neo4j.Config{URI: f.neo4jURI, Username: f.neo4jUser, Password: f.neo4jPass, Database: f.neo4jDB})
 	}
@@ -535,6 +542,9 @@ func writeSynthReport(w io.Writer, r synthReport) error {
 	fmt.Fprintf(&b, "peak RSS %.0f MiB (VmHWM %.0f MiB); at the end %.0f MiB anonymous + %.0f MiB mapped files; heap in use %.0f MiB, from the OS %.0f MiB\n",
 		mb(r.Resources.MaxRSSBytes), mb(r.Resources.HWMBytes), mb(r.Resources.AnonBytes), mb(r.Resources.FileBytes),
 		mb(int64(r.Resources.HeapInuseBytes)), mb(int64(r.Resources.HeapSysBytes)))
+	if r.Resources.PeakAnonBytes > 0 {
+		fmt.Fprintf(&b, "peak anonymous memory while searching %.0f MiB (RssAnon sampled every 250 ms from the warm-up on)\n", mb(r.Resources.PeakAnonBytes))
+	}
 	if r.Purged != nil {
 		fmt.Fprintf(&b, "purged: %d facts, %d entities, %d episodes\n", r.Purged.Facts, r.Purged.Entities, r.Purged.Episodes)
 	}
