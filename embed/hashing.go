@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"math"
 
+	lru "github.com/hashicorp/golang-lru/v2"
 	"github.com/kgmem/kgmem"
+	"github.com/kljensen/snowball/english"
 )
 
 // DefaultHashingDim is the dimension NewHashing uses when given 0.
@@ -40,7 +42,25 @@ const (
 type Hashing struct {
 	dim int
 	p   params
+	// words holds what each recently seen word contributes, so that a
+	// word's stem and character n-grams are computed once, not at every
+	// occurrence (they were half of the embedder's time).
+	words *lru.Cache[string, wordFeatures]
 }
+
+// wordFeatures is what one word (its folded surface form) contributes
+// wherever it occurs: its stem, the key of its unigram, and the keys of its
+// character n-grams with the weight of each.
+type wordFeatures struct {
+	stem       string
+	unigram    uint64
+	grams      []uint64
+	gramWeight float64
+}
+
+// wordCacheSize bounds the words a Hashing embedder keeps features of
+// (about 200 bytes each): a conversation's vocabulary, not an attacker's.
+const wordCacheSize = 50_000
 
 var _ kgmem.Embedder = (*Hashing)(nil)
 
@@ -50,7 +70,31 @@ func NewHashing(dim int) *Hashing {
 	if dim <= 0 {
 		dim = DefaultHashingDim
 	}
-	return &Hashing{dim: dim, p: defaultParams()}
+	words, err := lru.New[string, wordFeatures](wordCacheSize)
+	if err != nil {
+		panic(err) // only for a size <= 0
+	}
+	return &Hashing{dim: dim, p: defaultParams(), words: words}
+}
+
+// features returns what the word with folded surface form surface
+// contributes, from the cache or computed (stem from tokenize's caller).
+func (h *Hashing) features(surface string) wordFeatures {
+	if f, ok := h.words.Get(surface); ok {
+		return f
+	}
+	f := wordFeatures{stem: english.Stem(surface, false)}
+	f.unigram = fnv1a(kindUnigram, f.stem)
+	if h.p.charWeight != 0 {
+		grams := charGrams(surface, h.p.minGram, h.p.maxGram)
+		f.grams = make([]uint64, len(grams))
+		for i, g := range grams {
+			f.grams[i] = fnv1a(kindChar, g)
+		}
+		f.gramWeight = h.p.charWeight / math.Sqrt(float64(len(grams)))
+	}
+	h.words.Add(surface, f)
+	return f
 }
 
 // Dimension returns the length of every vector.
@@ -75,10 +119,10 @@ func (h *Hashing) Embed(ctx context.Context, texts []string) ([][]float32, error
 
 // vector embeds one text.
 func (h *Hashing) vector(text string) []float32 {
-	words := tokenize(text)
-	kept := make([]word, 0, len(words))
+	words := words(text)
+	kept := make([]string, 0, len(words))
 	for _, w := range words {
-		if !isStopWord(w.surface) {
+		if !isStopWord(w) {
 			kept = append(kept, w)
 		}
 	}
@@ -94,8 +138,7 @@ func (h *Hashing) vector(text string) []float32 {
 	}
 	feats := make([]feature, 0, 32*len(kept))
 	index := make(map[uint64]int, 32*len(kept))
-	add := func(kind byte, s string, weight float64) {
-		key := fnv1a(kind, s)
+	add := func(key uint64, weight float64) {
 		if i, ok := index[key]; ok {
 			feats[i].tf++
 			return
@@ -103,19 +146,17 @@ func (h *Hashing) vector(text string) []float32 {
 		index[key] = len(feats)
 		feats = append(feats, feature{key: key, weight: weight, tf: 1})
 	}
+	var prev wordFeatures
 	for i, w := range kept {
-		add(kindUnigram, w.stem, h.p.unigramWeight)
+		f := h.features(w)
+		add(f.unigram, h.p.unigramWeight)
 		if i > 0 && h.p.bigramWeight != 0 {
-			add(kindBigram, kept[i-1].stem+" "+w.stem, h.p.bigramWeight)
+			add(fnv1a(kindBigram, prev.stem+" "+f.stem), h.p.bigramWeight)
 		}
-		if h.p.charWeight == 0 {
-			continue
+		for _, g := range f.grams {
+			add(g, f.gramWeight)
 		}
-		grams := charGrams(w.surface, h.p.minGram, h.p.maxGram)
-		per := h.p.charWeight / math.Sqrt(float64(len(grams)))
-		for _, g := range grams {
-			add(kindChar, g, per)
-		}
+		prev = f
 	}
 	acc := make([]float64, h.dim)
 	for _, f := range feats {

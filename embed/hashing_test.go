@@ -2,6 +2,9 @@ package embed_test
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
 	"errors"
 	"math"
 	"testing"
@@ -180,3 +183,37 @@ func BenchmarkHashing(b *testing.B) {
 		}
 	}
 }
+
+// TestHashingV1IsPinned pins hash-v1's vectors of a few texts (every
+// feature kind, folding, contractions, stop words only, empty) by checksum,
+// embedded twice so the second pass comes from the word cache: stored
+// vectors stay comparable with new ones only while this holds. A change
+// that breaks it must change Name.
+func TestHashingV1IsPinned(t *testing.T) {
+	texts := []string{
+		"Caroline's café — naïve résumé, don't can't 東京 Zürich",
+		"Bob leads the ML team at Northwind since 2021.",
+		"the of and",
+		"",
+		"O'Brien's 'quoted' it's LOL okay",
+	}
+	h := embed.NewHashing(256)
+	for pass := range 2 {
+		vecs, err := h.Embed(t.Context(), texts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sum := sha256.New()
+		for _, v := range vecs {
+			for _, x := range v {
+				_ = binary.Write(sum, binary.LittleEndian, math.Float32bits(x))
+			}
+		}
+		if got := hex.EncodeToString(sum.Sum(nil)); got != hashV1Pin {
+			t.Fatalf("pass %d: vectors checksum %s, want %s", pass, got, hashV1Pin)
+		}
+	}
+}
+
+// hashV1Pin is the checksum TestHashingV1IsPinned expects.
+const hashV1Pin = "437f2d6bb4936e8d77e386faf18839007114b33b42632a3c8865914ce38336dd"

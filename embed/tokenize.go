@@ -11,28 +11,21 @@ import (
 	"golang.org/x/text/unicode/norm"
 )
 
-// word is one token of a text: its folded surface form and its stem.
-type word struct {
-	surface string
-	stem    string
-}
-
-// tokenize splits text into words: NFKC, lower case, diacritics removed,
-// letters and digits kept, contractions and possessives reduced.
-func tokenize(text string) []word {
+// words splits text into words (their folded surface forms): NFKC, lower
+// case, diacritics removed, letters and digits kept, contractions and
+// possessives reduced.
+func words(text string) []string {
 	folded := fold(text)
 	fields := strings.FieldsFunc(folded, func(r rune) bool {
 		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '\''
 	})
-	words := make([]word, 0, len(fields))
+	out := fields[:0]
 	for _, f := range fields {
-		f = uncontract(strings.Trim(f, "'"))
-		if f == "" {
-			continue
+		if f = uncontract(strings.Trim(f, "'")); f != "" {
+			out = append(out, f)
 		}
-		words = append(words, word{surface: f, stem: english.Stem(f, false)})
 	}
-	return words
+	return out
 }
 
 // fold normalises Unicode (NFKC), lower-cases and drops diacritics.
