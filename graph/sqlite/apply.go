@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/kgmem/kgmem"
 )
@@ -64,11 +65,11 @@ type applier struct {
 	from, to int64
 	// threaded are the timestamped episodes inserted, for the thread order.
 	threaded []threadInsert
-	// inserted are the episodes inserted, as reading them back gives them,
+	// insertedEpisodes are the episodes inserted, as reading them back gives them,
 	// and episodeVersion the namespace's episode version they are current
 	// at, for the episode cache (episodecache.go).
-	inserted       []kgmem.Episode
-	episodeVersion int64
+	insertedEpisodes []kgmem.Episode
+	episodeVersion   int64
 }
 
 // ftsBatch is the search entries one change set writes to one FTS table:
@@ -96,10 +97,8 @@ func (a *applier) apply(cs kgmem.ChangeSet) error {
 			return fmt.Errorf("entities[%d] %s: %w", i, e.ID, err)
 		}
 	}
-	for i, e := range cs.Episodes {
-		if err := a.insertEpisode(e); err != nil {
-			return fmt.Errorf("episodes[%d] %s: %w", i, e.ID, err)
-		}
+	if err := a.insertEpisodes(cs.Episodes); err != nil {
+		return err
 	}
 	for i, f := range cs.Facts {
 		p := fmt.Sprintf("facts[%d]", i)
@@ -177,32 +176,115 @@ func (a *applier) upsertEntity(e kgmem.Entity) error {
 	return a.replaceFTS("entity_fts", rid, strings.Join(e.Names(), "\n"))
 }
 
-// insertEpisode inserts e unless its id is already stored.
-func (a *applier) insertEpisode(e kgmem.Episode) error {
-	meta, err := jsonMap("metadata", e.Metadata)
-	if err != nil {
-		return err
+// insertEpisodes inserts the episodes whose ids are not stored yet (nor
+// earlier in eps), leaving the others untouched. They go in one statement
+// over a JSON array of rows: a statement per episode was most of a bulk
+// import's writer time. JSON cannot carry invalid UTF-8, so a change set
+// holding some is inserted a statement per episode, byte for byte.
+func (a *applier) insertEpisodes(eps []kgmem.Episode) error {
+	if len(eps) == 0 {
+		return nil
 	}
-	args := append([]any{e.Namespace, e.ID, e.ThreadID, e.MessageID, e.Role, e.Name, e.Content, millis(e.Timestamp), meta,
-		millis(e.CreatedAt)}, decayArgs(e.Decay)...)
+	rows, metas := make([][]any, len(eps)), make([]any, len(eps))
+	batched := true
+	for i, e := range eps {
+		meta, err := jsonMap("metadata", e.Metadata)
+		if err != nil {
+			return fmt.Errorf("episodes[%d] %s: %w", i, e.ID, err)
+		}
+		metas[i] = meta
+		rows[i] = append([]any{e.ID, e.ThreadID, e.MessageID, e.Role, e.Name, e.Content, millis(e.Timestamp), meta,
+			millis(e.CreatedAt)}, decayArgs(e.Decay)...)
+		batched = batched && validUTF8(rows[i])
+	}
+	if !batched {
+		for i, e := range eps {
+			if err := a.insertEpisode(e, rows[i], metas[i]); err != nil {
+				return fmt.Errorf("episodes[%d] %s: %w", i, e.ID, err)
+			}
+		}
+		return nil
+	}
+	body, err := json.Marshal(rows)
+	if err != nil {
+		return fmt.Errorf("episodes: encode rows: %w", err)
+	}
+	rids, err := a.insertedRids(string(body))
+	if err != nil {
+		return fmt.Errorf("insert episodes: %w", err)
+	}
+	for i, e := range eps {
+		rid, ok := rids[e.ID]
+		if !ok {
+			continue // already stored: left untouched
+		}
+		delete(rids, e.ID) // a repeated id was inserted once, by its first row
+		if err := a.inserted(e, metas[i], rid); err != nil {
+			return fmt.Errorf("episodes[%d] %s: %w", i, e.ID, err)
+		}
+	}
+	return nil
+}
+
+// insertedRids runs insertEpisodes over the JSON rows and returns the
+// rowid of each episode it inserted, by id.
+func (a *applier) insertedRids(rows string) (map[string]int64, error) {
+	res, err := a.stmt(a.st.insertEpisodes).QueryContext(a.ctx, a.ns, rows)
+	if err != nil {
+		return nil, err
+	}
+	defer res.Close()
+	rids := map[string]int64{}
+	for res.Next() {
+		var id string
+		var rid int64
+		if err := res.Scan(&id, &rid); err != nil {
+			return nil, err
+		}
+		rids[id] = rid
+	}
+	return rids, res.Err()
+}
+
+// validUTF8 reports whether every string of row is valid UTF-8.
+func validUTF8(row []any) bool {
+	for _, v := range row {
+		if s, ok := v.(string); ok && !utf8.ValidString(s) {
+			return false
+		}
+	}
+	return true
+}
+
+// insertEpisode inserts e, encoded as row (its columns after the namespace)
+// with metadata meta, unless its id is already stored.
+func (a *applier) insertEpisode(e kgmem.Episode, row []any, meta any) error {
 	var rid int64
-	err = a.stmt(a.st.insertEpisode).QueryRowContext(a.ctx, args...).Scan(&rid)
+	err := a.stmt(a.st.insertEpisode).QueryRowContext(a.ctx, append([]any{a.ns}, row...)...).Scan(&rid)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil // already stored: left untouched
 	}
 	if err != nil {
 		return fmt.Errorf("insert: %w", err)
 	}
+	return a.inserted(e, meta, rid)
+}
+
+// inserted records what inserting e (with metadata meta) as rowid rid
+// changes besides its row: known ids, the thread order, the episode cache
+// and its search entry.
+func (a *applier) inserted(e kgmem.Episode, meta any, rid int64) error {
 	a.known[e.ID] = true
 	if !e.Timestamp.IsZero() {
 		a.threaded = append(a.threaded, threadInsert{thread: e.ThreadID, threadEntry: threadEntry{id: e.ID, ts: e.Timestamp.UnixMilli(), rid: rid}})
 	}
 	stored := e
 	stored.Timestamp, stored.CreatedAt, stored.Decay = storedTime(e.Timestamp), storedTime(e.CreatedAt), storedDecay(e.Decay)
+	var err error
 	if stored.Metadata, err = storedMap(meta); err != nil {
 		return err
 	}
-	a.inserted = append(a.inserted, stored)
+	a.insertedEpisodes = append(a.insertedEpisodes, stored)
 	return a.replaceFTS("episode_fts", rid, episodeText(e.Name, e.Content))
 }
 

@@ -108,7 +108,7 @@ func (s *Store) commitGroup(group []*groupedApply) {
 		if r.err == nil {
 			s.advanceViews(r.cs, r.a.from, r.a.to, r.a.threaded)
 			// What was just written is likely to be searched for soon.
-			s.episodes.fill(r.cs.Namespace, r.a.episodeVersion, r.a.inserted)
+			s.episodes.fill(r.cs.Namespace, r.a.episodeVersion, r.a.insertedEpisodes)
 		}
 	}
 }
@@ -124,7 +124,7 @@ func applyInSavepoint(ctx context.Context, tx *sql.Tx, s *Store, r *groupedApply
 	if err == nil {
 		err = r.a.flushFTS()
 	}
-	if err == nil && len(r.a.inserted) > 0 {
+	if err == nil && len(r.a.insertedEpisodes) > 0 {
 		err = tx.StmtContext(ctx, s.ws.getEpisodeVersion).QueryRowContext(ctx, r.cs.Namespace).Scan(&r.a.episodeVersion)
 		if errNoRows(err) {
 			err = nil

@@ -17,7 +17,10 @@ import (
 type writeStmts struct {
 	registerNS, entityExists, episodeExists          *sql.Stmt
 	upsertEntity, clearNames, addName, insertEpisode *sql.Stmt
-	upsertFact, upsertItem, addMention               *sql.Stmt
+	// insertEpisodes inserts a JSON array of episode rows in one statement
+	// (insertEpisodeRow), returning the id and rowid of each inserted.
+	insertEpisodes                     *sql.Stmt
+	upsertFact, upsertItem, addMention *sql.Stmt
 	// nextVersion draws from the version counter, setVersion gives the
 	// drawn value to a namespace (see bumpVersion).
 	nextVersion, setVersion *sql.Stmt
@@ -180,6 +183,14 @@ func prepareWrites(ctx context.Context, db *sql.DB) (*writeStmts, error) {
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (namespace, id) DO NOTHING
 		RETURNING rid`)
+	w.insertEpisodes = prep(`
+		INSERT INTO episodes (namespace, id, thread_id, message_id, role, name, content, timestamp, metadata, created_at,
+			stability, reinforced_at, reinforcements, pinned, forgotten_at)
+		SELECT ?1, value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4, value ->> 5, value ->> 6, value ->> 7,
+			value ->> 8, value ->> 9, value ->> 10, value ->> 11, value ->> 12, value ->> 13
+		FROM json_each(?2) WHERE true
+		ON CONFLICT (namespace, id) DO NOTHING
+		RETURNING id, rid`)
 	w.upsertFact = prep(`
 		INSERT INTO facts (namespace, id, subject_id, predicate, object_id, text, confidence, importance, episodes, attributes,
 			valid_at, invalid_at, created_at, expired_at, stability, reinforced_at, reinforcements, pinned, forgotten_at)
@@ -228,7 +239,7 @@ func prepareWrites(ctx context.Context, db *sql.DB) (*writeStmts, error) {
 // close closes every prepared statement.
 func (w *writeStmts) close() error {
 	all := []*sql.Stmt{w.registerNS, w.entityExists, w.episodeExists, w.upsertEntity, w.clearNames, w.addName,
-		w.insertEpisode, w.upsertFact, w.upsertItem, w.addMention, w.nextVersion, w.setVersion, w.getVersion,
+		w.insertEpisode, w.insertEpisodes, w.upsertFact, w.upsertItem, w.addMention, w.nextVersion, w.setVersion, w.getVersion,
 		w.getEpisodeVersion, w.setEpisodeVersion}
 	for _, st := range w.setDecay {
 		all = append(all, st)
