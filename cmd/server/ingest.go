@@ -52,7 +52,7 @@ func ingest(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	fs.StringVar(&f.format, "format", "auto", "input format: auto, jsonl, openai, chatgpt or locomo")
 	fs.StringVar(&f.namespace, "namespace", "", "namespace of records that name none (ChatGPT and OpenAI exports; the prefix for LoCoMo)")
 	fs.StringVar(&f.thread, "thread", "default", "thread of JSONL records without thread_id")
-	fs.IntVar(&f.concurrency, "concurrency", 4, "threads ingested at once (a thread's batches stay in order)")
+	fs.IntVar(&f.concurrency, "concurrency", 0, "threads ingested at once, a thread's batches in order (default 4 with --extract, which paces LLM calls; 16 without, which keeps the writer busy)")
 	fs.IntVar(&f.batch, "batch", 0, "messages per request (default 50 with --extract, 500 without: fewer, larger writes)")
 	fs.BoolVar(&f.extract, "extract", false, "extract facts with the configured LLM")
 	fs.IntVar(&f.rpm, "llm-rpm", 0, "LLM requests per minute (0: unlimited)")
@@ -89,6 +89,12 @@ func ingest(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		f.batch = 500
 		if f.extract {
 			f.batch = 50
+		}
+	}
+	if f.concurrency == 0 {
+		f.concurrency = 16
+		if f.extract {
+			f.concurrency = 4
 		}
 	}
 	if f.concurrency < 1 || f.batch < 1 || f.batch > 1000 || f.rpm < 0 || f.tpm < 0 || f.saveEvery <= 0 {
