@@ -2,6 +2,7 @@ package hnsw
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -314,4 +315,27 @@ func liveHeap() uint64 {
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
 	return ms.HeapAlloc
+}
+
+// TestSearchAfterClose checks that a search after Close fails with an error
+// instead of reading vectors that are no longer mapped.
+func TestSearchAfterClose(t *testing.T) {
+	ctx := context.Background()
+	x, err := Open(ctx, filepath.Join(t.TempDir(), "vectors.db"), 4, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := []float32{1, 0, 0, 0}
+	if err := x.Upsert(ctx, []kgmem.VectorRecord{{Namespace: "ns", ID: "a", Kind: kgmem.KindFact, Vector: v}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := x.Search(ctx, kgmem.VectorQuery{Namespace: "ns", Vector: v, K: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if err := x.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := x.Search(ctx, kgmem.VectorQuery{Namespace: "ns", Vector: v, K: 1}); !errors.Is(err, errIndexClosed) {
+		t.Errorf("search after Close: %v, want errIndexClosed", err)
+	}
 }

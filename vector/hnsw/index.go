@@ -25,9 +25,10 @@ type Index struct {
 	// vectors and its loaded shards change in the same order; writes to
 	// other namespaces go on meanwhile (writelock.go).
 	writes writeLocks
-	mu     sync.Mutex // guards spaces and clock
+	mu     sync.Mutex // guards spaces, clock and closed
 	spaces map[kgmem.Namespace]*space
 	clock  uint64 // ticks once per search, for least-recently-used eviction
+	closed bool   // set by Close: no namespace loads any more
 
 	// fills runs one load of a namespace from the store at a time, detached
 	// from the searches waiting for it (see load).
@@ -194,6 +195,7 @@ func (x *Index) Close() error {
 	x.mu.Lock()
 	spaces := lo.Values(x.spaces)
 	clear(x.spaces)
+	x.closed = true
 	x.mu.Unlock()
 	for _, sp := range spaces {
 		sp.unload()
@@ -238,6 +240,9 @@ func (x *Index) apply(ns kgmem.Namespace, fn func(sp *space) error) {
 		sp.unloadLocked()
 	}
 }
+
+// errIndexClosed is returned by searches after Close.
+var errIndexClosed = errors.New("vector index is closed")
 
 // loadAndLock returns the namespace's loaded state, read-locked. An
 // eviction may unload the state load returned before the lock is taken:
@@ -309,8 +314,11 @@ func (x *Index) fill(ctx context.Context, ns kgmem.Namespace, sp *space) (bool, 
 		return false, nil
 	}
 	x.mu.Lock()
-	current := x.spaces[ns] == sp
+	current, closed := x.spaces[ns] == sp, x.closed
 	x.mu.Unlock()
+	if closed {
+		return false, errIndexClosed
+	}
 	if !current {
 		return false, nil
 	}
