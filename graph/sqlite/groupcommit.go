@@ -115,7 +115,7 @@ func (s *Store) commitGroup(group []*groupedApply) {
 
 // applyInSavepoint writes r's change set inside tx, all or nothing.
 func applyInSavepoint(ctx context.Context, tx *sql.Tx, s *Store, r *groupedApply) error {
-	if _, err := tx.ExecContext(ctx, `SAVEPOINT apply`); err != nil {
+	if _, err := tx.StmtContext(ctx, s.ws.savepoint).ExecContext(ctx); err != nil {
 		return fmt.Errorf("savepoint: %w", wrapErr(err))
 	}
 	r.a = &applier{ctx: ctx, tx: tx, st: s.ws, ns: r.cs.Namespace, tok: nsToken(r.cs.Namespace), pre: wordPrefix(r.cs.Namespace),
@@ -131,11 +131,11 @@ func applyInSavepoint(ctx context.Context, tx *sql.Tx, s *Store, r *groupedApply
 		}
 	}
 	if err != nil {
-		_, rbErr := tx.ExecContext(ctx, `ROLLBACK TO apply`)
-		_, relErr := tx.ExecContext(ctx, `RELEASE apply`)
+		_, rbErr := tx.StmtContext(ctx, s.ws.rollbackTo).ExecContext(ctx)
+		_, relErr := tx.StmtContext(ctx, s.ws.release).ExecContext(ctx)
 		return errors.Join(wrapErr(err), rbErr, relErr)
 	}
-	if _, err := tx.ExecContext(ctx, `RELEASE apply`); err != nil {
+	if _, err := tx.StmtContext(ctx, s.ws.release).ExecContext(ctx); err != nil {
 		return fmt.Errorf("release savepoint: %w", wrapErr(err))
 	}
 	return nil

@@ -26,6 +26,10 @@ type writeStmts struct {
 	nextVersion, setVersion *sql.Stmt
 	// getVersion reads a namespace's version (none: no row).
 	getVersion *sql.Stmt
+	// savepoint, release and rollbackTo bracket each change set of a group
+	// commit (applyInSavepoint): three statements per change set, which
+	// the driver parsed anew every time.
+	savepoint, release, rollbackTo *sql.Stmt
 	// getEpisodeVersion and setEpisodeVersion read and give a namespace's
 	// episode version (episodecache.go).
 	getEpisodeVersion, setEpisodeVersion *sql.Stmt
@@ -217,6 +221,7 @@ func prepareWrites(ctx context.Context, db *sql.DB) (*writeStmts, error) {
 	w.addMention = prep(`INSERT OR IGNORE INTO mentions (namespace, episode_id, entity_id) VALUES (?, ?, ?)`)
 	w.nextVersion = prep(`UPDATE graph_versions SET version = version + 1 WHERE namespace = '' RETURNING version`)
 	w.getVersion = prep(`SELECT version FROM graph_versions WHERE namespace = ?`)
+	w.savepoint, w.release, w.rollbackTo = prep(`SAVEPOINT apply`), prep(`RELEASE apply`), prep(`ROLLBACK TO apply`)
 	w.setVersion = prep(`INSERT INTO graph_versions (namespace, version) VALUES (?, ?)
 		ON CONFLICT (namespace) DO UPDATE SET version = excluded.version`)
 	w.getEpisodeVersion = prep(`SELECT version FROM episode_versions WHERE namespace = ?`)
@@ -240,6 +245,7 @@ func prepareWrites(ctx context.Context, db *sql.DB) (*writeStmts, error) {
 func (w *writeStmts) close() error {
 	all := []*sql.Stmt{w.registerNS, w.entityExists, w.episodeExists, w.upsertEntity, w.clearNames, w.addName,
 		w.insertEpisode, w.insertEpisodes, w.upsertFact, w.upsertItem, w.addMention, w.nextVersion, w.setVersion, w.getVersion,
+		w.savepoint, w.release, w.rollbackTo,
 		w.getEpisodeVersion, w.setEpisodeVersion}
 	for _, st := range w.setDecay {
 		all = append(all, st)

@@ -63,8 +63,7 @@ func Open(ctx context.Context, path string, dim int, opts Options) (*Index, erro
 	}
 	a, err := openArena(arenaDir(path), dim, arenaSegmentBytes)
 	if err != nil {
-		s.db.Close()
-		return nil, err
+		return nil, errors.Join(err, s.close())
 	}
 	return &Index{store: s, arena: a, dim: dim, opts: opts.withDefaults(), spaces: map[kgmem.Namespace]*space{}}, nil
 }
@@ -200,11 +199,7 @@ func (x *Index) Close() error {
 	for _, sp := range spaces {
 		sp.unload()
 	}
-	var errs []error
-	if err := x.store.db.Close(); err != nil {
-		errs = append(errs, fmt.Errorf("close vector store: %w", err))
-	}
-	return errors.Join(append(errs, x.arena.close())...)
+	return errors.Join(x.store.close(), x.arena.close())
 }
 
 // space returns the namespace state, creating an unloaded one, and marks

@@ -18,6 +18,9 @@ import (
 type store struct {
 	db  *sql.DB
 	dim int
+	// upsertOne and deleteOne write one record; prepared once, since the
+	// driver parses a statement anew at every prepare.
+	upsertOne, deleteOne *sql.Stmt
 }
 
 const schema = `
@@ -47,8 +50,7 @@ func openStore(ctx context.Context, path string, dim int) (*store, error) {
 	}
 	s := &store{db: db, dim: dim}
 	if err := s.init(ctx, path); err != nil {
-		db.Close()
-		return nil, err
+		return nil, errors.Join(err, s.close())
 	}
 	return s, nil
 }
@@ -68,18 +70,34 @@ func (s *store) init(ctx context.Context, path string) error {
 	if stored != strconv.Itoa(s.dim) {
 		return fmt.Errorf("vector index %s holds dimension %s, opened with dimension %d: %w", path, stored, s.dim, kgmem.ErrDimensionMismatch)
 	}
+	if s.upsertOne, err = s.db.PrepareContext(ctx, `INSERT INTO vectors (namespace, id, kind, created_at, vector) VALUES (?, ?, ?, ?, ?)
+		ON CONFLICT (namespace, id) DO UPDATE SET kind = excluded.kind, created_at = excluded.created_at, vector = excluded.vector`); err != nil {
+		return fmt.Errorf("prepare upsert in %s: %w", path, err)
+	}
+	if s.deleteOne, err = s.db.PrepareContext(ctx, `DELETE FROM vectors WHERE namespace = ? AND id = ?`); err != nil {
+		return fmt.Errorf("prepare delete in %s: %w", path, err)
+	}
 	return nil
+}
+
+// close closes the statements and the file.
+func (s *store) close() error {
+	var errs []error
+	for _, st := range []*sql.Stmt{s.upsertOne, s.deleteOne} {
+		if st != nil {
+			errs = append(errs, st.Close())
+		}
+	}
+	if err := s.db.Close(); err != nil {
+		errs = append(errs, fmt.Errorf("close vector store: %w", err))
+	}
+	return errors.Join(errs...)
 }
 
 // upsert writes records in one transaction.
 func (s *store) upsert(ctx context.Context, records []kgmem.VectorRecord) error {
 	return s.tx(ctx, "upsert vectors", func(tx *sql.Tx) error {
-		stmt, err := tx.PrepareContext(ctx, `INSERT INTO vectors (namespace, id, kind, created_at, vector) VALUES (?, ?, ?, ?, ?)
-			ON CONFLICT (namespace, id) DO UPDATE SET kind = excluded.kind, created_at = excluded.created_at, vector = excluded.vector`)
-		if err != nil {
-			return err
-		}
-		defer stmt.Close()
+		stmt := tx.StmtContext(ctx, s.upsertOne)
 		for _, r := range records {
 			if _, err := stmt.ExecContext(ctx, string(r.Namespace), r.ID, string(r.Kind), r.CreatedAt.UnixNano(), encodeVector(r.Vector)); err != nil {
 				return fmt.Errorf("record %s: %w", r.ID, err)
@@ -92,11 +110,7 @@ func (s *store) upsert(ctx context.Context, records []kgmem.VectorRecord) error 
 // delete removes ids of ns in one transaction.
 func (s *store) delete(ctx context.Context, ns kgmem.Namespace, ids []string) error {
 	return s.tx(ctx, "delete vectors", func(tx *sql.Tx) error {
-		stmt, err := tx.PrepareContext(ctx, `DELETE FROM vectors WHERE namespace = ? AND id = ?`)
-		if err != nil {
-			return err
-		}
-		defer stmt.Close()
+		stmt := tx.StmtContext(ctx, s.deleteOne)
 		for _, id := range ids {
 			if _, err := stmt.ExecContext(ctx, string(ns), id); err != nil {
 				return fmt.Errorf("record %s: %w", id, err)
