@@ -4,7 +4,8 @@
 # --pprof-addr, runs `go run ./cmd/load -url …` against it and, while the
 # load runs, takes a CPU profile and then a goroutine dump; prints the load
 # report and the profile's top entries (flat and cumulative), and leaves the
-# profile (cpu.pprof) and the dump (goroutines.txt) in OUT.
+# profile (cpu.pprof), the dump (goroutines.txt) and the allocations
+# (allocs.pprof) in OUT.
 #
 #   scripts/profile-load.sh [OUT_DIR] [cmd/load flags, e.g. -clients 50 -duration 40s]
 set -euo pipefail
@@ -32,6 +33,9 @@ curl -fsS -o "$out/cpu.pprof" "http://127.0.0.1:$pprof_port/debug/pprof/profile?
 # Where the server's goroutines are, once, while the load still runs:
 # requests waiting on a lock or a connection show here, not in CPU time.
 curl -fsS -o "$out/goroutines.txt" "http://127.0.0.1:$pprof_port/debug/pprof/goroutine?debug=1"
+# What the run allocated so far, by allocation site (go tool pprof
+# -sample_index=alloc_space): the collector's work follows it.
+curl -fsS -o "$out/allocs.pprof" "http://127.0.0.1:$pprof_port/debug/pprof/allocs"
 wait "$load_pid" || { cat "$out/load.log" >&2; exit 1; }
 cat "$out/load.txt"
 echo "== CPU profile ($out/cpu.pprof), top by flat time"
