@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"sync"
 
 	lru "github.com/hashicorp/golang-lru/v2"
 	"github.com/kgmem/kgmem"
@@ -45,7 +46,35 @@ type Hashing struct {
 	// words holds what each recently seen word contributes, so that a
 	// word's stem and character n-grams are computed once, not at every
 	// occurrence (they were half of the embedder's time).
-	words *lru.Cache[string, wordFeatures]
+	words   *lru.Cache[string, wordFeatures]
+	scratch sync.Pool // *scratch
+}
+
+// feature is one distinct feature of a text, with its weight per
+// occurrence (that of its first) and its occurrence count.
+type feature struct {
+	key    uint64
+	weight float64
+	tf     int
+}
+
+// scratch is the working memory of embedding one text, pooled: a text's
+// features, their index by key and the accumulator were a tenth of the
+// bytes a server allocated under load.
+type scratch struct {
+	feats []feature // distinct features in first-seen order
+	index map[uint64]int
+	acc   []float64
+}
+
+// reset empties sc for a text, with an accumulator of dim zeros.
+func (sc *scratch) reset(dim int) {
+	sc.feats = sc.feats[:0]
+	clear(sc.index)
+	if len(sc.acc) != dim {
+		sc.acc = make([]float64, dim)
+	}
+	clear(sc.acc)
 }
 
 // wordFeatures is what one word (its folded surface form) contributes
@@ -74,7 +103,9 @@ func NewHashing(dim int) *Hashing {
 	if err != nil {
 		panic(err) // only for a size <= 0
 	}
-	return &Hashing{dim: dim, p: defaultParams(), words: words}
+	h := &Hashing{dim: dim, p: defaultParams(), words: words}
+	h.scratch.New = func() any { return &scratch{index: map[uint64]int{}} }
+	return h
 }
 
 // features returns what the word with folded surface form surface
@@ -129,15 +160,10 @@ func (h *Hashing) vector(text string) []float32 {
 	if len(kept) == 0 { // only stop words: better them than nothing
 		kept = words
 	}
-	// Distinct features in first-seen order, with their weight per
-	// occurrence and their occurrence count.
-	type feature struct {
-		key    uint64
-		weight float64
-		tf     int
-	}
-	feats := make([]feature, 0, 32*len(kept))
-	index := make(map[uint64]int, 32*len(kept))
+	sc := h.scratch.Get().(*scratch)
+	defer h.scratch.Put(sc)
+	sc.reset(h.dim)
+	feats, index := sc.feats, sc.index
 	add := func(key uint64, weight float64) {
 		if i, ok := index[key]; ok {
 			feats[i].tf++
@@ -158,7 +184,8 @@ func (h *Hashing) vector(text string) []float32 {
 		}
 		prev = f
 	}
-	acc := make([]float64, h.dim)
+	sc.feats = feats // keep the grown buffer for the next text
+	acc := sc.acc
 	for _, f := range feats {
 		v := f.weight * (1 + math.Log(float64(f.tf)))
 		if f.key>>63 == 1 {

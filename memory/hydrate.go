@@ -128,6 +128,44 @@ func (e *Engine) hydrate(ctx context.Context, st *searchState) error {
 	return g.Wait()
 }
 
+// match pairs a candidate with the index of its loaded record.
+type match struct {
+	cand   *fused
+	record int
+}
+
+// matchRecords pairs the candidates of chunk with the records their ids
+// loaded, in chunk order, skipping candidates without one. Stores return
+// records in the order of the ids asked for, missing ones left out, so one
+// walk over both does it; a store that answered in another order falls back
+// to a lookup by id.
+func matchRecords[T any](chunk []*fused, records []T, id func(T) string) []match {
+	out := make([]match, 0, len(records))
+	j := 0
+	for _, c := range chunk {
+		if j < len(records) && id(records[j]) == c.id {
+			out = append(out, match{c, j})
+			j++
+		}
+	}
+	if j == len(records) {
+		return out
+	}
+	at := make(map[string]int, len(records))
+	for i, r := range records {
+		if _, dup := at[id(r)]; !dup {
+			at[id(r)] = i
+		}
+	}
+	out = out[:0]
+	for _, c := range chunk {
+		if i, ok := at[c.id]; ok {
+			out = append(out, match{c, i})
+		}
+	}
+	return out
+}
+
 // ranker completes a Score from the fused relevance (decay weighting).
 type ranker func(*Score)
 
@@ -145,11 +183,11 @@ const firstLoad = 2
 func pick[T, R any](cands []*fused, limit int, load func([]string) ([]T, error), id func(T) string,
 	keep func(T) bool, rank func(T) ranker, wrap func(T, Score) R, final func(R) float64,
 	lambda float64, text func(R) string, bonus, maxWeight float64) ([]R, error) {
-	out := []R{}
 	batch := len(cands)
 	if lambda >= 1 {
 		batch = max(1, firstLoad*limit)
 	}
+	out := make([]R, 0, min(batch, len(cands)))
 	for start := 0; start < len(cands); {
 		if lambda >= 1 && len(out) >= limit {
 			slices.SortStableFunc(out, func(a, b R) int { return cmp.Compare(final(b), final(a)) })
@@ -162,10 +200,9 @@ func pick[T, R any](cands []*fused, limit int, load func([]string) ([]T, error),
 		if err != nil {
 			return nil, err
 		}
-		byID := lo.KeyBy(records, id)
-		for _, c := range chunk {
-			if rec, ok := byID[c.id]; ok && keep(rec) {
-				score := c.score
+		for _, m := range matchRecords(chunk, records, id) {
+			if rec := records[m.record]; keep(rec) {
+				score := m.cand.score
 				rank(rec)(&score)
 				out = append(out, wrap(rec, score))
 			}

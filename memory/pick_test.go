@@ -100,3 +100,32 @@ func TestPickLoadsOnlyWhatCanPlace(t *testing.T) {
 		})
 	}
 }
+
+// TestMatchRecords checks the pairing of candidates with loaded records:
+// records in the order of the ids with some missing (the stores' contract),
+// and records in another order or repeated, which fall back to a lookup.
+func TestMatchRecords(t *testing.T) {
+	chunk := []*fused{{id: "a"}, {id: "b"}, {id: "c"}, {id: "d"}}
+	tests := []struct {
+		name    string
+		records []string
+		want    []string // candidate id → record id, as "a=a"
+	}{
+		{"all, in order", []string{"a", "b", "c", "d"}, []string{"a=a", "b=b", "c=c", "d=d"}},
+		{"some missing", []string{"b", "d"}, []string{"b=b", "d=d"}},
+		{"none", nil, []string{}},
+		{"out of order", []string{"c", "a"}, []string{"a=a", "c=c"}},
+		{"repeated", []string{"a", "a", "b"}, []string{"a=a", "b=b"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := []string{}
+			for _, m := range matchRecords(chunk, tc.records, func(s string) string { return s }) {
+				got = append(got, m.cand.id+"="+tc.records[m.record])
+			}
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("matchRecords(%v) = %v, want %v", tc.records, got, tc.want)
+			}
+		})
+	}
+}
