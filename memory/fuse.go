@@ -20,49 +20,24 @@ type fused struct {
 // adds w / (RRFK + r). order fixes the order retrievers are read in, which
 // breaks ties (stable sort) and orders each result's sources.
 func fuse(opts SearchOptions, order []string, lists map[string][]kgmem.Hit) map[kgmem.Kind][]*fused {
-	// Two passes, so that candidates and their sources each take one
-	// allocation per search rather than one or more per hit: the first
-	// finds the candidates (in first-seen order) and counts their hits,
-	// the second scores them.
 	type key struct {
 		kind kgmem.Kind
 		id   string
 	}
-	total := 0
-	for _, name := range order {
-		total += len(lists[name])
-	}
-	index := make(map[key]int, total)
-	cands := make([]fused, 0, total)
-	hits := make([]int, 0, total)
-	for _, name := range order {
-		for _, h := range lists[name] {
-			i, ok := index[key{h.Kind, h.ID}]
-			if !ok {
-				i = len(cands)
-				index[key{h.Kind, h.ID}] = i
-				cands = append(cands, fused{kind: h.Kind, id: h.ID})
-				hits = append(hits, 0)
-			}
-			hits[i]++
-		}
-	}
-	sources := make([]SourceScore, total)
+	byKey := map[key]*fused{}
 	out := map[kgmem.Kind][]*fused{}
-	for i, at := 0, 0; i < len(cands); i++ {
-		// Capped at its hits: appends fill it, and whoever adds a source
-		// later (speaker, reranker) clips first, so none spills into the
-		// next candidate's.
-		cands[i].score.Sources = sources[at : at : at+hits[i]]
-		at += hits[i]
-		out[cands[i].kind] = append(out[cands[i].kind], &cands[i])
-	}
 	for _, name := range order {
 		rankInKind := map[kgmem.Kind]int{}
 		for _, h := range lists[name] {
 			rankInKind[h.Kind]++
 			rank := rankInKind[h.Kind]
-			f := &cands[index[key{h.Kind, h.ID}]]
+			key := key{h.Kind, h.ID}
+			f, ok := byKey[key]
+			if !ok {
+				f = &fused{kind: h.Kind, id: h.ID}
+				byKey[key] = f
+				out[h.Kind] = append(out[h.Kind], f)
+			}
 			share := opts.weight(name) / (opts.RRFK + float64(rank))
 			f.score.Relevance += share
 			f.score.Sources = append(f.score.Sources, SourceScore{Retriever: name, Rank: rank, Score: h.Score, Contribution: share})

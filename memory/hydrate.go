@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"sort"
 
 	"github.com/kgmem/kgmem"
 	"github.com/samber/lo"
@@ -187,7 +188,7 @@ func pick[T, R any](cands []*fused, limit int, load func([]string) ([]T, error),
 	if lambda >= 1 {
 		batch = max(1, firstLoad*limit)
 	}
-	out := make([]R, 0, min(batch, len(cands)))
+	out := make([]R, 0, min(batch, len(cands), limit))
 	for start := 0; start < len(cands); {
 		if lambda >= 1 && len(out) >= limit {
 			slices.SortStableFunc(out, func(a, b R) int { return cmp.Compare(final(b), final(a)) })
@@ -201,11 +202,27 @@ func pick[T, R any](cands []*fused, limit int, load func([]string) ([]T, error),
 			return nil, err
 		}
 		for _, m := range matchRecords(chunk, records, id) {
-			if rec := records[m.record]; keep(rec) {
-				score := m.cand.score
-				rank(rec)(&score)
-				out = append(out, wrap(rec, score))
+			rec := records[m.record]
+			if !keep(rec) {
+				continue
 			}
+			score := m.cand.score
+			rank(rec)(&score)
+			if lambda < 1 {
+				out = append(out, wrap(rec, score)) // MMR chooses among all
+				continue
+			}
+			// Only the best limit can be returned: out holds them, best
+			// first, each after the equal ones loaded before it, which is
+			// what a stable sort of everything loaded would keep.
+			at := sort.Search(len(out), func(i int) bool { return final(out[i]) < score.Final })
+			if at == limit {
+				continue
+			}
+			if len(out) == limit {
+				out = out[:limit-1]
+			}
+			out = slices.Insert(out, at, wrap(rec, score))
 		}
 		start += len(chunk)
 		batch *= 2
