@@ -24,13 +24,11 @@ func (e *Engine) hydrate(ctx context.Context, st *searchState) error {
 	if at.IsZero() {
 		at = e.now()
 	}
-	weigh := func(state kgmem.DecayState, importance int, factor func(prior) float64) ranker {
-		return func(s *Score) {
-			s.Retention = st.model.Retention(state, importance, at)
-			s.DecayWeight = st.model.Weight(s.Retention)
-			s.Final = s.Relevance * s.DecayWeight
-			applyPriors(s, st.priors, factor)
-		}
+	weigh := func(s *Score, state kgmem.DecayState, importance int, factor func(prior) float64) {
+		s.Retention = st.model.Retention(state, importance, at)
+		s.DecayWeight = st.model.Weight(s.Retention)
+		s.Final = s.Relevance * s.DecayWeight
+		applyPriors(s, st.priors, factor)
 	}
 	depth := req.Limit // results kept per kind; more when a reranker will choose
 	if e.reranker != nil {
@@ -54,8 +52,8 @@ func (e *Engine) hydrate(ctx context.Context, st *searchState) error {
 			func(ids []string) ([]kgmem.Fact, error) { return e.graph.Facts(ctx, ns, ids) },
 			func(f kgmem.Fact) string { return f.ID },
 			func(f kgmem.Fact) bool { return visible(f.Decay) && inView(req, f) },
-			func(f kgmem.Fact) ranker {
-				return weigh(f.Decay, f.Importance, func(p prior) float64 { return p.fact(f) })
+			func(f kgmem.Fact, s *Score) {
+				weigh(s, f.Decay, f.Importance, func(p prior) float64 { return p.fact(f) })
 			},
 			func(f kgmem.Fact, s Score) FactResult { return FactResult{FactView: NewFactView(f), Score: s} },
 			func(r FactResult) float64 { return r.Score.Final },
@@ -72,16 +70,12 @@ func (e *Engine) hydrate(ctx context.Context, st *searchState) error {
 			func(ep kgmem.Episode) bool {
 				return visible(ep.Decay) && (req.AsOf.IsZero() || !ep.Timestamp.After(req.AsOf))
 			},
-			func(ep kgmem.Episode) ranker {
-				w := weigh(ep.Decay, 0, func(p prior) float64 { return p.episode(ep) })
-				if opts.SpeakerWeight == 0 || !speakerNamed(ep.Name, st.query.words) {
-					return w
-				}
-				return func(s *Score) {
+			func(ep kgmem.Episode, s *Score) {
+				if opts.SpeakerWeight != 0 && speakerNamed(ep.Name, st.query.words) {
 					s.Relevance += speakerBonus
 					s.Sources = append(slices.Clip(s.Sources), SourceScore{Retriever: RetrieverSpeaker, Rank: 1, Score: 1, Contribution: speakerBonus})
-					w(s)
 				}
+				weigh(s, ep.Decay, 0, func(p prior) float64 { return p.episode(ep) })
 			},
 			func(ep kgmem.Episode, s Score) EpisodeResult { return EpisodeResult{Episode: ep, Score: s} },
 			func(r EpisodeResult) float64 { return r.Score.Final },
@@ -98,8 +92,8 @@ func (e *Engine) hydrate(ctx context.Context, st *searchState) error {
 			func(ent kgmem.Entity) bool {
 				return visible(ent.Decay) && (req.AsOf.IsZero() || ent.CreatedAt.IsZero() || !ent.CreatedAt.After(req.AsOf))
 			},
-			func(ent kgmem.Entity) ranker {
-				return weigh(ent.Decay, 0, func(p prior) float64 { return p.entity(ent) })
+			func(ent kgmem.Entity, s *Score) {
+				weigh(s, ent.Decay, 0, func(p prior) float64 { return p.entity(ent) })
 			},
 			func(ent kgmem.Entity, s Score) EntityResult { return EntityResult{Entity: ent, Score: s} },
 			func(r EntityResult) float64 { return r.Score.Final },
@@ -116,7 +110,7 @@ func (e *Engine) hydrate(ctx context.Context, st *searchState) error {
 			func(it kgmem.Item) bool {
 				return visible(it.Decay) && (req.AsOf.IsZero() || !it.CreatedAt.After(req.AsOf))
 			},
-			func(it kgmem.Item) ranker { return weigh(it.Decay, 0, func(prior) float64 { return 1 }) },
+			func(it kgmem.Item, s *Score) { weigh(s, it.Decay, 0, func(prior) float64 { return 1 }) },
 			func(it kgmem.Item, s Score) ItemResult { return ItemResult{Item: it, Score: &s} },
 			func(r ItemResult) float64 { return r.Score.Final },
 			opts.MMRLambda, func(r ItemResult) string { return r.Text }, 0, maxWeight)
@@ -167,9 +161,6 @@ func matchRecords[T any](chunk []*fused, records []T, id func(T) string) []match
 	return out
 }
 
-// ranker completes a Score from the fused relevance (decay weighting).
-type ranker func(*Score)
-
 // firstLoad is how many candidates pick loads first, per result wanted; it
 // loads more (doubling) only while an unloaded candidate could still place.
 const firstLoad = 2
@@ -182,7 +173,7 @@ const firstLoad = 2
 // one, so a search loads about the records it returns, not every candidate.
 // With maximal marginal relevance (lambda < 1) every candidate is loaded.
 func pick[T, R any](cands []*fused, limit int, load func([]string) ([]T, error), id func(T) string,
-	keep func(T) bool, rank func(T) ranker, wrap func(T, Score) R, final func(R) float64,
+	keep func(T) bool, rank func(T, *Score), wrap func(T, Score) R, final func(R) float64,
 	lambda float64, text func(R) string, bonus, maxWeight float64) ([]R, error) {
 	batch := len(cands)
 	if lambda >= 1 {
@@ -207,7 +198,7 @@ func pick[T, R any](cands []*fused, limit int, load func([]string) ([]T, error),
 				continue
 			}
 			score := m.cand.score
-			rank(rec)(&score)
+			rank(rec, &score)
 			if lambda < 1 {
 				out = append(out, wrap(rec, score)) // MMR chooses among all
 				continue

@@ -60,14 +60,12 @@ func TestPickLoadsOnlyWhatCanPlace(t *testing.T) {
 				}
 				return out, nil
 			}
-			rank := func(x rec) ranker {
-				return func(s *Score) {
-					if x.id[len(x.id)-1] == '3' { // some records get the bonus
-						s.Relevance += tc.bonus
-					}
-					s.DecayWeight = x.weight
-					s.Final = s.Relevance * x.weight
+			rank := func(x rec, s *Score) {
+				if x.id[len(x.id)-1] == '3' { // some records get the bonus
+					s.Relevance += tc.bonus
 				}
+				s.DecayWeight = x.weight
+				s.Final = s.Relevance * x.weight
 			}
 			got, err := pick(cands, tc.limit, load, func(x rec) string { return x.id }, func(x rec) bool { return !x.hidden },
 				rank, func(x rec, s Score) res { return res{x.id, s.Final} }, func(x res) float64 { return x.final },
@@ -83,7 +81,7 @@ func TestPickLoadsOnlyWhatCanPlace(t *testing.T) {
 					continue
 				}
 				s := c.score
-				rank(x)(&s)
+				rank(x, &s)
 				all = append(all, res{x.id, s.Final})
 			}
 			slices.SortStableFunc(all, func(a, b res) int { return cmp.Compare(b.final, a.final) })

@@ -52,9 +52,9 @@ func newEpisodeCache(capacity int) *episodeCache {
 	return &episodeCache{capacity: capacity, lru: list.New(), spaces: map[kgmem.Namespace]*cachedSpace{}}
 }
 
-// lookup returns the cached episodes of ns among ids, by id, and the ids it
-// lacks; version is ns's episode version, read before.
-func (c *episodeCache) lookup(ns kgmem.Namespace, version int64, ids []string) (hits map[string]kgmem.Episode, missing []string) {
+// lookup returns the cached episodes of ns among ids, in the order of ids,
+// and the ids it lacks; version is ns's episode version, read before.
+func (c *episodeCache) lookup(ns kgmem.Namespace, version int64, ids []string) (hits []kgmem.Episode, missing []string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	sp := c.spaces[ns]
@@ -62,11 +62,11 @@ func (c *episodeCache) lookup(ns kgmem.Namespace, version int64, ids []string) (
 		c.dropLocked(ns, sp)
 		sp = nil
 	}
-	hits = make(map[string]kgmem.Episode, len(ids))
+	hits = make([]kgmem.Episode, 0, len(ids))
 	for _, id := range ids {
 		if el, ok := sp.get(id); ok {
 			c.lru.MoveToFront(el)
-			hits[id] = cloneEpisode(el.Value.(kgmem.Episode))
+			hits = append(hits, cloneEpisode(el.Value.(kgmem.Episode)))
 		} else {
 			missing = append(missing, id)
 		}

@@ -393,25 +393,27 @@ func (s *Store) Episodes(ctx context.Context, ns kgmem.Namespace, ids []string) 
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: episodes: %w", err)
 	}
-	found, missing := s.episodes.lookup(ns, v.episode, ids)
+	cached, missing := s.episodes.lookup(ns, v.episode, ids)
 	if ix, ok := s.lex.Peek(lexicalKey(kgmem.KindEpisode, ns), v.graph); ok && len(missing) > 0 {
 		// The episodes' BM25 index at the current graph version holds
 		// every episode stored: one it lacks does not exist (the ingest
 		// asks this of every new message).
 		missing = slices.DeleteFunc(missing, func(id string) bool { return !ix.Holds(id) })
 	}
-	if len(missing) > 0 {
-		loaded, err := byIDs(ctx, missing, func(e kgmem.Episode) string { return e.ID },
-			func(ctx context.Context, cond string, args []any) ([]kgmem.Episode, error) {
-				return s.episodesWhere(ctx, ns, "p."+cond, args...)
-			})
-		if err != nil {
-			return nil, fmt.Errorf("sqlite: episodes: %w", err)
-		}
-		s.episodes.fill(ns, v.episode, loaded)
-		for _, ep := range loaded {
-			found[ep.ID] = ep
-		}
+	if len(missing) == 0 {
+		return cached, nil // in the order of ids already
+	}
+	loaded, err := byIDs(ctx, missing, func(e kgmem.Episode) string { return e.ID },
+		func(ctx context.Context, cond string, args []any) ([]kgmem.Episode, error) {
+			return s.episodesWhere(ctx, ns, "p."+cond, args...)
+		})
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: episodes: %w", err)
+	}
+	s.episodes.fill(ns, v.episode, loaded)
+	found := make(map[string]kgmem.Episode, len(cached)+len(loaded))
+	for _, ep := range slices.Concat(cached, loaded) {
+		found[ep.ID] = ep
 	}
 	eps := make([]kgmem.Episode, 0, len(found))
 	for _, id := range ids {
