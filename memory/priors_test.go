@@ -2,6 +2,7 @@ package memory
 
 import (
 	"math"
+	"slices"
 	"testing"
 	"time"
 
@@ -118,5 +119,26 @@ func TestFuse(t *testing.T) {
 	}
 	if s := got[kgmem.KindEpisode][1].score.Sources; len(s) != 2 || s[0].Retriever != RetrieverVector || s[1].Retriever != RetrieverBM25 || s[1].Rank != 2 {
 		t.Errorf("sources of a: %+v", s)
+	}
+	// The candidates' sources share one array, each capped at its length:
+	// adding one to a candidate (the speaker bonus and the reranker do,
+	// clipping first) leaves the others as they were, even unclipped.
+	before := map[string][]SourceScore{}
+	for _, fs := range got {
+		for _, f := range fs {
+			before[f.id] = slices.Clone(f.score.Sources)
+		}
+	}
+	for _, fs := range got {
+		for _, f := range fs {
+			f.score.Sources = append(f.score.Sources, SourceScore{Retriever: RetrieverSpeaker, Rank: 1})
+		}
+	}
+	for _, fs := range got {
+		for _, f := range fs {
+			if s := f.score.Sources; !slices.Equal(s[:len(s)-1], before[f.id]) || s[len(s)-1].Retriever != RetrieverSpeaker {
+				t.Errorf("sources of %s after every candidate got one more: %+v, want %+v and the speaker", f.id, s, before[f.id])
+			}
+		}
 	}
 }
