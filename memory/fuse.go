@@ -20,53 +20,24 @@ type fused struct {
 // adds w / (RRFK + r). order fixes the order retrievers are read in, which
 // breaks ties (stable sort) and orders each result's sources.
 func fuse(opts SearchOptions, order []string, lists map[string][]kgmem.Hit) map[kgmem.Kind][]*fused {
-	// Two passes, so that the candidates and their sources take one
-	// allocation each, of their exact size, rather than one or more per
-	// hit (fuse allocated a fifth of a loaded server's bytes): the first
-	// numbers the candidates in first-seen order and counts their hits,
-	// the second scores them.
 	type key struct {
 		kind kgmem.Kind
 		id   string
 	}
-	total := 0
-	for _, name := range order {
-		total += len(lists[name])
-	}
-	index := make(map[key]int, total)
-	var keys []key // by candidate number
-	var hits []int // by candidate number
-	for _, name := range order {
-		for _, h := range lists[name] {
-			k := key{h.Kind, h.ID}
-			i, ok := index[k]
-			if !ok {
-				i = len(keys)
-				index[k] = i
-				keys, hits = append(keys, k), append(hits, 0)
-			}
-			hits[i]++
-		}
-	}
-	cands := make([]fused, len(keys))
-	sources := make([]SourceScore, total)
-	for i, k := range keys {
-		// Capped at its hits: the second pass fills it, and whoever adds a
-		// source later (speaker, reranker) clips first, so none spills
-		// into the next candidate's.
-		cands[i] = fused{kind: k.kind, id: k.id, score: Score{Sources: sources[:0:hits[i]]}}
-		sources = sources[hits[i]:]
-	}
+	byKey := map[key]*fused{}
 	out := map[kgmem.Kind][]*fused{}
-	for i := range cands {
-		out[cands[i].kind] = append(out[cands[i].kind], &cands[i])
-	}
 	for _, name := range order {
 		rankInKind := map[kgmem.Kind]int{}
 		for _, h := range lists[name] {
 			rankInKind[h.Kind]++
 			rank := rankInKind[h.Kind]
-			f := &cands[index[key{h.Kind, h.ID}]]
+			key := key{h.Kind, h.ID}
+			f, ok := byKey[key]
+			if !ok {
+				f = &fused{kind: h.Kind, id: h.ID}
+				byKey[key] = f
+				out[h.Kind] = append(out[h.Kind], f)
+			}
 			share := opts.weight(name) / (opts.RRFK + float64(rank))
 			f.score.Relevance += share
 			f.score.Sources = append(f.score.Sources, SourceScore{Retriever: name, Rank: rank, Score: h.Score, Contribution: share})

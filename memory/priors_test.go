@@ -120,9 +120,8 @@ func TestFuse(t *testing.T) {
 	if s := got[kgmem.KindEpisode][1].score.Sources; len(s) != 2 || s[0].Retriever != RetrieverVector || s[1].Retriever != RetrieverBM25 || s[1].Rank != 2 {
 		t.Errorf("sources of a: %+v", s)
 	}
-	// The candidates' sources share one array, each capped at its length:
-	// adding one to a candidate (the speaker bonus and the reranker do,
-	// clipping first) leaves the others as they were, even unclipped.
+	// Adding a source to a candidate (the speaker bonus and the reranker
+	// do, clipping first) leaves the others' as they were, even unclipped.
 	before := map[string][]SourceScore{}
 	for _, fs := range got {
 		for _, f := range fs {
