@@ -37,6 +37,22 @@ type ingestFlags struct {
 	maxLineBytes int
 }
 
+// setDefaults fills the flags left at 0 whose default depends on --extract:
+// with extraction, small batches and few threads, which pace the LLM calls;
+// without, large batches and many threads, which keep the writer busy.
+func (f *ingestFlags) setDefaults() {
+	batch, concurrency := 500, 16
+	if f.extract {
+		batch, concurrency = 50, 4
+	}
+	if f.batch == 0 {
+		f.batch = batch
+	}
+	if f.concurrency == 0 {
+		f.concurrency = concurrency
+	}
+}
+
 // ingest imports chat logs: `server ingest [flags] FILE...` (no file or "-":
 // stdin). With --url it posts to a running server; otherwise it opens the
 // configured backends in-process, with the same flags and KGMEM_* variables
@@ -85,18 +101,7 @@ func ingest(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if len(inputs) > 1 && (f.checkpoint != "" || f.errorsPath != "") {
 		return errors.New("--checkpoint and --errors name one file; give one input at a time")
 	}
-	if f.batch == 0 {
-		f.batch = 500
-		if f.extract {
-			f.batch = 50
-		}
-	}
-	if f.concurrency == 0 {
-		f.concurrency = 16
-		if f.extract {
-			f.concurrency = 4
-		}
-	}
+	f.setDefaults()
 	if f.concurrency < 1 || f.batch < 1 || f.batch > 1000 || f.rpm < 0 || f.tpm < 0 || f.saveEvery <= 0 {
 		return errors.New("--concurrency must be >= 1, --batch within 1..1000 (the server's per-request limit), --llm-rpm and --llm-tpm >= 0, --checkpoint-every > 0")
 	}

@@ -211,3 +211,27 @@ func checkpointTotal(path string) int {
 	}
 	return n
 }
+
+// TestIngestDefaults checks the --batch and --concurrency defaults, which
+// depend on --extract, and that values given are kept.
+func TestIngestDefaults(t *testing.T) {
+	tests := []struct {
+		name                   string
+		given                  ingestFlags
+		wantBatch, wantThreads int
+	}{
+		{"extraction off", ingestFlags{}, 500, 16},
+		{"extraction on", ingestFlags{extract: true}, 50, 4},
+		{"given values kept", ingestFlags{batch: 7, concurrency: 3}, 7, 3},
+		{"given values kept with extraction", ingestFlags{extract: true, batch: 7, concurrency: 3}, 7, 3},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			f := tc.given
+			f.setDefaults()
+			if f.batch != tc.wantBatch || f.concurrency != tc.wantThreads {
+				t.Errorf("batch %d, concurrency %d; want %d, %d", f.batch, f.concurrency, tc.wantBatch, tc.wantThreads)
+			}
+		})
+	}
+}
