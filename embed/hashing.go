@@ -109,7 +109,7 @@ func NewHashing(dim int) *Hashing {
 }
 
 // features returns what the word with folded surface form surface
-// contributes, from the cache or computed (stem from tokenize's caller).
+// contributes, from the cache or computed.
 func (h *Hashing) features(surface string) wordFeatures {
 	if f, ok := h.words.Get(surface); ok {
 		return f

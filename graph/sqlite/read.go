@@ -412,8 +412,10 @@ func (s *Store) Episodes(ctx context.Context, ns kgmem.Namespace, ids []string) 
 	}
 	s.episodes.fill(ns, v.episode, loaded)
 	found := make(map[string]kgmem.Episode, len(cached)+len(loaded))
-	for _, ep := range slices.Concat(cached, loaded) {
-		found[ep.ID] = ep
+	for _, eps := range [][]kgmem.Episode{cached, loaded} {
+		for _, ep := range eps {
+			found[ep.ID] = ep
+		}
 	}
 	eps := make([]kgmem.Episode, 0, len(found))
 	for _, id := range ids {

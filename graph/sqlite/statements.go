@@ -17,8 +17,9 @@ import (
 type writeStmts struct {
 	registerNS, entityExists, episodeExists          *sql.Stmt
 	upsertEntity, clearNames, addName, insertEpisode *sql.Stmt
-	// insertEpisodes inserts a JSON array of episode rows in one statement
-	// (insertEpisodeRow), returning the id and rowid of each inserted.
+	// insertEpisodes inserts a JSON array of episode rows (insertEpisode's
+	// columns after the namespace) in one statement, returning the id and
+	// rowid of each inserted.
 	insertEpisodes                     *sql.Stmt
 	upsertFact, upsertItem, addMention *sql.Stmt
 	// nextVersion draws from the version counter, setVersion gives the

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"sync"
 	"unsafe"
 
@@ -153,8 +152,5 @@ func (a *arena) close() error {
 	}
 	return nil
 }
-
-// arenaDir is the directory of the scratch file of the index stored at path.
-func arenaDir(path string) string { return filepath.Dir(path) }
 
 func roundUp(n, to int) int { return (n + to - 1) / to * to }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"sync"
 
@@ -61,7 +62,7 @@ func Open(ctx context.Context, path string, dim int, opts Options) (*Index, erro
 	if err != nil {
 		return nil, err
 	}
-	a, err := openArena(arenaDir(path), dim, arenaSegmentBytes)
+	a, err := openArena(filepath.Dir(path), dim, arenaSegmentBytes) // next to the store
 	if err != nil {
 		return nil, errors.Join(err, s.close())
 	}
