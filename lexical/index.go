@@ -156,9 +156,9 @@ func buildSegment(docs []Doc, order []uint32) *segment {
 }
 
 // packPostings moves every posting list into one array, each list exactly
-// as long as it is: grown by append, the lists held up to twice their
-// length (a third of a loaded memory's BM25 bytes), each in an allocation
-// of its own.
+// as long as it is: grown by append, a list holds up to twice its length,
+// each in an allocation of its own (BenchmarkBuild: 193 retained bytes per
+// document before, 171 after).
 func (s *segment) packPostings() {
 	total := 0
 	for _, list := range s.postings {

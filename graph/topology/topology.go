@@ -47,7 +47,7 @@ type edge struct {
 }
 
 // instant is a UTC time.Time in 16 bytes instead of 24, without the
-// location pointer: a topology holds four per fact, a million facts at 1M.
+// location pointer: a topology holds four per fact.
 type instant struct {
 	sec  int64 // seconds since January 1, year 1 (the zero time.Time)
 	nsec int32
