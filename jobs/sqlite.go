@@ -81,9 +81,10 @@ func (s *sqliteRecords) Insert(ctx context.Context, r *kgmem.JobRecord, owner st
 
 func (s *sqliteRecords) Claim(ctx context.Context, owner string, lease time.Duration, own bool, limit int) ([]kgmem.JobRecord, error) {
 	// One statement: SQLite takes the write lock before it reads, so two
-	// handles never claim the same job.
+	// handles never claim the same job. "LIMIT +?", not "LIMIT ?": SQLite
+	// re-plans a statement whose bare LIMIT parameter is bound anew.
 	rows, err := s.db.QueryContext(ctx, `UPDATE jobs SET owner=?, lease_until=? WHERE seq IN (
-			SELECT seq FROM jobs WHERE status IN (?, ?) AND (lease_until <= ? OR (? AND owner = ?)) ORDER BY seq LIMIT ?)
+			SELECT seq FROM jobs WHERE status IN (?, ?) AND (lease_until <= ? OR (? AND owner = ?)) ORDER BY seq LIMIT +?)
 		RETURNING `+jobColumns,
 		owner, s.leaseEnd(lease), string(kgmem.JobQueued), string(kgmem.JobRunning), s.now().UnixMilli(), own, owner, max(limit, 1))
 	if err != nil {
@@ -158,7 +159,7 @@ func (s *sqliteRecords) Get(ctx context.Context, ns kgmem.Namespace, id string) 
 }
 
 func (s *sqliteRecords) Recent(ctx context.Context, ns kgmem.Namespace, limit int) ([]kgmem.JobRecord, error) {
-	rows, err := s.db.QueryContext(ctx, selectJob+` WHERE namespace=? ORDER BY seq DESC LIMIT ?`, string(ns), max(limit, 1))
+	rows, err := s.db.QueryContext(ctx, selectJob+` WHERE namespace=? ORDER BY seq DESC LIMIT +?`, string(ns), max(limit, 1))
 	if err != nil {
 		return nil, fmt.Errorf("list jobs of %q: %w", ns, err)
 	}

@@ -63,7 +63,7 @@ func (s *Store) ListItems(ctx context.Context, ns kgmem.Namespace, page kgmem.Pa
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: list items: %w", err)
 	}
-	items, err := s.items(ctx, ns, `i.id > ? ORDER BY i.id LIMIT ?`, page.After, limit)
+	items, err := s.items(ctx, ns, `i.id > ? ORDER BY i.id `+limitParam, page.After, limit)
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: list items: %w", err)
 	}

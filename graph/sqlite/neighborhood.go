@@ -62,11 +62,11 @@ func (s *Store) Neighborhood(ctx context.Context, ns kgmem.Namespace, q kgmem.Ne
 	expand := `f.rid IN (SELECT r.rid FROM json_each(?) AS fr JOIN facts AS r ON r.rid IN (
 			SELECT rid FROM (
 				SELECT rid, importance, id FROM (SELECT rid, importance, id FROM facts WHERE namespace = ? AND subject_id = fr.value` + exp + `
-					ORDER BY importance DESC, id LIMIT ?)
+					ORDER BY importance DESC, id ` + limitParam + `)
 				UNION
 				SELECT rid, importance, id FROM (SELECT rid, importance, id FROM facts WHERE namespace = ? AND object_id = fr.value` + exp + `
-					ORDER BY importance DESC, id LIMIT ?)
-				ORDER BY importance DESC, id LIMIT ?)))`
+					ORDER BY importance DESC, id ` + limitParam + `)
+				ORDER BY importance DESC, id ` + limitParam + `)))`
 	g, err := kgmem.WalkNeighborhood(ctx, q, depth, kgmem.NeighborhoodSteps{
 		Entities: func(ctx context.Context, ids []string) ([]kgmem.Entity, error) {
 			return s.entitiesTx(ctx, tx, ns, ids)

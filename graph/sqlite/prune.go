@@ -164,7 +164,7 @@ func (s *Store) rankMatch(ctx context.Context, src ftsSource, match string, limi
 		var r rankedRow
 		return r, rows.Scan(&r.rid, &r.score)
 	}, `SELECT rowid, -bm25(`+src.fts+`, 0.0, 1.0) AS score FROM `+src.fts+`
-		WHERE `+src.fts+` MATCH ? ORDER BY score DESC, rowid LIMIT ?`, match, limit)
+		WHERE `+src.fts+` MATCH ? ORDER BY score DESC, rowid `+limitParam, match, limit)
 }
 
 // maxCachedDFs bounds the document frequencies dfCache holds; past it the

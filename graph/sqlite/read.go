@@ -75,11 +75,14 @@ func byIDs[T any](ctx context.Context, ids []string, idOf func(T) string,
 	return out, nil
 }
 
-// padded returns ids as query arguments, the last repeated up to a power of
-// two, so that id lists take few statement shapes in the read statement
-// cache (a repeated id matches nothing more).
-func padded(ids []string) []any {
-	args := anys(ids)
+// padded returns keys (ids, rowids) as query arguments, the last repeated
+// up to a power of two, so that key lists take few statement shapes in the
+// read statement cache (a repeated key matches nothing more).
+func padded[K string | int64](keys []K) []any {
+	args := make([]any, len(keys), max(1, len(keys)*2-1))
+	for i, k := range keys {
+		args[i] = k
+	}
 	for n := len(args); n&(n-1) != 0; n++ {
 		args = append(args, args[len(args)-1])
 	}
@@ -204,7 +207,7 @@ func (s *Store) FindEntities(ctx context.Context, ns kgmem.Namespace, f kgmem.En
 		conds = append(conds, `e.id IN (SELECT entity_id FROM entity_names WHERE namespace = ? AND norm IN (`+placeholders(len(keys))+`))`)
 		args = append(append(args, ns), anys(keys)...)
 	}
-	es, err := s.entities(ctx, s.r, ns, strings.Join(conds, " AND ")+` ORDER BY e.id LIMIT ?`, append(args, limit)...)
+	es, err := s.entities(ctx, s.r, ns, strings.Join(conds, " AND ")+` ORDER BY e.id `+limitParam, append(args, limit)...)
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: find entities: %w", err)
 	}
@@ -324,7 +327,7 @@ func (s *Store) ListFacts(ctx context.Context, ns kgmem.Namespace, f kgmem.FactF
 			q += ` AND expired_at IS NULL`
 		}
 		args = append(append(append(args, ns), sideArgs...), f.After, limit)
-		return q + ` ORDER BY id LIMIT ?)`
+		return q + ` ORDER BY id ` + limitParam + `)`
 	}
 	switch {
 	case f.OtherID != "" && f.Predicate != "":
@@ -344,7 +347,7 @@ func (s *Store) ListFacts(ctx context.Context, ns kgmem.Namespace, f kgmem.FactF
 			UNION ALL SELECT rid FROM facts WHERE namespace = ? AND object_id = ?)`)
 		args = append(args, ns, f.EntityID, ns, f.EntityID)
 	}
-	fs, err := s.facts(ctx, s.r, ns, f.EntityID != "", strings.Join(conds, " AND ")+` ORDER BY f.id LIMIT ?`, append(args, limit)...)
+	fs, err := s.facts(ctx, s.r, ns, f.EntityID != "", strings.Join(conds, " AND ")+` ORDER BY f.id `+limitParam, append(args, limit)...)
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: list facts: %w", err)
 	}
@@ -478,7 +481,7 @@ func (s *Store) ListEpisodes(ctx context.Context, ns kgmem.Namespace, page kgmem
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: list episodes: %w", err)
 	}
-	eps, err := s.episodesWhere(ctx, ns, `p.id > ? ORDER BY p.id LIMIT ?`, page.After, limit)
+	eps, err := s.episodesWhere(ctx, ns, `p.id > ? ORDER BY p.id `+limitParam, page.After, limit)
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: list episodes: %w", err)
 	}

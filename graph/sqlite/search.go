@@ -149,14 +149,15 @@ func (s *Store) hits(ctx context.Context, ns kgmem.Namespace, src ftsSource, top
 	var ids []idOf
 	for start := 0; start < len(top); start += idChunk {
 		chunk := top[start:min(start+idChunk, len(top))]
-		args := []any{ns}
-		for _, r := range chunk {
-			args = append(args, r.rid)
+		rids := make([]int64, len(chunk))
+		for i, r := range chunk {
+			rids[i] = r.rid
 		}
+		keys := padded(rids)
 		got, err := collect(ctx, s.cached(s.r), func(rows *sql.Rows) (idOf, error) {
 			var r idOf
 			return r, rows.Scan(&r.rid, &r.id)
-		}, `SELECT rid, id FROM `+src.records+` WHERE +namespace = ? AND rid IN (`+placeholders(len(chunk))+`)`+cond, args...)
+		}, `SELECT rid, id FROM `+src.records+` WHERE +namespace = ? AND rid IN (`+placeholders(len(keys))+`)`+cond, append([]any{ns}, keys...)...)
 		if err != nil {
 			return nil, err
 		}

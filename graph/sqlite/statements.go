@@ -45,6 +45,14 @@ type writeStmts struct {
 	reads readStmts
 }
 
+// limitParam ends a query with a LIMIT taken from a parameter. The unary
+// plus hides the bound value from SQLite's planner: since SQLite 3.54 a bare
+// "LIMIT ?" lets the planner read the value, and marks the statement to be
+// re-planned whenever the parameter is bound again — on every execution, so
+// a cached statement was parsed and planned anew each time (a fifth of the
+// CPU of an ingest with extraction). TestCachedReadsArePlannedOnce guards it.
+const limitParam = `LIMIT +?`
+
 // maxCachedReads bounds the read statements kept prepared. Read queries are
 // built from a few fixed shapes (id lists padded to powers of two), so a
 // search reuses a handful; any beyond the bound run unprepared.

@@ -91,7 +91,7 @@ func (s *Store) ThreadNeighbors(ctx context.Context, ns kgmem.Namespace, q kgmem
 			ids, err := collect(ctx, s.cached(s.r), func(rows *sql.Rows) (string, error) {
 				var id string
 				return id, rows.Scan(&id)
-			}, `SELECT id FROM episodes WHERE namespace = ? AND thread_id = ? AND `+side.cond+` LIMIT ?`, ns, a.thread, a.ts, a.rid, window)
+			}, `SELECT id FROM episodes WHERE namespace = ? AND thread_id = ? AND `+side.cond+` `+limitParam, ns, a.thread, a.ts, a.rid, window)
 			if err != nil {
 				return nil, fmt.Errorf("sqlite: thread neighbors of %s: %w", id, err)
 			}

@@ -186,7 +186,9 @@ func (x *Index) ListIDs(ctx context.Context, ns kgmem.Namespace, page kgmem.Page
 
 // listIDs returns up to limit keys of ns with id > after, in id order.
 func (s *store) listIDs(ctx context.Context, ns kgmem.Namespace, after string, limit int) ([]kgmem.VectorKey, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT id, kind FROM vectors WHERE namespace = ? AND id > ? ORDER BY id LIMIT ?`, string(ns), after, limit)
+	// "LIMIT +?": SQLite re-plans a statement whose bare LIMIT parameter is
+	// bound anew.
+	rows, err := s.db.QueryContext(ctx, `SELECT id, kind FROM vectors WHERE namespace = ? AND id > ? ORDER BY id LIMIT +?`, string(ns), after, limit)
 	if err != nil {
 		return nil, fmt.Errorf("list vector ids of %s: %w", ns, err)
 	}
