@@ -530,17 +530,28 @@ func (w *work) linkMentions() {
 			link(w.keyToEntity[c.object.key], ep)
 		}
 	}
+	// Every listed mention is looked for in every episode of the batch:
+	// lower-case each content and normalise each name once.
+	contents := make([]string, len(w.req.Episodes))
+	for i, ep := range w.req.Episodes {
+		contents[i] = strings.ToLower(ep.Content)
+	}
+	var keys []string
 	for _, m := range w.mentions {
 		if !m.listed {
 			continue
 		}
 		id := w.keyToEntity[m.key]
-		e := w.entities[id]
+		keys = keys[:0]
+		for _, n := range append(w.entities[id].Names(), m.name) {
+			if k := kgmem.NormalizeName(n); k != "" {
+				keys = append(keys, k)
+			}
+		}
 		linked := false
-		for _, ep := range w.req.Episodes {
-			content := strings.ToLower(ep.Content)
-			for _, n := range append(e.Names(), m.name) {
-				if k := kgmem.NormalizeName(n); k != "" && strings.Contains(content, k) {
+		for i, ep := range w.req.Episodes {
+			for _, k := range keys {
+				if strings.Contains(contents[i], k) {
 					link(id, ep.ID)
 					linked = true
 					break
