@@ -99,8 +99,13 @@ func TestCachedReadsArePlannedOnce(t *testing.T) {
 			_, err := s.ListItems(ctx, ns, page(round))
 			return err
 		}},
+		// Three names, then four: name lists are padded to a power of two.
 		{"FindEntities", func(ctx context.Context, round int) error {
-			_, err := s.FindEntities(ctx, ns, kgmem.EntityFilter{Names: []string{fmt.Sprintf("Person %d 1", round)}, Page: page(round)})
+			names := []string{fmt.Sprintf("Person %d 1", round), "Lisbon", "Ann"}
+			if round == 1 {
+				names = append(names, "Person 1 2")
+			}
+			_, err := s.FindEntities(ctx, ns, kgmem.EntityFilter{Names: names, Page: page(round)})
 			return err
 		}},
 		{"Entities", func(ctx context.Context, round int) error {

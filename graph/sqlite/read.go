@@ -204,8 +204,11 @@ func (s *Store) FindEntities(ctx context.Context, ns kgmem.Namespace, f kgmem.En
 		// Driven by the name index: the id bound must not lead the planner
 		// into a walk of the namespace in id order.
 		conds[0] = `+e.id > ?`
-		conds = append(conds, `e.id IN (SELECT entity_id FROM entity_names WHERE namespace = ? AND norm IN (`+placeholders(len(keys))+`))`)
-		args = append(append(args, ns), anys(keys)...)
+		// A search asks for every n-gram of its query: padded, the lists
+		// take few statement shapes.
+		list := padded(keys)
+		conds = append(conds, `e.id IN (SELECT entity_id FROM entity_names WHERE namespace = ? AND norm IN (`+placeholders(len(list))+`))`)
+		args = append(append(args, ns), list...)
 	}
 	es, err := s.entities(ctx, s.r, ns, strings.Join(conds, " AND ")+` ORDER BY e.id `+limitParam, append(args, limit)...)
 	if err != nil {
