@@ -19,7 +19,10 @@ type writeStmts struct {
 	upsertEntity, clearNames, addName, insertEpisode *sql.Stmt
 	// insertEpisodes inserts a JSON array of episode rows (insertEpisode's
 	// columns after the namespace) in one statement, returning the id and
-	// rowid of each inserted.
+	// rowid of each inserted. It walks the array with jsonb_each, whose rows
+	// are binary JSON: json_each gave each row as text, which every one of
+	// the row's fourteen "->>" parsed again (a fifth of the writer's CPU
+	// in an import without extraction).
 	insertEpisodes                     *sql.Stmt
 	upsertFact, upsertItem, addMention *sql.Stmt
 	// nextVersion draws from the version counter, setVersion gives the
@@ -201,7 +204,7 @@ func prepareWrites(ctx context.Context, db *sql.DB) (*writeStmts, error) {
 			stability, reinforced_at, reinforcements, pinned, forgotten_at)
 		SELECT ?1, value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4, value ->> 5, value ->> 6, value ->> 7,
 			value ->> 8, value ->> 9, value ->> 10, value ->> 11, value ->> 12, value ->> 13
-		FROM json_each(?2) WHERE true
+		FROM jsonb_each(?2) WHERE true
 		ON CONFLICT (namespace, id) DO NOTHING
 		RETURNING id, rid`)
 	w.upsertFact = prep(`
@@ -241,7 +244,7 @@ func prepareWrites(ctx context.Context, db *sql.DB) (*writeStmts, error) {
 			pinned = ?, forgotten_at = ? WHERE namespace = ? AND id = ?`)
 		w.ftsDelete[src.fts] = prep(`DELETE FROM ` + src.fts + ` WHERE rowid IN (SELECT value FROM json_each(?))`)
 		w.ftsInsert[src.fts] = prep(`INSERT INTO ` + src.fts + ` (rowid, ns, body)
-			SELECT value ->> 0, ?, value ->> 1 FROM json_each(?)`)
+			SELECT value ->> 0, ?, value ->> 1 FROM jsonb_each(?)`)
 	}
 	if err := errors.Join(errs...); err != nil {
 		_ = w.close()
