@@ -39,15 +39,6 @@ func placeholders(n int) string {
 	return strings.TrimSuffix(strings.Repeat("?, ", n), ", ")
 }
 
-// anys converts strings to query arguments.
-func anys[T ~string](vs []T) []any {
-	out := make([]any, len(vs))
-	for i, v := range vs {
-		out[i] = string(v)
-	}
-	return out
-}
-
 // byIDs fetches records of ns by id in chunks with fetch (which gets the
 // "id IN (…)" condition and its arguments) and returns them in the order of
 // ids, skipping missing ones. Each list is padded (repeating its last id)
