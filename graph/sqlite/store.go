@@ -45,6 +45,7 @@ import (
 	"github.com/kgmem/kgmem"
 	"github.com/kgmem/kgmem/graph/topology"
 	"github.com/kgmem/kgmem/internal/nscache"
+	"github.com/kgmem/kgmem/internal/walcheckpoint"
 	"github.com/kgmem/kgmem/lexical"
 	sqlite3 "modernc.org/sqlite"
 	sqlite3lib "modernc.org/sqlite/lib"
@@ -69,6 +70,9 @@ type Store struct {
 	w  *sql.DB // the single writer connection
 	r  *sql.DB // query-only readers
 	ws *writeStmts
+	// checkpoints copies the WAL into the file after commits, so that the
+	// writer never waits for it.
+	checkpoints *walcheckpoint.Checkpointer
 	// topo keeps namespaces' graph shapes for graph expansion (topology.go).
 	topo *nscache.Cache[*topology.Topology]
 	// lex keeps namespaces' BM25 indexes per kind for search (lexical.go).
@@ -116,7 +120,9 @@ func Open(ctx context.Context, path string, opts ...Option) (s *Store, err error
 		"temp_store(memory)",
 		"cache_size(-32000)", // 32 MB page cache per connection
 	}
-	w, err := openPool(path, slices.Concat(common, []string{"journal_mode(WAL)", "synchronous(NORMAL)"}), "immediate", 1)
+	// The writer never checkpoints in its own commits: s.checkpoints does,
+	// on a connection of its own (internal/walcheckpoint).
+	w, err := openPool(path, slices.Concat(common, []string{"journal_mode(WAL)", "synchronous(NORMAL)", walcheckpoint.WriterPragma}), "immediate", 1)
 	if err != nil {
 		return nil, err
 	}
@@ -136,7 +142,14 @@ func Open(ctx context.Context, path string, opts ...Option) (s *Store, err error
 		_ = w.Close()
 		return nil, err
 	}
-	s = &Store{w: w, r: r, ws: ws, topo: topology.NewCache(),
+	cp, err := openPool(path, slices.Concat(common, []string{"synchronous(NORMAL)"}), "deferred", 1)
+	if err != nil {
+		_ = ws.close()
+		_ = r.Close()
+		_ = w.Close()
+		return nil, err
+	}
+	s = &Store{w: w, r: r, ws: ws, checkpoints: walcheckpoint.Start(cp), topo: topology.NewCache(),
 		lex:      nscache.New[*lexical.Index](lexicalBudget, lexicalRefreshAbove),
 		threads:  nscache.New[*threadOrder](threadOrderBudget, threadOrderRefreshAbove),
 		episodes: newEpisodeCache(episodeCacheSize), own: own}
@@ -202,7 +215,7 @@ func (s *Store) Ping(ctx context.Context) error {
 // the file.
 func (s *Store) Close() error {
 	_, optErr := s.w.Exec(`PRAGMA optimize`)
-	err := errors.Join(optErr, s.ws.close(), s.r.Close(), s.w.Close())
+	err := errors.Join(optErr, s.checkpoints.Close(), s.ws.close(), s.r.Close(), s.w.Close())
 	return errors.Join(err, s.own.release())
 }
 

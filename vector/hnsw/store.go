@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/kgmem/kgmem/internal/walcheckpoint"
+
 	"github.com/kgmem/kgmem"
 	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
 )
@@ -18,6 +20,10 @@ import (
 type store struct {
 	db  *sql.DB
 	dim int
+	// checkpoints copies the WAL into the file after commits, on a
+	// connection of its own: db's connections never checkpoint, so a
+	// write never waits for one (internal/walcheckpoint).
+	checkpoints *walcheckpoint.Checkpointer
 	// upsertOne and deleteOne write one record; prepared once, since the
 	// driver parses a statement anew at every prepare.
 	upsertOne, deleteOne *sql.Stmt
@@ -44,11 +50,16 @@ CREATE INDEX IF NOT EXISTS vectors_namespace_kind ON vectors (namespace, kind);
 func openStore(ctx context.Context, path string, dim int) (*store, error) {
 	dsn := "file:" + (&url.URL{Path: path}).EscapedPath() +
 		"?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_txlock=immediate"
-	db, err := sql.Open("sqlite", dsn)
+	db, err := sql.Open("sqlite", dsn+"&_pragma="+walcheckpoint.WriterPragma)
 	if err != nil {
 		return nil, fmt.Errorf("open vector store %s: %w", path, err)
 	}
-	s := &store{db: db, dim: dim}
+	cp, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		return nil, errors.Join(fmt.Errorf("open vector store %s: %w", path, err), db.Close())
+	}
+	cp.SetMaxOpenConns(1)
+	s := &store{db: db, dim: dim, checkpoints: walcheckpoint.Start(cp)}
 	if err := s.init(ctx, path); err != nil {
 		return nil, errors.Join(err, s.close())
 	}
@@ -88,6 +99,9 @@ func (s *store) close() error {
 			errs = append(errs, st.Close())
 		}
 	}
+	if err := s.checkpoints.Close(); err != nil {
+		errs = append(errs, fmt.Errorf("close vector store: %w", err))
+	}
 	if err := s.db.Close(); err != nil {
 		errs = append(errs, fmt.Errorf("close vector store: %w", err))
 	}
@@ -125,6 +139,7 @@ func (s *store) deleteNamespace(ctx context.Context, ns kgmem.Namespace) error {
 	if _, err := s.db.ExecContext(ctx, `DELETE FROM vectors WHERE namespace = ?`, string(ns)); err != nil {
 		return fmt.Errorf("delete namespace %s: %w", ns, err)
 	}
+	s.checkpoints.Kick()
 	return nil
 }
 
@@ -231,7 +246,11 @@ func (s *store) tx(ctx context.Context, what string, fn func(tx *sql.Tx) error) 
 	if err := fn(tx); err != nil {
 		return err
 	}
-	return tx.Commit()
+	if err := tx.Commit(); err != nil {
+		return err
+	}
+	s.checkpoints.Kick()
+	return nil
 }
 
 func rollback(tx *sql.Tx) error {
