@@ -3,11 +3,10 @@
 //
 // By default SQLite checkpoints inside the commit that grows the WAL past
 // 1,000 pages: the committing connection copies the pages into the database
-// file and fsyncs it before its commit returns. A store with a single writer
-// then stops writing for every checkpoint's fsync (an import without
-// extraction gained 21 % with checkpoints' fsyncs turned off in the graph
-// store alone, bench/README.md). With wal_autocheckpoint(0) on the writer
-// and a Checkpointer kicked after each commit, the writer goes on while the
+// file and fsyncs it before its commit returns, and a store with a single
+// writer stops writing meanwhile (bench/README.md, "Background
+// checkpoints"). With wal_autocheckpoint(0) on the writer and a
+// Checkpointer kicked after each commit, the writer goes on while the
 // checkpoint copies and syncs. A checkpoint is PASSIVE, as SQLite's own: it
 // copies what no reader still needs and never blocks the writer or readers.
 // Durability does not change: a commit is in the WAL either way.
