@@ -10,10 +10,11 @@
 // transaction, so a crash never leaves half a ChangeSet; in WAL mode NORMAL
 // keeps the file consistent on power loss too and only risks the last
 // transactions before the loss, while sparing an fsync per commit (the WAL is
-// synced at checkpoints). What such a loss costs is the last few messages, and
-// ingestion is idempotent (episode ids derive from the client's message ids),
-// so a client that re-sends them repairs it: the right default for an
-// embedded memory.
+// synced at checkpoints, which a connection of the Store's own runs after
+// writes, never the writer: internal/walcheckpoint). What such a loss costs
+// is the last few messages, and ingestion is idempotent (episode ids derive
+// from the client's message ids), so a client that re-sends them repairs it:
+// the right default for an embedded memory.
 //
 // Search: three FTS5 tables (fact text; episode content prefixed with the
 // speaker; entity names and aliases), unicode61 tokenizer with diacritics
