@@ -45,7 +45,6 @@ func (s *Store) write(ctx context.Context, ns kgmem.Namespace, fn func(tx *sql.T
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("commit: %w", wrapErr(err))
 	}
-	s.checkpoints.Kick()
 	return nil
 }
 

@@ -104,7 +104,6 @@ func (s *Store) commitGroup(group []*groupedApply) {
 		failAll(group, fmt.Errorf("commit: %w", wrapErr(err)))
 		return
 	}
-	s.checkpoints.Kick()
 	for _, r := range group {
 		if r.err == nil {
 			s.advanceViews(r.cs, r.a.from, r.a.to, r.a.threaded)

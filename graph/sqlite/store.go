@@ -10,11 +10,10 @@
 // transaction, so a crash never leaves half a ChangeSet; in WAL mode NORMAL
 // keeps the file consistent on power loss too and only risks the last
 // transactions before the loss, while sparing an fsync per commit (the WAL is
-// synced at checkpoints, which a connection of the Store's own runs after
-// writes, never the writer: internal/walcheckpoint). What such a loss costs
-// is the last few messages, and ingestion is idempotent (episode ids derive
-// from the client's message ids), so a client that re-sends them repairs it:
-// the right default for an embedded memory.
+// synced at checkpoints). What such a loss costs is the last few messages, and
+// ingestion is idempotent (episode ids derive from the client's message ids),
+// so a client that re-sends them repairs it: the right default for an
+// embedded memory.
 //
 // Search: three FTS5 tables (fact text; episode content prefixed with the
 // speaker; entity names and aliases), unicode61 tokenizer with diacritics
@@ -46,7 +45,6 @@ import (
 	"github.com/kgmem/kgmem"
 	"github.com/kgmem/kgmem/graph/topology"
 	"github.com/kgmem/kgmem/internal/nscache"
-	"github.com/kgmem/kgmem/internal/walcheckpoint"
 	"github.com/kgmem/kgmem/lexical"
 	sqlite3 "modernc.org/sqlite"
 	sqlite3lib "modernc.org/sqlite/lib"
@@ -71,9 +69,6 @@ type Store struct {
 	w  *sql.DB // the single writer connection
 	r  *sql.DB // query-only readers
 	ws *writeStmts
-	// checkpoints copies the WAL into the file after commits, so that the
-	// writer never waits for it.
-	checkpoints *walcheckpoint.Checkpointer
 	// topo keeps namespaces' graph shapes for graph expansion (topology.go).
 	topo *nscache.Cache[*topology.Topology]
 	// lex keeps namespaces' BM25 indexes per kind for search (lexical.go).
@@ -121,9 +116,7 @@ func Open(ctx context.Context, path string, opts ...Option) (s *Store, err error
 		"temp_store(memory)",
 		"cache_size(-32000)", // 32 MB page cache per connection
 	}
-	// The writer never checkpoints in its own commits: s.checkpoints does,
-	// on a connection of its own (internal/walcheckpoint).
-	w, err := openPool(path, slices.Concat(common, []string{"journal_mode(WAL)", "synchronous(NORMAL)", walcheckpoint.WriterPragma}), "immediate", 1)
+	w, err := openPool(path, slices.Concat(common, []string{"journal_mode(WAL)", "synchronous(NORMAL)"}), "immediate", 1)
 	if err != nil {
 		return nil, err
 	}
@@ -143,14 +136,7 @@ func Open(ctx context.Context, path string, opts ...Option) (s *Store, err error
 		_ = w.Close()
 		return nil, err
 	}
-	cp, err := openPool(path, slices.Concat(common, []string{"synchronous(NORMAL)"}), "deferred", 1)
-	if err != nil {
-		_ = ws.close()
-		_ = r.Close()
-		_ = w.Close()
-		return nil, err
-	}
-	s = &Store{w: w, r: r, ws: ws, checkpoints: walcheckpoint.Start(cp), topo: topology.NewCache(),
+	s = &Store{w: w, r: r, ws: ws, topo: topology.NewCache(),
 		lex:      nscache.New[*lexical.Index](lexicalBudget, lexicalRefreshAbove),
 		threads:  nscache.New[*threadOrder](threadOrderBudget, threadOrderRefreshAbove),
 		episodes: newEpisodeCache(episodeCacheSize), own: own}
@@ -216,7 +202,7 @@ func (s *Store) Ping(ctx context.Context) error {
 // the file.
 func (s *Store) Close() error {
 	_, optErr := s.w.Exec(`PRAGMA optimize`)
-	err := errors.Join(optErr, s.checkpoints.Close(), s.ws.close(), s.r.Close(), s.w.Close())
+	err := errors.Join(optErr, s.ws.close(), s.r.Close(), s.w.Close())
 	return errors.Join(err, s.own.release())
 }
 

@@ -9,8 +9,6 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/kgmem/kgmem/internal/walcheckpoint"
-
 	"github.com/kgmem/kgmem"
 	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
 )
@@ -20,10 +18,6 @@ import (
 type store struct {
 	db  *sql.DB
 	dim int
-	// checkpoints copies the WAL into the file after commits, on a
-	// connection of its own: db's connections never checkpoint, so a
-	// write never waits for one (internal/walcheckpoint).
-	checkpoints *walcheckpoint.Checkpointer
 	// upsertOne and deleteOne write one record; prepared once, since the
 	// driver parses a statement anew at every prepare.
 	upsertOne, deleteOne *sql.Stmt
@@ -50,16 +44,11 @@ CREATE INDEX IF NOT EXISTS vectors_namespace_kind ON vectors (namespace, kind);
 func openStore(ctx context.Context, path string, dim int) (*store, error) {
 	dsn := "file:" + (&url.URL{Path: path}).EscapedPath() +
 		"?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_txlock=immediate"
-	db, err := sql.Open("sqlite", dsn+"&_pragma="+walcheckpoint.WriterPragma)
+	db, err := sql.Open("sqlite", dsn)
 	if err != nil {
 		return nil, fmt.Errorf("open vector store %s: %w", path, err)
 	}
-	cp, err := sql.Open("sqlite", dsn)
-	if err != nil {
-		return nil, errors.Join(fmt.Errorf("open vector store %s: %w", path, err), db.Close())
-	}
-	cp.SetMaxOpenConns(1)
-	s := &store{db: db, dim: dim, checkpoints: walcheckpoint.Start(cp)}
+	s := &store{db: db, dim: dim}
 	if err := s.init(ctx, path); err != nil {
 		return nil, errors.Join(err, s.close())
 	}
@@ -99,9 +88,6 @@ func (s *store) close() error {
 			errs = append(errs, st.Close())
 		}
 	}
-	if err := s.checkpoints.Close(); err != nil {
-		errs = append(errs, fmt.Errorf("close vector store: %w", err))
-	}
 	if err := s.db.Close(); err != nil {
 		errs = append(errs, fmt.Errorf("close vector store: %w", err))
 	}
@@ -139,7 +125,6 @@ func (s *store) deleteNamespace(ctx context.Context, ns kgmem.Namespace) error {
 	if _, err := s.db.ExecContext(ctx, `DELETE FROM vectors WHERE namespace = ?`, string(ns)); err != nil {
 		return fmt.Errorf("delete namespace %s: %w", ns, err)
 	}
-	s.checkpoints.Kick()
 	return nil
 }
 
@@ -246,11 +231,7 @@ func (s *store) tx(ctx context.Context, what string, fn func(tx *sql.Tx) error) 
 	if err := fn(tx); err != nil {
 		return err
 	}
-	if err := tx.Commit(); err != nil {
-		return err
-	}
-	s.checkpoints.Kick()
-	return nil
+	return tx.Commit()
 }
 
 func rollback(tx *sql.Tx) error {
