@@ -181,11 +181,9 @@ func pick[T, R any](cands []*fused, limit int, load func([]string) ([]T, error),
 	}
 	out := make([]R, 0, min(batch, len(cands), limit))
 	for start := 0; start < len(cands); {
-		if lambda >= 1 && len(out) >= limit {
-			slices.SortStableFunc(out, func(a, b R) int { return cmp.Compare(final(b), final(a)) })
-			if (cands[start].score.Relevance+bonus)*maxWeight <= final(out[limit-1]) {
-				break // no unloaded candidate can place
-			}
+		// Without MMR out is kept sorted as it fills (below).
+		if lambda >= 1 && len(out) >= limit && (cands[start].score.Relevance+bonus)*maxWeight <= final(out[limit-1]) {
+			break // no unloaded candidate can place
 		}
 		chunk := cands[start:min(start+batch, len(cands))]
 		records, err := load(lo.Map(chunk, func(f *fused, _ int) string { return f.id }))
@@ -218,6 +216,8 @@ func pick[T, R any](cands []*fused, limit int, load func([]string) ([]T, error),
 		start += len(chunk)
 		batch *= 2
 	}
-	slices.SortStableFunc(out, func(a, b R) int { return cmp.Compare(final(b), final(a)) })
+	if lambda < 1 {
+		slices.SortStableFunc(out, func(a, b R) int { return cmp.Compare(final(b), final(a)) })
+	}
 	return diversify(out, limit, lambda, text, final), nil
 }
