@@ -17,6 +17,10 @@ import (
 // it at the same time.
 type sqliteKeys struct {
 	db *sql.DB
+	// count and get are prepared once: an open server asks count at every
+	// request (Authenticator.Enabled) and a keyed one get, and preparing
+	// them each time cost more than running them.
+	count, get *sql.Stmt
 }
 
 // OpenStore opens (creating if needed) the key store in the SQLite file at path.
@@ -44,10 +48,25 @@ func OpenKeyRecords(ctx context.Context, path string) (KeyRecords, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open key store: %w", err)
 	}
-	return &sqliteKeys{db: db}, nil
+	s := &sqliteKeys{db: db}
+	if s.count, err = db.PrepareContext(ctx, `SELECT count(*) FROM api_keys`); err == nil {
+		s.get, err = db.PrepareContext(ctx, `SELECT `+keyCols+` FROM api_keys WHERE id = ?`)
+	}
+	if err != nil {
+		return nil, errors.Join(fmt.Errorf("open key store: prepare: %w", err), s.Close())
+	}
+	return s, nil
 }
 
-func (s *sqliteKeys) Close() error { return s.db.Close() }
+func (s *sqliteKeys) Close() error {
+	var errs []error
+	for _, st := range []*sql.Stmt{s.count, s.get} {
+		if st != nil {
+			errs = append(errs, st.Close())
+		}
+	}
+	return errors.Join(append(errs, s.db.Close())...)
+}
 
 func (s *sqliteKeys) Insert(ctx context.Context, k StoredKey) error {
 	digest, created := k.Text()
@@ -96,14 +115,14 @@ func (s *sqliteKeys) Revoke(ctx context.Context, id string, at time.Time) error 
 
 func (s *sqliteKeys) Count(ctx context.Context) (int, error) {
 	var n int
-	if err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM api_keys`).Scan(&n); err != nil {
+	if err := s.count.QueryRowContext(ctx).Scan(&n); err != nil {
 		return 0, fmt.Errorf("count keys: %w", err)
 	}
 	return n, nil
 }
 
 func (s *sqliteKeys) Get(ctx context.Context, id string) (StoredKey, error) {
-	k, err := scanKey(s.db.QueryRowContext(ctx, `SELECT `+keyCols+` FROM api_keys WHERE id = ?`, id))
+	k, err := scanKey(s.get.QueryRowContext(ctx, id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return StoredKey{}, fmt.Errorf("key %s: %w", id, kgmem.ErrNotFound)
 	}

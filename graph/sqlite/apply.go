@@ -31,18 +31,19 @@ func (s *Store) Apply(ctx context.Context, cs kgmem.ChangeSet) error {
 // write runs fn, a write to ns, in one immediate transaction on the writer
 // connection.
 func (s *Store) write(ctx context.Context, ns kgmem.Namespace, fn func(tx *sql.Tx) error) error {
-	// Once the transaction has ended, committed or not, the versions held
-	// of ns are read again.
-	defer s.memo.written(ns)
 	tx, err := s.w.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("begin: %w", wrapErr(err))
 	}
+	// Once the transaction has ended, committed or not, the versions held
+	// of ns are read again.
 	if err := fn(tx); err != nil {
 		_ = tx.Rollback()
+		s.memo.written(ns)
 		return wrapErr(err)
 	}
-	if err := tx.Commit(); err != nil {
+	// In commit order with the writes that install versions (versions.go).
+	if err := s.memo.commit(tx.Commit, func() { s.memo.written(ns) }); err != nil {
 		return fmt.Errorf("commit: %w", wrapErr(err))
 	}
 	return nil

@@ -43,3 +43,20 @@ func CachedEpisodes(s *Store, ns kgmem.Namespace) int {
 	}
 	return 0
 }
+
+// HeldVersions returns the graph and episode versions s holds in memory for
+// ns, and whether it holds them.
+func HeldVersions(s *Store, ns kgmem.Namespace) (graph, episode int64, held bool) {
+	s.memo.mu.Lock()
+	defer s.memo.mu.Unlock()
+	if e := s.memo.entries[ns]; e != nil && e.versions != nil {
+		return e.versions.graph, e.versions.episode, true
+	}
+	return 0, 0, false
+}
+
+// FileVersions reads the graph and episode versions of ns from s's file.
+func FileVersions(ctx context.Context, s *Store, ns kgmem.Namespace) (graph, episode int64, err error) {
+	v, err := readVersions(ctx, s.r, ns)
+	return v.graph, v.episode, err
+}

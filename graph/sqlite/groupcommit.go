@@ -75,9 +75,12 @@ func (g *applyGroups) commitQueued(s *Store) {
 // cancellation: SQLite rolls the whole transaction back when a write
 // statement is interrupted, which would undo the others' change sets.
 func (s *Store) commitGroup(group []*groupedApply) {
+	committed := false
 	defer func() {
 		for _, r := range group {
-			s.memo.written(r.cs.Namespace)
+			if !committed {
+				s.memo.written(r.cs.Namespace)
+			}
 			close(r.done)
 		}
 	}()
@@ -100,10 +103,22 @@ func (s *Store) commitGroup(group []*groupedApply) {
 		_ = tx.Rollback()
 		return
 	}
-	if err := tx.Commit(); err != nil {
+	// The versions each change set wrote go to the memo in commit order, so
+	// the next search of its namespace need not read them back.
+	err = s.memo.commit(tx.Commit, func() {
+		for _, r := range group {
+			if r.err == nil {
+				s.memo.advanced(r.cs.Namespace, r.a.to, r.a.episodeVersion)
+			} else {
+				s.memo.written(r.cs.Namespace)
+			}
+		}
+	})
+	if err != nil {
 		failAll(group, fmt.Errorf("commit: %w", wrapErr(err)))
 		return
 	}
+	committed = true
 	for _, r := range group {
 		if r.err == nil {
 			s.advanceViews(r.cs, r.a.from, r.a.to, r.a.threaded)

@@ -98,7 +98,13 @@ func (s *Store) versionsOf(ctx context.Context, ns kgmem.Namespace) (nsVersions,
 // by every write: a read keeps what it read only if no write to its
 // namespace ended while it ran. It is safe for concurrent use. A nil memo
 // (a Store that shares its file) holds nothing.
+//
+// Installing versions a write knows (advanced) is right only in the order
+// the writes committed: commits, and what each does to the memo after, run
+// under commitMu. Dropping what is held (written) is right at any time.
 type versionMemo struct {
+	commitMu sync.Mutex
+
 	mu      sync.Mutex
 	counter uint64
 	entries map[kgmem.Namespace]*memoEntry
@@ -153,6 +159,49 @@ func remembered[T any](ctx context.Context, m *versionMemo, ns kgmem.Namespace, 
 		*field(e) = &v
 	}
 	return v, nil
+}
+
+// commit runs commit (a transaction's Commit on the writer) and then
+// after, with no other commit in between: after may install what the
+// transaction wrote (advanced). With a nil m it just commits.
+func (m *versionMemo) commit(commit func() error, after func()) error {
+	if m == nil {
+		return commit()
+	}
+	m.commitMu.Lock()
+	defer m.commitMu.Unlock()
+	err := commit()
+	after()
+	return err
+}
+
+// advanced records that a write to ns committed, under commit, raising its
+// graph version to graph and leaving its episode version as it was, or
+// setting it to episode when episode > 0: the next search need not read
+// them back. Only versions held whole can be advanced; otherwise (nothing
+// held, or only the graph version known) it is as written.
+func (m *versionMemo) advanced(ns kgmem.Namespace, graph, episode int64) {
+	if m == nil {
+		return
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	e := m.entries[ns]
+	if e == nil {
+		return
+	}
+	m.counter++
+	v := nsVersions{graph: graph, episode: episode}
+	switch {
+	case e.versions != nil && episode <= 0:
+		v.episode = e.versions.episode
+	case e.versions == nil && episode <= 0:
+		*e = memoEntry{gen: m.counter}
+		return
+	}
+	// What a concurrent read of ns brings back is older: the new
+	// generation keeps it out.
+	*e = memoEntry{gen: m.counter, versions: &v, settings: e.settings}
 }
 
 // written records that a write to ns ended (committed or not): what is held

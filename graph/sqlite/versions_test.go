@@ -163,3 +163,101 @@ func TestExclusiveFollowsItsWrites(t *testing.T) {
 		t.Fatalf("after concurrent writes the exclusive store answers\n%v\na fresh store\n%v", got, want)
 	}
 }
+
+// TestExclusiveHoldsWhatItWrote checks that an Exclusive store's Apply
+// leaves its namespace's versions held, as the file has them (the next
+// search need not read them back), that other writes drop them, and that
+// under concurrent Applies, decay writes and reads what is held after each
+// round is what the file holds.
+func TestExclusiveHoldsWhatItWrote(t *testing.T) {
+	ctx := t.Context()
+	s, _ := openTemp(t, sqlite.Exclusive())
+	check := func(step string, ns kgmem.Namespace, wantHeld bool) {
+		t.Helper()
+		g, e, held := sqlite.HeldVersions(s, ns)
+		if held != wantHeld {
+			t.Fatalf("%s: %s held %v, want %v", step, ns, held, wantHeld)
+		}
+		fg, fe, err := sqlite.FileVersions(ctx, s, ns)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if held && (g != fg || e != fe) {
+			t.Fatalf("%s: %s holds versions %d/%d, the file has %d/%d", step, ns, g, e, fg, fe)
+		}
+	}
+	read := func(ns kgmem.Namespace) {
+		t.Helper()
+		if _, err := s.Episodes(ctx, ns, []string{"ep_0"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	apply := func(cs kgmem.ChangeSet) {
+		t.Helper()
+		if err := s.Apply(ctx, cs); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ns := kgmem.Namespace("held/a")
+	apply(kgmem.ChangeSet{Namespace: ns, Episodes: []kgmem.Episode{graphtest.Episode(ns, "ep_0", "Ann", "first message")}})
+	check("apply before any read", ns, false)
+	read(ns)
+	check("read", ns, true)
+	apply(kgmem.ChangeSet{Namespace: ns, Episodes: []kgmem.Episode{graphtest.Episode(ns, "ep_1", "Ann", "second message")}})
+	check("apply of an episode", ns, true)
+	apply(kgmem.ChangeSet{Namespace: ns, Entities: []kgmem.Entity{graphtest.Entity(ns, "ent_ann", "Ann")}})
+	check("apply of an entity", ns, true)
+	up := kgmem.DecayUpdate{Kind: kgmem.KindEpisode, ID: "ep_0", State: kgmem.DecayState{Stability: 3}}
+	if err := s.SetDecay(ctx, ns, []kgmem.DecayUpdate{up}); err != nil {
+		t.Fatal(err)
+	}
+	check("decay write", ns, false)
+	apply(kgmem.ChangeSet{Namespace: ns, Entities: []kgmem.Entity{graphtest.Entity(ns, "ent_bo", "Bo")}})
+	check("entity apply with nothing held", ns, false)
+	apply(kgmem.ChangeSet{Namespace: ns, Episodes: []kgmem.Episode{graphtest.Episode(ns, "ep_2", "Bo", "third message")}})
+	check("episode apply with nothing held (its episode version read in the write)", ns, true)
+	apply(kgmem.ChangeSet{Namespace: ns, Entities: []kgmem.Entity{graphtest.Entity(ns, "ent_cy", "Cy")}})
+	check("entity apply after a decay write", ns, true)
+
+	nss := []kgmem.Namespace{"held/b", "held/c", "held/d"}
+	for round := range 5 {
+		var wg sync.WaitGroup
+		for w := range 6 {
+			wg.Go(func() {
+				ns := nss[w%len(nss)]
+				for i := range 15 {
+					id := fmt.Sprintf("ep_r%d_w%d_%02d", round, w, i)
+					cs := kgmem.ChangeSet{Namespace: ns, Episodes: []kgmem.Episode{graphtest.Episode(ns, id, "Ann", "message about rivers")}}
+					if i%3 == 1 {
+						cs = kgmem.ChangeSet{Namespace: ns, Entities: []kgmem.Entity{graphtest.Entity(ns, "ent_"+id, "Name "+id)}}
+					}
+					if err := s.Apply(ctx, cs); err != nil {
+						t.Error(err)
+						return
+					}
+					if i%5 == 4 {
+						up := kgmem.DecayUpdate{Kind: kgmem.KindEpisode, ID: fmt.Sprintf("ep_r%d_w%d_00", round, w), State: kgmem.DecayState{Stability: float64(i)}}
+						if err := s.SetDecay(ctx, ns, []kgmem.DecayUpdate{up}); err != nil {
+							t.Error(err)
+							return
+						}
+					}
+					if _, err := s.Episodes(ctx, ns, []string{id}); err != nil {
+						t.Error(err)
+						return
+					}
+				}
+				// Ending on a write that keeps the episode version.
+				last := fmt.Sprintf("ent_r%d_w%d_last", round, w)
+				if err := s.Apply(ctx, kgmem.ChangeSet{Namespace: ns, Entities: []kgmem.Entity{graphtest.Entity(ns, last, "Last")}}); err != nil {
+					t.Error(err)
+				}
+			})
+		}
+		wg.Wait()
+		for _, ns := range nss {
+			_, _, held := sqlite.HeldVersions(s, ns)
+			check(fmt.Sprintf("round %d", round), ns, held)
+		}
+	}
+}
