@@ -24,20 +24,48 @@ func fuse(opts SearchOptions, order []string, lists map[string][]kgmem.Hit) map[
 		kind kgmem.Kind
 		id   string
 	}
-	byKey := map[key]*fused{}
+	// A search fuses a few hundred hits twice: the candidates, their
+	// sources and the index are each allocated once, at their final size
+	// (fuse was a fifth of the bytes a server under load allocated).
+	n := 0
+	for _, name := range order {
+		n += len(lists[name])
+	}
+	byKey := make(map[key]int, n)
+	pool := make([]fused, 0, n)
+	found := make([]int, 0, n) // lists that hold each candidate
+	at := make([]int, 0, n)    // each hit's candidate, in reading order
+	for _, name := range order {
+		for _, h := range lists[name] {
+			k := key{h.Kind, h.ID}
+			i, ok := byKey[k]
+			if !ok {
+				i = len(pool)
+				byKey[k] = i
+				pool = append(pool, fused{kind: h.Kind, id: h.ID})
+				found = append(found, 0)
+			}
+			found[i]++
+			at = append(at, i)
+		}
+	}
+	sources := make([]SourceScore, n)
+	for i := range pool {
+		// Capped, so that a later stage's append cannot run into the next.
+		pool[i].score.Sources, sources = sources[:0:found[i]], sources[found[i]:]
+	}
 	out := map[kgmem.Kind][]*fused{}
+	for i := range pool {
+		out[pool[i].kind] = append(out[pool[i].kind], &pool[i])
+	}
+	j := 0
 	for _, name := range order {
 		rankInKind := map[kgmem.Kind]int{}
 		for _, h := range lists[name] {
 			rankInKind[h.Kind]++
 			rank := rankInKind[h.Kind]
-			key := key{h.Kind, h.ID}
-			f, ok := byKey[key]
-			if !ok {
-				f = &fused{kind: h.Kind, id: h.ID}
-				byKey[key] = f
-				out[h.Kind] = append(out[h.Kind], f)
-			}
+			f := &pool[at[j]]
+			j++
 			share := opts.weight(name) / (opts.RRFK + float64(rank))
 			f.score.Relevance += share
 			f.score.Sources = append(f.score.Sources, SourceScore{Retriever: name, Rank: rank, Score: h.Score, Contribution: share})

@@ -62,14 +62,21 @@ func (c *episodeCache) lookup(ns kgmem.Namespace, version int64, ids []string) (
 		c.dropLocked(ns, sp)
 		sp = nil
 	}
-	hits = make([]kgmem.Episode, 0, len(ids))
 	for _, id := range ids {
 		if el, ok := sp.get(id); ok {
 			c.lru.MoveToFront(el)
+			if hits == nil {
+				// Only once one is found: the ingest asks for its new
+				// messages, which are never here.
+				hits = make([]kgmem.Episode, 0, len(ids))
+			}
 			hits = append(hits, cloneEpisode(el.Value.(kgmem.Episode)))
 		} else {
 			missing = append(missing, id)
 		}
+	}
+	if hits == nil {
+		hits = []kgmem.Episode{} // as before, empty rather than nil; no allocation
 	}
 	return hits, missing
 }
