@@ -94,6 +94,10 @@ type Report struct {
 	Settled    bool               `json:"settled"`
 	SettleTime string             `json:"settle_time"`
 	Purged     int                `json:"namespaces_purged"`
+	// CPUMsPerRequest is the server process's CPU time during the run over
+	// the requests it answered (0 when its metrics have no CPU counter).
+	// In-process (no -url) the process also runs the clients.
+	CPUMsPerRequest float64 `json:"cpu_ms_per_request"`
 }
 
 // sample is one request's outcome.
@@ -248,6 +252,11 @@ func Run(ctx context.Context, cfg Config, log io.Writer) (*Report, error) {
 	stopSampler()
 	<-samplerDone
 	rep.summarise(results, elapsed)
+	// CPU per request is steadier than requests/s on a shared machine: a
+	// busy neighbour slows both, but the work per request stays the same.
+	if end, err := scrape(ctx, client); err == nil && baseline.CPUSeconds > 0 && rep.TotalPerS > 0 {
+		rep.CPUMsPerRequest = (end.CPUSeconds - baseline.CPUSeconds) * 1000 / (rep.TotalPerS * elapsed.Seconds())
+	}
 
 	// Clean up what the run wrote, then wait for the server to settle.
 	for _, ns := range nss {
@@ -367,6 +376,9 @@ func (rep *Report) print(w io.Writer) {
 	_ = tw.Flush()
 	mib := func(b float64) float64 { return b / (1 << 20) }
 	fmt.Fprintf(w, "total %.1f requests/s over %s with %d clients; 5xx %d, 4xx %d, transport errors %d\n", rep.TotalPerS, rep.Duration, rep.Clients, rep.Errors5xx, rep.Errors4xx, rep.Failed)
+	if rep.CPUMsPerRequest > 0 {
+		fmt.Fprintf(w, "server CPU %.2f ms per request\n", rep.CPUMsPerRequest)
+	}
 	fmt.Fprintf(w, "server goroutines %d -> peak %d -> %d; heap in use %.1f -> peak %.1f -> %.1f MiB; RSS %.1f -> peak %.1f -> %.1f MiB\n",
 		rep.Baseline.Goroutines, rep.Peak.Goroutines, rep.After.Goroutines,
 		mib(rep.Baseline.HeapInuse), mib(rep.Peak.HeapInuse), mib(rep.After.HeapInuse), mib(rep.Baseline.RSS), mib(rep.Peak.RSS), mib(rep.After.RSS))

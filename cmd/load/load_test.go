@@ -5,6 +5,7 @@ import (
 	"context"
 	"io"
 	"os"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -46,6 +47,9 @@ func TestLoadShort(t *testing.T) {
 	}
 	if rep.Peak.Goroutines <= rep.Baseline.Goroutines {
 		t.Errorf("peak goroutines %d not above the baseline %d: the sampler saw no load", rep.Peak.Goroutines, rep.Baseline.Goroutines)
+	}
+	if runtime.GOOS == "linux" && (rep.CPUMsPerRequest <= 0 || !strings.Contains(out.String(), "server CPU")) {
+		t.Errorf("CPU per request %v: the process's CPU counter was not read", rep.CPUMsPerRequest)
 	}
 }
 
@@ -112,9 +116,19 @@ func TestCompare(t *testing.T) {
 	if len(rep.ThroughputRatios) != 1 || rep.ThroughputRatios[0] <= 0 {
 		t.Errorf("ratios %v", rep.ThroughputRatios)
 	}
+	if runtime.GOOS == "linux" {
+		for _, run := range rep.Runs {
+			if run.Report.CPUMsPerRequest <= 0 {
+				t.Errorf("%s: CPU per request %v, want the server's CPU counter read", run.Build, run.Report.CPUMsPerRequest)
+			}
+		}
+		if len(rep.CPUPerRequestRatios) != 1 || rep.CPUPerRequestRatios[0] <= 0 {
+			t.Errorf("CPU ratios %v", rep.CPUPerRequestRatios)
+		}
+	}
 	var out bytes.Buffer
 	rep.print(&out)
-	if !strings.Contains(out.String(), "candidate/baseline req/s: median") {
+	if !strings.Contains(out.String(), "candidate/baseline req/s: median") || !strings.Contains(out.String(), "candidate/baseline server CPU per request: median") {
 		t.Errorf("report:\n%s", out.String())
 	}
 	if err := rep.verdict(); err != nil {

@@ -16,6 +16,9 @@ type Process struct {
 	Goroutines int     `json:"goroutines"`
 	HeapInuse  float64 `json:"heap_inuse_bytes"`
 	RSS        float64 `json:"rss_bytes"`
+	// CPUSeconds is the CPU time the process has used since it started
+	// (process_cpu_seconds_total; 0 off Linux).
+	CPUSeconds float64 `json:"cpu_seconds"`
 }
 
 // scrape reads the Go and process collector gauges from the server's /metrics.
@@ -46,5 +49,8 @@ func scrape(ctx context.Context, client *kgclient.Client) (Process, error) {
 		return p, err
 	}
 	p.RSS, _ = gauge("process_resident_memory_bytes") // absent off Linux
+	if f := fams["process_cpu_seconds_total"]; f != nil && len(f.GetMetric()) > 0 && f.GetMetric()[0].GetCounter() != nil {
+		p.CPUSeconds = f.GetMetric()[0].GetCounter().GetValue()
+	}
 	return p, nil
 }
