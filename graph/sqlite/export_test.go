@@ -60,3 +60,7 @@ func FileVersions(ctx context.Context, s *Store, ns kgmem.Namespace) (graph, epi
 	v, err := readVersions(ctx, s.r, ns)
 	return v.graph, v.episode, err
 }
+
+// FindEntitiesInSQL makes s match entity names in SQL, as it does for a
+// namespace with too many names to hold in memory.
+func FindEntitiesInSQL(s *Store) { s.names = nscache.New[*entityNames](0, 0) }

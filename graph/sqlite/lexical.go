@@ -154,6 +154,9 @@ func (s *Store) advanceViews(cs kgmem.ChangeSet, from, to int64, threaded []thre
 	if len(cs.Facts) == 0 {
 		s.topo.Advance(ns, from, to, func(t *topology.Topology, size int) (*topology.Topology, int) { return t, size })
 	}
+	if len(cs.Entities) == 0 {
+		s.names.Advance(ns, from, to, func(n *entityNames, size int) (*entityNames, int) { return n, size })
+	}
 	s.threads.Advance(ns, from, to, func(o *threadOrder, _ int) (*threadOrder, int) {
 		next := o.with(threaded)
 		return next, next.size

@@ -67,18 +67,23 @@ func byIDs[T any](ctx context.Context, ids []string, idOf func(T) string,
 }
 
 // padded returns keys (ids, rowids) as query arguments, the last repeated
-// up to a power of two, so that key lists take few statement shapes in the
-// read statement cache (a repeated key matches nothing more).
+// up to a power of two of at least minPadded, so that key lists take few
+// statement shapes in the read statement cache (a repeated key matches
+// nothing more).
 func padded[K string | int64](keys []K) []any {
-	args := make([]any, len(keys), max(1, len(keys)*2-1))
+	args := make([]any, len(keys), max(minPadded, len(keys)*2-1))
 	for i, k := range keys {
 		args[i] = k
 	}
-	for n := len(args); n&(n-1) != 0; n++ {
+	for n := len(args); n > 0 && (n < minPadded || n&(n-1) != 0); n++ {
 		args = append(args, args[len(args)-1])
 	}
 	return args
 }
+
+// minPadded is the shortest padded key list: one to four keys (an entity
+// and its neighbours, the few entities a query names) share one shape.
+const minPadded = 4
 
 // collect runs a query and scans every row with scan.
 func collect[T any](ctx context.Context, q querier, scan func(*sql.Rows) (T, error), query string, args ...any) ([]T, error) {
@@ -191,6 +196,22 @@ func (s *Store) FindEntities(ctx context.Context, ns kgmem.Namespace, f kgmem.En
 		}
 		if len(keys) == 0 {
 			return nil, nil // no name can match
+		}
+		if f.Type == "" && f.Query == "" {
+			// Most runs of a query's words name no entity: the names in
+			// memory say which do, and only those are read.
+			names, ok, err := s.entityNamesOf(ctx, ns)
+			if err != nil {
+				return nil, fmt.Errorf("sqlite: find entities: %w", err)
+			}
+			if ok {
+				ids := slices.DeleteFunc(names.named(keys), func(id string) bool { return id <= f.After })
+				es, err := s.Entities(ctx, ns, ids[:min(len(ids), limit)])
+				if err != nil {
+					return nil, fmt.Errorf("sqlite: find entities: %w", err)
+				}
+				return es, nil
+			}
 		}
 		// Driven by the name index: the id bound must not lead the planner
 		// into a walk of the namespace in id order.

@@ -68,8 +68,10 @@ const maxCachedReads = 256
 type readStmts struct {
 	mu    sync.Mutex
 	stmts map[string]*sql.Stmt
-	// preparing dedups prepareLater's background prepares.
+	// preparing dedups prepareLater's background prepares; pending counts
+	// those not done yet (waitPrepared).
 	preparing singleflight.Group
+	pending   sync.WaitGroup
 }
 
 // lookup returns the cached statement for query, or nil.
@@ -83,11 +85,19 @@ func (c *readStmts) lookup(query string) *sql.Stmt {
 // hold a pool connection and so must not wait for another (see
 // cachedReader.QueryContext); the next use finds it cached.
 func (c *readStmts) prepareLater(db *sql.DB, query string) {
-	c.preparing.DoChan(query, func() (any, error) {
+	c.pending.Add(1)
+	done := c.preparing.DoChan(query, func() (any, error) {
 		_, _, err := c.get(context.Background(), db, query)
 		return nil, err
 	})
+	go func() {
+		<-done
+		c.pending.Done()
+	}()
 }
+
+// waitPrepared returns once every background prepare started so far is done.
+func (c *readStmts) waitPrepared() { c.pending.Wait() }
 
 // get returns the statement for query prepared on db, preparing it on first
 // use; ok is false when the cache is full (run the query unprepared). The

@@ -71,6 +71,8 @@ type Store struct {
 	ws *writeStmts
 	// topo keeps namespaces' graph shapes for graph expansion (topology.go).
 	topo *nscache.Cache[*topology.Topology]
+	// names keeps namespaces' entity names for entity linking (entitynames.go).
+	names *nscache.Cache[*entityNames]
 	// lex keeps namespaces' BM25 indexes per kind for search (lexical.go).
 	lex *nscache.Cache[*lexical.Index]
 	// threads keeps namespaces' thread orders for ThreadNeighbors
@@ -137,6 +139,7 @@ func Open(ctx context.Context, path string, opts ...Option) (s *Store, err error
 		return nil, err
 	}
 	s = &Store{w: w, r: r, ws: ws, topo: topology.NewCache(),
+		names:    nscache.New[*entityNames](entityNamesBudget, entityNamesRefreshAbove),
 		lex:      nscache.New[*lexical.Index](lexicalBudget, lexicalRefreshAbove),
 		threads:  nscache.New[*threadOrder](threadOrderBudget, threadOrderRefreshAbove),
 		episodes: newEpisodeCache(episodeCacheSize), own: own}

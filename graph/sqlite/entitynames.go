@@ -1,0 +1,67 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"slices"
+
+	"github.com/kgmem/kgmem"
+	"github.com/kgmem/kgmem/internal/nscache"
+)
+
+// Bounds of the entity-name cache: the names (entity_names rows) it holds
+// over all namespaces, about 100 bytes each, and the size above which a
+// stale view is read again in the background (nscache).
+const (
+	entityNamesBudget       = 2_000_000
+	entityNamesRefreshAbove = 50_000
+)
+
+// entityNames is one namespace's entity_names in memory: the ids of the
+// entities each normalized name or alias belongs to. It answers entity
+// linking's question (which entities does a run of the query's words name?)
+// without a statement for the many runs that name nothing. It is read-only
+// once built: a write of entities makes the next search read it again
+// (advanceViews), like the topology after a write of facts.
+type entityNames struct {
+	byNorm map[string][]string
+}
+
+// entityNamesOf returns the current entity names of ns, reading them when
+// the cached view is missing or was read at another graph version, or ok
+// false when ns holds too many to cache.
+func (s *Store) entityNamesOf(ctx context.Context, ns kgmem.Namespace) (*entityNames, bool, error) {
+	v, err := s.versionsOf(ctx, ns)
+	if err != nil {
+		return nil, false, err
+	}
+	return s.names.Get(ctx, string(ns), v.graph, func(ctx context.Context) (nscache.Loaded[*entityNames], error) {
+		return readView(ctx, s, ns, "entity_names", entityNamesBudget, func(q querier) (*entityNames, int, error) {
+			type row struct{ norm, id string }
+			rows, err := collect(ctx, q, func(r *sql.Rows) (row, error) {
+				var x row
+				return x, r.Scan(&x.norm, &x.id)
+			}, `SELECT norm, entity_id FROM entity_names WHERE namespace = ?`, ns)
+			if err != nil {
+				return nil, 0, fmt.Errorf("read entity names: %w", err)
+			}
+			n := &entityNames{byNorm: make(map[string][]string, len(rows))}
+			for _, r := range rows {
+				n.byNorm[r.norm] = append(n.byNorm[r.norm], r.id)
+			}
+			return n, len(rows), nil
+		})
+	})
+}
+
+// named returns the ids, sorted and unique, of the entities with one of
+// the normalized names keys.
+func (n *entityNames) named(keys []string) []string {
+	var ids []string
+	for _, k := range keys {
+		ids = append(ids, n.byNorm[k]...)
+	}
+	slices.Sort(ids)
+	return slices.Compact(ids)
+}

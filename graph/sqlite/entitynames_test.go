@@ -1,0 +1,77 @@
+package sqlite_test
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"reflect"
+	"testing"
+
+	"github.com/kgmem/kgmem"
+	"github.com/kgmem/kgmem/graph/graphtest"
+	"github.com/kgmem/kgmem/graph/sqlite"
+)
+
+// TestEntityNamesFollowWrites checks that finding entities by name from the
+// names held in memory answers as SQL does after every write: entities
+// added, renamed and given aliases by either of two stores on one file,
+// facts and episodes (which keep the names), and purges.
+func TestEntityNamesFollowWrites(t *testing.T) {
+	ctx := t.Context()
+	writer, inSQL := openPair(t)
+	sqlite.FindEntitiesInSQL(inSQL)
+	const ns = kgmem.Namespace("names/follow")
+	rng := rand.New(rand.NewPCG(3, 9))
+	words := []string{"Ann", "Bo", "Cy", "Lisbon", "ML team", "Dana Smith", "ann"}
+	queries := [][]string{{"Ann"}, {"bo", "cy"}, {"Lisbon", "ML team", "nobody"}, {"Dana Smith", "Smith"}, words}
+	for step := range 60 {
+		if step%20 == 19 {
+			if _, err := inSQL.PurgeNamespace(ctx, ns); err != nil {
+				t.Fatal(err)
+			}
+		}
+		cs := kgmem.ChangeSet{Namespace: ns}
+		switch rng.IntN(3) {
+		case 0: // entities, new or renamed, with aliases
+			for range 1 + rng.IntN(3) {
+				e := graphtest.Entity(ns, fmt.Sprintf("ent_%d", rng.IntN(8)), words[rng.IntN(len(words))])
+				if rng.IntN(2) == 0 {
+					e.Aliases = []string{words[rng.IntN(len(words))]}
+				}
+				cs.Entities = append(cs.Entities, e)
+			}
+		default: // an episode: the names stay as they are
+			cs.Episodes = []kgmem.Episode{graphtest.Episode(ns, fmt.Sprintf("ep_%d", step), "Ann", "hello")}
+		}
+		by := writer
+		if step%4 == 3 {
+			by = inSQL
+		}
+		if err := by.Apply(ctx, cs); err != nil {
+			t.Fatal(err)
+		}
+		for _, names := range queries {
+			for _, f := range []kgmem.EntityFilter{{Names: names, Page: kgmem.Page{Limit: 100}}, {Names: names, Page: kgmem.Page{After: "ent_3", Limit: 2}}} {
+				got, err := writer.FindEntities(ctx, ns, f)
+				if err != nil {
+					t.Fatal(err)
+				}
+				want, err := inSQL.FindEntities(ctx, ns, f)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !reflect.DeepEqual(ids(got), ids(want)) {
+					t.Fatalf("step %d, %+v: found %v from memory, %v in SQL", step, f, ids(got), ids(want))
+				}
+			}
+		}
+	}
+}
+
+// ids lists the ids of entities.
+func ids(es []kgmem.Entity) []string {
+	out := make([]string, len(es))
+	for i, e := range es {
+		out[i] = e.ID
+	}
+	return out
+}
