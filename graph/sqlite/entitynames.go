@@ -26,6 +26,8 @@ const (
 // (advanceViews), like the topology after a write of facts.
 type entityNames struct {
 	byNorm map[string][]string
+	// entities holds the id of every entity with a name row: it exists.
+	entities map[string]struct{}
 }
 
 // entityNamesOf returns the current entity names of ns, reading them when
@@ -46,9 +48,10 @@ func (s *Store) entityNamesOf(ctx context.Context, ns kgmem.Namespace) (*entityN
 			if err != nil {
 				return nil, 0, fmt.Errorf("read entity names: %w", err)
 			}
-			n := &entityNames{byNorm: make(map[string][]string, len(rows))}
+			n := &entityNames{byNorm: make(map[string][]string, len(rows)), entities: map[string]struct{}{}}
 			for _, r := range rows {
 				n.byNorm[r.norm] = append(n.byNorm[r.norm], r.id)
+				n.entities[r.id] = struct{}{}
 			}
 			return n, len(rows), nil
 		})
@@ -64,4 +67,19 @@ func (n *entityNames) named(keys []string) []string {
 	}
 	slices.Sort(ids)
 	return slices.Compact(ids)
+}
+
+// existing returns the entities among ids, in the order of ids, with their
+// ids only, and those it cannot vouch for, which the caller looks up (an
+// entity's name has a letter or digit, so each has a name row; a file
+// written otherwise is still answered right).
+func (n *entityNames) existing(ids []string) (found []kgmem.Entity, unknown []string) {
+	for _, id := range ids {
+		if _, ok := n.entities[id]; ok {
+			found = append(found, kgmem.Entity{ID: id})
+		} else {
+			unknown = append(unknown, id)
+		}
+	}
+	return found, unknown
 }

@@ -11,9 +11,10 @@ import (
 	"github.com/kgmem/kgmem/graph/sqlite"
 )
 
-// TestEntityNamesFollowWrites checks that finding entities by name from the
-// names held in memory answers as SQL does after every write: entities
-// added, renamed and given aliases by either of two stores on one file,
+// TestEntityNamesFollowWrites checks that finding entities by name, and
+// graph expansion's seeds, from the names held in memory answer as SQL does
+// after every write: entities added, renamed and given aliases by either of
+// two stores on one file,
 // facts and episodes (which keep the names), and purges.
 func TestEntityNamesFollowWrites(t *testing.T) {
 	ctx := t.Context()
@@ -39,6 +40,10 @@ func TestEntityNamesFollowWrites(t *testing.T) {
 				}
 				cs.Entities = append(cs.Entities, e)
 			}
+		case 1: // a fact between two entities written with it
+			a, b := graphtest.Entity(ns, fmt.Sprintf("ent_%d", rng.IntN(8)), words[rng.IntN(len(words))]), graphtest.Entity(ns, fmt.Sprintf("ent_%d", rng.IntN(8)), "Eve")
+			cs.Entities = []kgmem.Entity{a, b}
+			cs.Facts = []kgmem.Fact{graphtest.Fact(ns, fmt.Sprintf("fact_%d", step), a.ID, "knows", b.ID, "they know each other")}
 		default: // an episode: the names stay as they are
 			cs.Episodes = []kgmem.Episode{graphtest.Episode(ns, fmt.Sprintf("ep_%d", step), "Ann", "hello")}
 		}
@@ -63,6 +68,20 @@ func TestEntityNamesFollowWrites(t *testing.T) {
 					t.Fatalf("step %d, %+v: found %v from memory, %v in SQL", step, f, ids(got), ids(want))
 				}
 			}
+		}
+		// Graph expansion's seeds are checked against the names in memory.
+		q := kgmem.NeighborhoodQuery{Seeds: []string{"ent_0", "ent_3", "ent_5", "ent_7", "ent_missing"}, Depth: 2, FactsOnly: true, IncludeExpired: true}
+		got, err := writer.Neighborhood(ctx, ns, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		q.FactsOnly = false // the full walk reads every entity in SQL
+		want, err := inSQL.Neighborhood(ctx, ns, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got.Distance, want.Distance) || len(got.Facts) != len(want.Facts) {
+			t.Fatalf("step %d: neighbourhood distances %v and %d facts from memory, %v and %d in SQL", step, got.Distance, len(got.Facts), want.Distance, len(want.Facts))
 		}
 	}
 }

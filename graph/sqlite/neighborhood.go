@@ -39,8 +39,10 @@ func (s *Store) Neighborhood(ctx context.Context, ns kgmem.Namespace, q kgmem.Ne
 		}
 		if ok {
 			g, err := kgmem.WalkNeighborhood(ctx, q, depth, kgmem.NeighborhoodSteps{
+				// Only the seeds are looked up (FactsOnly), to know which
+				// exist: the entity names in memory say so for most.
 				Entities: func(ctx context.Context, ids []string) ([]kgmem.Entity, error) {
-					return s.entitiesTx(ctx, s.r, ns, ids)
+					return s.seedEntities(ctx, ns, ids)
 				},
 				Expand: func(_ context.Context, frontier []string) ([]kgmem.Fact, error) {
 					return topo.Expand(frontier, fanOut, q.IncludeExpired), nil
@@ -83,6 +85,36 @@ func (s *Store) Neighborhood(ctx context.Context, ns kgmem.Namespace, q kgmem.Ne
 		return kgmem.Subgraph{}, fmt.Errorf("sqlite: neighborhood: %w", err)
 	}
 	return g, nil
+}
+
+// seedEntities returns the entities of ns among ids, in the order of ids,
+// those the entity names in memory know with their ids only, the others
+// read.
+func (s *Store) seedEntities(ctx context.Context, ns kgmem.Namespace, ids []string) ([]kgmem.Entity, error) {
+	names, ok, err := s.entityNamesOf(ctx, ns)
+	if err != nil || !ok {
+		return s.entitiesTx(ctx, s.r, ns, ids)
+	}
+	found, unknown := names.existing(ids)
+	if len(unknown) == 0 {
+		return found, nil
+	}
+	read, err := s.entitiesTx(ctx, s.r, ns, unknown)
+	if err != nil {
+		return nil, err
+	}
+	// Back in the order of ids.
+	exists := map[string]bool{}
+	for _, e := range append(found, read...) {
+		exists[e.ID] = true
+	}
+	out := make([]kgmem.Entity, 0, len(exists))
+	for _, id := range ids {
+		if exists[id] {
+			out = append(out, kgmem.Entity{ID: id})
+		}
+	}
+	return out, nil
 }
 
 // expiredCond is the condition that hides expired facts unless included.
