@@ -181,7 +181,11 @@ func openGraph(ctx context.Context, cfg *config) (kgmem.GraphStore, error) {
 		path := filepath.Join(cfg.DataDir, "graph.db")
 		// The process owns its data directory (datadir.go), so the store
 		// owns the file and keeps its versions in memory.
-		s, err := sqlite.Open(ctx, path, sqlite.Exclusive())
+		opts := []sqlite.Option{sqlite.Exclusive()}
+		if cfg.bulkImport {
+			opts = append(opts, sqlite.BackgroundCheckpoints())
+		}
+		s, err := sqlite.Open(ctx, path, opts...)
 		if err != nil {
 			return nil, fmt.Errorf("open embedded graph store %s: %w", path, err)
 		}
@@ -200,7 +204,7 @@ func openVectors(ctx context.Context, cfg *config, embedder kgmem.Embedder) (kgm
 	switch cfg.Vector {
 	case "hnsw":
 		path := filepath.Join(cfg.DataDir, "vectors.db")
-		ix, err := hnsw.Open(ctx, path, embedder.Dimension(), hnsw.Options{})
+		ix, err := hnsw.Open(ctx, path, embedder.Dimension(), hnsw.Options{BackgroundCheckpoints: cfg.bulkImport})
 		if err != nil {
 			return nil, fmt.Errorf("open embedded vector index %s: %w", path, err)
 		}

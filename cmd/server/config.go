@@ -89,6 +89,10 @@ type config struct {
 
 	// envErrs collects malformed KGMEM_* values, reported by validate.
 	envErrs []error
+	// bulkImport opens the embedded stores for a process that only writes
+	// (server ingest in-process): their WAL checkpoints run beside the
+	// writers instead of inside their commits.
+	bulkImport bool
 }
 
 // bindFlags registers every config field on fs, defaulting from the environment.

@@ -123,6 +123,8 @@ func ingest(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		}
 		sink = hs
 	default:
+		// Nothing searches this process's stores while it imports.
+		cfg.bulkImport = true
 		b, err := openBackends(ctx, &cfg, log)
 		if err != nil {
 			return err

@@ -46,6 +46,7 @@ func (s *Store) write(ctx context.Context, ns kgmem.Namespace, fn func(tx *sql.T
 	if err := s.memo.commit(tx.Commit, func() { s.memo.written(ns) }); err != nil {
 		return fmt.Errorf("commit: %w", wrapErr(err))
 	}
+	s.checkpoints.Kick()
 	return nil
 }
 

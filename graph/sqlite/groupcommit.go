@@ -119,6 +119,7 @@ func (s *Store) commitGroup(group []*groupedApply) {
 		return
 	}
 	committed = true
+	s.checkpoints.Kick()
 	for _, r := range group {
 		if r.err == nil {
 			s.advanceViews(r.cs, r.a.from, r.a.to, r.a.threaded)

@@ -45,6 +45,7 @@ import (
 	"github.com/kgmem/kgmem"
 	"github.com/kgmem/kgmem/graph/topology"
 	"github.com/kgmem/kgmem/internal/nscache"
+	"github.com/kgmem/kgmem/internal/walcheckpoint"
 	"github.com/kgmem/kgmem/lexical"
 	sqlite3 "modernc.org/sqlite"
 	sqlite3lib "modernc.org/sqlite/lib"
@@ -88,6 +89,9 @@ type Store struct {
 	memo *versionMemo
 	// groups commits concurrent Applies together (groupcommit.go).
 	groups applyGroups
+	// checkpoints, with BackgroundCheckpoints, copies the WAL into the file
+	// after commits on a connection of its own; nil otherwise.
+	checkpoints *walcheckpoint.Checkpointer
 }
 
 var _ kgmem.GraphStore = (*Store)(nil)
@@ -118,7 +122,11 @@ func Open(ctx context.Context, path string, opts ...Option) (s *Store, err error
 		"temp_store(memory)",
 		"cache_size(-32000)", // 32 MB page cache per connection
 	}
-	w, err := openPool(path, slices.Concat(common, []string{"journal_mode(WAL)", "synchronous(NORMAL)"}), "immediate", 1)
+	writer := []string{"journal_mode(WAL)", "synchronous(NORMAL)"}
+	if o.backgroundCheckpoints {
+		writer = append(writer, walcheckpoint.WriterPragma) // s.checkpoints runs them
+	}
+	w, err := openPool(path, slices.Concat(common, writer), "immediate", 1)
 	if err != nil {
 		return nil, err
 	}
@@ -145,6 +153,14 @@ func Open(ctx context.Context, path string, opts ...Option) (s *Store, err error
 		episodes: newEpisodeCache(episodeCacheSize), own: own}
 	if o.exclusive {
 		s.memo = newVersionMemo()
+	}
+	if o.backgroundCheckpoints {
+		cp, err := openPool(path, slices.Concat(common, []string{"synchronous(NORMAL)"}), "deferred", 1)
+		if err != nil {
+			_ = s.Close()
+			return nil, err
+		}
+		s.checkpoints = walcheckpoint.Start(cp)
 	}
 	if err := s.Ping(ctx); err != nil {
 		_ = s.Close()
@@ -205,7 +221,7 @@ func (s *Store) Ping(ctx context.Context) error {
 // the file.
 func (s *Store) Close() error {
 	_, optErr := s.w.Exec(`PRAGMA optimize`)
-	err := errors.Join(optErr, s.ws.close(), s.r.Close(), s.w.Close())
+	err := errors.Join(optErr, s.checkpoints.Close(), s.ws.close(), s.r.Close(), s.w.Close())
 	return errors.Join(err, s.own.release())
 }
 

@@ -20,7 +20,8 @@ type Option func(*options)
 
 // options are what the Options set.
 type options struct {
-	exclusive bool
+	exclusive             bool
+	backgroundCheckpoints bool
 }
 
 // Exclusive opens the file for this Store alone (the kgmem server owns its
@@ -31,6 +32,15 @@ type options struct {
 // them before every use of what it caches (the BM25 indexes, the thread
 // orders, the episodes): no other writer can change them unseen.
 func Exclusive() Option { return func(o *options) { o.exclusive = true } }
+
+// BackgroundCheckpoints takes the WAL checkpoints out of the writer's
+// commits: a connection of the Store's own runs them after commits
+// (internal/walcheckpoint), so the single writer never waits for a
+// checkpoint's fsync. It is for a store that only writes, such as a bulk
+// import's: `server ingest` in-process writes 1.2x faster with it, but under
+// searches it raised the search p99 of cmd/load's mix (bench/README.md,
+// "Background checkpoints"), so the server does not use it.
+func BackgroundCheckpoints() Option { return func(o *options) { o.backgroundCheckpoints = true } }
 
 // ownership is a Store's hold on its file through a lock file beside it:
 // shared by Stores opened without Exclusive, exclusive for one opened with it.

@@ -58,7 +58,7 @@ func Open(ctx context.Context, path string, dim int, opts Options) (*Index, erro
 	if dim <= 0 {
 		return nil, kgmem.Invalidf("dimension", "must be positive, got %d", dim)
 	}
-	s, err := openStore(ctx, path, dim)
+	s, err := openStore(ctx, path, dim, opts.BackgroundCheckpoints)
 	if err != nil {
 		return nil, err
 	}

@@ -23,6 +23,11 @@ type Options struct {
 	// it, the least recently searched namespaces are unloaded (they reload
 	// from the file on their next search). Default 2 GiB.
 	MaxLoadedBytes int64
+	// BackgroundCheckpoints takes the vector file's WAL checkpoints out of
+	// its commits, onto a connection of their own (internal/walcheckpoint):
+	// for a bulk import, where nothing searches meanwhile (see
+	// graph/sqlite.BackgroundCheckpoints).
+	BackgroundCheckpoints bool
 }
 
 // Defaults of Options.

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/kgmem/kgmem"
+	"github.com/kgmem/kgmem/internal/walcheckpoint"
 	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
 )
 
@@ -18,6 +19,10 @@ import (
 type store struct {
 	db  *sql.DB
 	dim int
+	// checkpoints, with Options.BackgroundCheckpoints, copies the WAL into
+	// the file after commits on a connection of its own (db's connections
+	// then never checkpoint); nil otherwise.
+	checkpoints *walcheckpoint.Checkpointer
 	// upsertOne and deleteOne write one record; prepared once, since the
 	// driver parses a statement anew at every prepare.
 	upsertOne, deleteOne *sql.Stmt
@@ -41,14 +46,26 @@ CREATE INDEX IF NOT EXISTS vectors_namespace_kind ON vectors (namespace, kind);
 
 // openStore opens (creating if needed) the SQLite file at path and checks
 // that it holds vectors of dimension dim.
-func openStore(ctx context.Context, path string, dim int) (*store, error) {
+func openStore(ctx context.Context, path string, dim int, backgroundCheckpoints bool) (*store, error) {
 	dsn := "file:" + (&url.URL{Path: path}).EscapedPath() +
 		"?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_txlock=immediate"
-	db, err := sql.Open("sqlite", dsn)
+	writer := dsn
+	if backgroundCheckpoints {
+		writer += "&_pragma=" + walcheckpoint.WriterPragma
+	}
+	db, err := sql.Open("sqlite", writer)
 	if err != nil {
 		return nil, fmt.Errorf("open vector store %s: %w", path, err)
 	}
 	s := &store{db: db, dim: dim}
+	if backgroundCheckpoints {
+		cp, err := sql.Open("sqlite", dsn)
+		if err != nil {
+			return nil, errors.Join(fmt.Errorf("open vector store %s: %w", path, err), db.Close())
+		}
+		cp.SetMaxOpenConns(1)
+		s.checkpoints = walcheckpoint.Start(cp)
+	}
 	if err := s.init(ctx, path); err != nil {
 		return nil, errors.Join(err, s.close())
 	}
@@ -88,6 +105,9 @@ func (s *store) close() error {
 			errs = append(errs, st.Close())
 		}
 	}
+	if err := s.checkpoints.Close(); err != nil {
+		errs = append(errs, fmt.Errorf("close vector store: %w", err))
+	}
 	if err := s.db.Close(); err != nil {
 		errs = append(errs, fmt.Errorf("close vector store: %w", err))
 	}
@@ -125,6 +145,7 @@ func (s *store) deleteNamespace(ctx context.Context, ns kgmem.Namespace) error {
 	if _, err := s.db.ExecContext(ctx, `DELETE FROM vectors WHERE namespace = ?`, string(ns)); err != nil {
 		return fmt.Errorf("delete namespace %s: %w", ns, err)
 	}
+	s.checkpoints.Kick()
 	return nil
 }
 
@@ -231,7 +252,11 @@ func (s *store) tx(ctx context.Context, what string, fn func(tx *sql.Tx) error) 
 	if err := fn(tx); err != nil {
 		return err
 	}
-	return tx.Commit()
+	if err := tx.Commit(); err != nil {
+		return err
+	}
+	s.checkpoints.Kick()
+	return nil
 }
 
 func rollback(tx *sql.Tx) error {
