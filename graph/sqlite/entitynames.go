@@ -25,9 +25,11 @@ const (
 // once built: a write of entities makes the next search read it again
 // (advanceViews), like the topology after a write of facts.
 type entityNames struct {
-	byNorm map[string][]string
-	// entities holds the id of every entity with a name row: it exists.
-	entities map[string]struct{}
+	// ids are the entities with a name row, sorted: they exist.
+	ids []string
+	// byNorm holds, for each normalized name or alias, its entities as
+	// indexes into ids (an index takes a quarter of a string header).
+	byNorm map[string][]int32
 }
 
 // entityNamesOf returns the current entity names of ns, reading them when
@@ -48,10 +50,15 @@ func (s *Store) entityNamesOf(ctx context.Context, ns kgmem.Namespace) (*entityN
 			if err != nil {
 				return nil, 0, fmt.Errorf("read entity names: %w", err)
 			}
-			n := &entityNames{byNorm: make(map[string][]string, len(rows)), entities: map[string]struct{}{}}
+			n := &entityNames{byNorm: make(map[string][]int32, len(rows))}
 			for _, r := range rows {
-				n.byNorm[r.norm] = append(n.byNorm[r.norm], r.id)
-				n.entities[r.id] = struct{}{}
+				n.ids = append(n.ids, r.id)
+			}
+			slices.Sort(n.ids)
+			n.ids = slices.Clip(slices.Compact(n.ids))
+			for _, r := range rows {
+				i, _ := slices.BinarySearch(n.ids, r.id)
+				n.byNorm[r.norm] = append(n.byNorm[r.norm], int32(i))
 			}
 			return n, len(rows), nil
 		})
@@ -63,7 +70,9 @@ func (s *Store) entityNamesOf(ctx context.Context, ns kgmem.Namespace) (*entityN
 func (n *entityNames) named(keys []string) []string {
 	var ids []string
 	for _, k := range keys {
-		ids = append(ids, n.byNorm[k]...)
+		for _, i := range n.byNorm[k] {
+			ids = append(ids, n.ids[i])
+		}
 	}
 	slices.Sort(ids)
 	return slices.Compact(ids)
@@ -75,7 +84,7 @@ func (n *entityNames) named(keys []string) []string {
 // written otherwise is still answered right).
 func (n *entityNames) existing(ids []string) (found []kgmem.Entity, unknown []string) {
 	for _, id := range ids {
-		if _, ok := n.entities[id]; ok {
+		if _, ok := slices.BinarySearch(n.ids, id); ok {
 			found = append(found, kgmem.Entity{ID: id})
 		} else {
 			unknown = append(unknown, id)
