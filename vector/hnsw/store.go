@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/url"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/kgmem/kgmem"
@@ -23,6 +24,11 @@ type store struct {
 	// the file after commits on a connection of its own (db's connections
 	// then never checkpoint); nil otherwise.
 	checkpoints *walcheckpoint.Checkpointer
+	// writing lets one of this process's writes at a time begin: waiting
+	// for it is a Go lock, where waiting on the file's write lock is
+	// SQLite's busy handler, which sleeps 1, 2, 5, 10… ms between tries
+	// (concurrent ingests into other namespaces write the file at once).
+	writing sync.Mutex
 	// upsertOne and deleteOne write one record; prepared once, since the
 	// driver parses a statement anew at every prepare.
 	upsertOne, deleteOne *sql.Stmt
@@ -142,6 +148,8 @@ func (s *store) delete(ctx context.Context, ns kgmem.Namespace, ids []string) er
 
 // deleteNamespace removes every record of ns.
 func (s *store) deleteNamespace(ctx context.Context, ns kgmem.Namespace) error {
+	s.writing.Lock()
+	defer s.writing.Unlock()
 	if _, err := s.db.ExecContext(ctx, `DELETE FROM vectors WHERE namespace = ?`, string(ns)); err != nil {
 		return fmt.Errorf("delete namespace %s: %w", ns, err)
 	}
@@ -240,6 +248,8 @@ func (s *store) ping(ctx context.Context) error {
 
 // tx runs fn in a transaction, committing when it returns nil.
 func (s *store) tx(ctx context.Context, what string, fn func(tx *sql.Tx) error) (err error) {
+	s.writing.Lock()
+	defer s.writing.Unlock()
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("%s: begin: %w", what, err)
