@@ -71,6 +71,19 @@ func testSetDecay(t *testing.T, open Opener) {
 		}
 		checkDecay(t, "entity", h.entity(ns, bob.ID).Decay, kgmem.DecayState{})
 	})
+	t.Run("RepeatedRecordKeepsLast", func(t *testing.T) {
+		// Updates apply in order: a record named twice ends in its last state.
+		if err := h.s.SetDecay(h.ctx, ns, []kgmem.DecayUpdate{
+			{Kind: kgmem.KindEntity, ID: carol.ID, State: states[0]},
+			{Kind: kgmem.KindEntity, ID: carol.ID, State: states[1]},
+		}); err != nil {
+			t.Fatal(err)
+		}
+		checkDecay(t, "entity updated twice", h.entity(ns, carol.ID).Decay, states[1])
+		if err := h.s.SetDecay(h.ctx, ns, []kgmem.DecayUpdate{{Kind: kgmem.KindEntity, ID: carol.ID}}); err != nil {
+			t.Fatal(err)
+		}
+	})
 	t.Run("Empty", func(t *testing.T) {
 		if err := h.s.SetDecay(h.ctx, ns, nil); err != nil {
 			t.Fatalf("SetDecay(nil): %v", err)

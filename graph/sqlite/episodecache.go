@@ -65,11 +65,8 @@ func (c *episodeCache) lookup(ns kgmem.Namespace, version int64, ids []string) (
 	for _, id := range ids {
 		if el, ok := sp.get(id); ok {
 			c.lru.MoveToFront(el)
-			if hits == nil {
-				// Only once one is found: the ingest asks for its new
-				// messages, which are never here.
-				hits = make([]kgmem.Episode, 0, len(ids))
-			}
+			// Grown as found: a search asks for many candidates of
+			// which few are here, and the ingest for new messages, none.
 			hits = append(hits, cloneEpisode(el.Value.(kgmem.Episode)))
 		} else {
 			missing = append(missing, id)
