@@ -41,7 +41,25 @@ func (s *Store) SetDecay(ctx context.Context, ns kgmem.Namespace, updates []kgme
 				return err
 			}
 		}
-		return setDecays(ctx, tx, s.ws, ns, updates)
+		stmts := map[string]*sql.Stmt{}
+		for i, u := range updates {
+			table, _, _ := recordTable(u.Kind)
+			st, ok := stmts[table]
+			if !ok {
+				st = tx.StmtContext(ctx, s.ws.setDecay[table])
+				stmts[table] = st
+			}
+			res, err := st.ExecContext(ctx, append(decayArgs(u.State), ns, u.ID)...)
+			if err != nil {
+				return fmt.Errorf("updates[%d]: %w", i, err)
+			}
+			if n, err := res.RowsAffected(); err != nil {
+				return fmt.Errorf("updates[%d]: %w", i, err)
+			} else if n == 0 {
+				return fmt.Errorf("updates[%d]: %s %q in %s: %w", i, u.Kind, u.ID, ns, kgmem.ErrNotFound)
+			}
+		}
+		return nil
 	})
 	if err != nil {
 		return fmt.Errorf("sqlite: set decay: %w", err)
@@ -50,69 +68,6 @@ func (s *Store) SetDecay(ctx context.Context, ns kgmem.Namespace, updates []kgme
 		s.episodes.decayWritten(ns, from, to, updates)
 	}
 	return nil
-}
-
-// setDecays writes updates in tx with one statement per record table (a
-// search's reinforcements are many small rows, and a statement per row cost
-// more than the rows). A record updated twice keeps its last state, as if
-// written in order; a record missing from ns fails with kgmem.ErrNotFound,
-// naming the first update of it.
-func setDecays(ctx context.Context, tx *sql.Tx, ws *writeStmts, ns kgmem.Namespace, updates []kgmem.DecayUpdate) error {
-	type key struct {
-		table, id string
-	}
-	last := map[key]int{} // the last update of each record
-	var tables []string
-	for i, u := range updates {
-		table, _, _ := recordTable(u.Kind)
-		if !slices.Contains(tables, table) {
-			tables = append(tables, table)
-		}
-		last[key{table, u.ID}] = i
-	}
-	for _, table := range tables {
-		var rows [][]any
-		for i, u := range updates {
-			if k := (key{table, u.ID}); last[k] == i && k.table == table {
-				rows = append(rows, append([]any{u.ID}, decayArgs(u.State)...))
-			}
-		}
-		body, err := json.Marshal(rows)
-		if err != nil {
-			return fmt.Errorf("encode decay updates: %w", err)
-		}
-		updated, err := updatedIDs(ctx, tx.StmtContext(ctx, ws.setDecay[table]), ns, string(body))
-		if err != nil {
-			return fmt.Errorf("%s: %w", table, err)
-		}
-		if len(updated) == len(rows) {
-			continue
-		}
-		for i, u := range updates {
-			if t, _, _ := recordTable(u.Kind); t == table && !slices.Contains(updated, u.ID) {
-				return fmt.Errorf("updates[%d]: %s %q in %s: %w", i, u.Kind, u.ID, ns, kgmem.ErrNotFound)
-			}
-		}
-	}
-	return nil
-}
-
-// updatedIDs runs st, an UPDATE … RETURNING id, and returns the ids.
-func updatedIDs(ctx context.Context, st *sql.Stmt, args ...any) ([]string, error) {
-	rows, err := st.QueryContext(ctx, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer func() { _ = rows.Close() }()
-	var ids []string
-	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			return nil, err
-		}
-		ids = append(ids, id)
-	}
-	return ids, rows.Err()
 }
 
 // DeleteFact hard-deletes one fact of ns and its search entry; ErrNotFound

@@ -37,8 +37,8 @@ type writeStmts struct {
 	// getEpisodeVersion and setEpisodeVersion read and give a namespace's
 	// episode version (episodecache.go).
 	getEpisodeVersion, setEpisodeVersion *sql.Stmt
-	// setDecay is keyed by record table: it overwrites the decay columns of
-	// a JSON array of records (SetDecay).
+	// setDecay is keyed by record table: it overwrites one record's decay
+	// columns (SetDecay).
 	setDecay map[string]*sql.Stmt
 	// ftsDelete and ftsInsert are keyed by FTS table name; each takes a
 	// JSON array (of rowids; of [rowid, body] pairs) and writes a whole
@@ -250,11 +250,8 @@ func prepareWrites(ctx context.Context, db *sql.DB) (*writeStmts, error) {
 	w.setEpisodeVersion = prep(`INSERT INTO episode_versions (namespace, version) VALUES (?, ?)
 		ON CONFLICT (namespace) DO UPDATE SET version = excluded.version`)
 	for _, src := range ftsSources() {
-		// ?2 is a JSON array of [id, stability, reinforced_at,
-		// reinforcements, pinned, forgotten_at], one per record, ids distinct.
-		w.setDecay[src.records] = prep(`UPDATE ` + src.records + ` AS t SET stability = u.value ->> 1,
-			reinforced_at = u.value ->> 2, reinforcements = u.value ->> 3, pinned = u.value ->> 4, forgotten_at = u.value ->> 5
-			FROM jsonb_each(?2) AS u WHERE t.namespace = ?1 AND t.id = u.value ->> 0 RETURNING id`)
+		w.setDecay[src.records] = prep(`UPDATE ` + src.records + ` SET stability = ?, reinforced_at = ?, reinforcements = ?,
+			pinned = ?, forgotten_at = ? WHERE namespace = ? AND id = ?`)
 		w.ftsDelete[src.fts] = prep(`DELETE FROM ` + src.fts + ` WHERE rowid IN (SELECT value FROM json_each(?))`)
 		w.ftsInsert[src.fts] = prep(`INSERT INTO ` + src.fts + ` (rowid, ns, body)
 			SELECT value ->> 0, ?, value ->> 1 FROM jsonb_each(?)`)
