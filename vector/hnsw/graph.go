@@ -18,24 +18,30 @@ import (
 // measured recall@10 of 0.02–0.23 on 20k vectors of dimension 256 whatever
 // EfSearch was (see the package doc).
 //
+// The bottom level's neighbour lists, which every node has, live in one
+// flat array without pointers, so that the garbage collector neither scans
+// nor traverses them (a million nodes were three million heap objects as
+// a struct per node with a slice per level); the upper levels, which one
+// node in M reaches, are kept apart.
+//
 // A graph is not safe for concurrent mutation; concurrent searches are safe.
 type graph struct {
 	m, m0, efConstruction int
 	ml                    float64
 	rng                   *rand.Rand
 
-	nodes    []*gnode // by slot; nil for slots never added
-	entry    int32    // entry point slot, -1 when empty
+	vecs [][]float32 // by slot, views into the shard's arena; nil for slots never added
+	// level0 holds, per slot, m0+1 entries: the length of its bottom-level
+	// neighbour list, then the list.
+	level0 []int32
+	// upper holds the neighbour lists of levels 1 and up (upper[slot][l-1])
+	// of the nodes drawn above the bottom level.
+	upper    map[int32][][]int32
+	deleted  []bool // by slot: a tombstone
+	entry    int32  // entry point slot, -1 when empty
 	maxLevel int
 
 	visited sync.Pool // *visitSet
-}
-
-// gnode is one vector and its neighbour lists, one per level.
-type gnode struct {
-	vec     []float32
-	links   [][]int32
-	deleted bool
 }
 
 func newGraph(m, efConstruction int, seed uint64) *graph {
@@ -45,7 +51,38 @@ func newGraph(m, efConstruction int, seed uint64) *graph {
 		efConstruction: efConstruction,
 		ml:             1 / math.Log(float64(m)),
 		rng:            rand.New(rand.NewPCG(seed, 0x5eed)),
+		upper:          map[int32][][]int32{},
 		entry:          -1,
+	}
+}
+
+// links returns the neighbours of slot on level l (a view: callers do not
+// keep it across a change of the graph).
+func (g *graph) links(slot int32, l int) []int32 {
+	if l > 0 {
+		return g.upper[slot][l-1]
+	}
+	at := int(slot) * (g.m0 + 1)
+	return g.level0[at+1 : at+1+int(g.level0[at])]
+}
+
+// setLinks replaces the neighbours of slot on level l (at most m0 on the
+// bottom level).
+func (g *graph) setLinks(slot int32, l int, list []int32) {
+	if l > 0 {
+		g.upper[slot][l-1] = list
+		return
+	}
+	at := int(slot) * (g.m0 + 1)
+	g.level0[at] = int32(copy(g.level0[at+1:at+1+g.m0], list))
+}
+
+// grow makes room for slot.
+func (g *graph) grow(slot int32) {
+	for int(slot) >= len(g.vecs) {
+		g.vecs = append(g.vecs, nil)
+		g.deleted = append(g.deleted, false)
+		g.level0 = append(g.level0, make([]int32, g.m0+1)...)
 	}
 }
 
@@ -58,18 +95,18 @@ func (g *graph) randomLevel() int {
 
 // add inserts vec (unit length) under slot, which must be new.
 func (g *graph) add(slot int32, vec []float32) {
-	for int(slot) >= len(g.nodes) {
-		g.nodes = append(g.nodes, nil)
-	}
+	g.grow(slot)
 	level := g.randomLevel()
-	n := &gnode{vec: vec, links: make([][]int32, level+1)}
-	g.nodes[slot] = n
+	g.vecs[slot] = vec
+	if level > 0 {
+		g.upper[slot] = make([][]int32, level)
+	}
 	if g.entry < 0 {
 		g.entry, g.maxLevel = slot, level
 		return
 	}
 	ep := g.entry
-	epDist := g.dist(vec, g.nodes[ep].vec)
+	epDist := g.dist(vec, g.vecs[ep])
 	for l := g.maxLevel; l > level; l-- {
 		ep, epDist = g.greedy(vec, ep, epDist, l)
 	}
@@ -83,9 +120,12 @@ func (g *graph) add(slot int32, vec []float32) {
 			maxConn = g.m0
 		}
 		neighbours := g.selectNeighbours(found, g.m)
-		n.links[l] = make([]int32, 0, len(neighbours))
+		list := make([]int32, 0, len(neighbours))
 		for _, c := range neighbours {
-			n.links[l] = append(n.links[l], c.slot)
+			list = append(list, c.slot)
+		}
+		g.setLinks(slot, l, list)
+		for _, c := range neighbours {
 			g.connect(c.slot, slot, l, maxConn)
 		}
 		entries = found
@@ -98,21 +138,28 @@ func (g *graph) add(slot int32, vec []float32) {
 // connect adds a link from → to on level l, pruning from's list back to
 // maxConn with the neighbour-selection heuristic when it overflows.
 func (g *graph) connect(from, to int32, l, maxConn int) {
-	n := g.nodes[from]
-	n.links[l] = append(n.links[l], to)
-	if len(n.links[l]) <= maxConn {
+	list := g.links(from, l)
+	if len(list) < maxConn {
+		if l > 0 {
+			g.upper[from][l-1] = append(list, to)
+		} else {
+			at := int(from) * (g.m0 + 1)
+			g.level0[at+1+len(list)] = to
+			g.level0[at]++
+		}
 		return
 	}
-	cands := make([]cand, len(n.links[l]))
-	for i, s := range n.links[l] {
-		cands[i] = cand{s, g.dist(n.vec, g.nodes[s].vec)}
+	cands := make([]cand, 0, len(list)+1)
+	for _, s := range append(list[:len(list):len(list)], to) {
+		cands = append(cands, cand{s, g.dist(g.vecs[from], g.vecs[s])})
 	}
 	slices.SortFunc(cands, cmpCand)
 	kept := g.selectNeighbours(cands, maxConn)
-	n.links[l] = n.links[l][:0]
-	for _, c := range kept {
-		n.links[l] = append(n.links[l], c.slot)
+	out := make([]int32, len(kept))
+	for i, c := range kept {
+		out[i] = c.slot
 	}
+	g.setLinks(from, l, out)
 }
 
 // selectNeighbours applies the HNSW heuristic to candidates sorted nearest
@@ -132,7 +179,7 @@ func (g *graph) selectNeighbours(sorted []cand, m int) []cand {
 		}
 		good := true
 		for _, k := range kept {
-			if g.dist(g.nodes[c.slot].vec, g.nodes[k.slot].vec) < c.dist {
+			if g.dist(g.vecs[c.slot], g.vecs[k.slot]) < c.dist {
 				good = false
 				break
 			}
@@ -156,8 +203,8 @@ func (g *graph) selectNeighbours(sorted []cand, m int) []cand {
 func (g *graph) greedy(q []float32, ep int32, epDist float32, l int) (int32, float32) {
 	for changed := true; changed; {
 		changed = false
-		for _, s := range g.nodes[ep].links[l] {
-			if d := g.dist(q, g.nodes[s].vec); d < epDist {
+		for _, s := range g.links(ep, l) {
+			if d := g.dist(q, g.vecs[s]); d < epDist {
 				ep, epDist, changed = s, d, true
 			}
 		}
@@ -169,13 +216,13 @@ func (g *graph) greedy(q []float32, ep int32, epDist float32, l int) (int32, flo
 // It returns up to ef nodes nearest q, sorted nearest first; with live set,
 // tombstones are traversed but left out of the result.
 func (g *graph) searchLayer(q []float32, entries []cand, ef, l int, live bool, vs *visitSet) []cand {
-	vs.reset(len(g.nodes))
+	vs.reset(len(g.vecs))
 	var frontier minHeap // candidates to expand, nearest first
 	var best maxHeap     // the result so far, farthest on top
 	for _, e := range entries {
 		vs.visit(e.slot)
 		frontier.push(e)
-		if !live || !g.nodes[e.slot].deleted {
+		if !live || !g.deleted[e.slot] {
 			best.push(e)
 		}
 	}
@@ -184,15 +231,14 @@ func (g *graph) searchLayer(q []float32, entries []cand, ef, l int, live bool, v
 		if best.len() >= ef && c.dist > best.top().dist {
 			break
 		}
-		for _, s := range g.nodes[c.slot].links[l] {
+		for _, s := range g.links(c.slot, l) {
 			if !vs.visit(s) {
 				continue
 			}
-			n := g.nodes[s]
-			d := g.dist(q, n.vec)
+			d := g.dist(q, g.vecs[s])
 			if best.len() < ef || d < best.top().dist {
 				frontier.push(cand{s, d})
-				if !live || !n.deleted {
+				if !live || !g.deleted[s] {
 					best.push(cand{s, d})
 					if best.len() > ef {
 						best.pop()
@@ -212,7 +258,7 @@ func (g *graph) search(q []float32, k, ef int) []cand {
 		return nil
 	}
 	ep := g.entry
-	epDist := g.dist(q, g.nodes[ep].vec)
+	epDist := g.dist(q, g.vecs[ep])
 	for l := g.maxLevel; l > 0; l-- {
 		ep, epDist = g.greedy(q, ep, epDist, l)
 	}
@@ -224,8 +270,8 @@ func (g *graph) search(q []float32, k, ef int) []cand {
 
 // remove marks slot as a tombstone.
 func (g *graph) remove(slot int32) {
-	if int(slot) < len(g.nodes) && g.nodes[slot] != nil {
-		g.nodes[slot].deleted = true
+	if int(slot) < len(g.vecs) && g.vecs[slot] != nil {
+		g.deleted[slot] = true
 	}
 }
 
