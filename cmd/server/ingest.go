@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/pprof"
 	"sync/atomic"
 	"time"
 
@@ -35,6 +36,7 @@ type ingestFlags struct {
 	dryRun       bool
 	progress     string
 	maxLineBytes int
+	cpuProfile   string
 }
 
 // setDefaults fills the flags left at 0 whose default depends on --extract:
@@ -79,6 +81,7 @@ func ingest(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	fs.BoolVar(&f.dryRun, "dry-run", false, "read and validate everything, report what would be ingested, write nothing")
 	fs.StringVar(&f.progress, "progress", "auto", "progress bar on stderr: auto (when stderr is a terminal), always or never")
 	fs.IntVar(&f.maxLineBytes, "max-line-bytes", 16<<20, "longest JSONL line; longer lines are reported and skipped")
+	fs.StringVar(&f.cpuProfile, "cpuprofile", "", "write a CPU profile of the import to this file (go tool pprof)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -112,6 +115,13 @@ func ingest(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		}
 	}
 	log := cfg.logger()
+	if f.cpuProfile != "" {
+		stop, err := startCPUProfile(f.cpuProfile)
+		if err != nil {
+			return fmt.Errorf("--cpuprofile: %w", err)
+		}
+		defer stop()
+	}
 
 	var sink importer.Sink
 	switch {
@@ -283,4 +293,20 @@ func showProgress(mode string, stderr io.Writer, size int64, counted *countingRe
 		close(done)
 		<-finished
 	}
+}
+
+// startCPUProfile profiles the process's CPU into the file at path until
+// the returned function is called.
+func startCPUProfile(path string) (stop func(), err error) {
+	out, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(out); err != nil {
+		return nil, errors.Join(err, out.Close())
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		_ = out.Close()
+	}, nil
 }

@@ -33,6 +33,7 @@ oops
 		{"bad namespace", []string{"--namespace", "a//b", input}, "--namespace"},
 		{"checkpoint never saved", []string{"--checkpoint-every", "0s", input}, "--checkpoint-every"},
 		{"extraction without LLM", []string{"--data-dir", dataDir, "--extract", input}, "--extract needs an LLM"},
+		{"profile in a missing directory", []string{"--data-dir", dataDir, "--cpuprofile", filepath.Join(dir, "no", "cpu.out"), input}, "--cpuprofile"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -43,6 +44,19 @@ oops
 			}
 		})
 	}
+
+	t.Run("CPU profile", func(t *testing.T) {
+		profile := filepath.Join(dir, "cpu.out")
+		var out, errOut bytes.Buffer
+		if err := run(context.Background(), []string{"ingest", "--data-dir", dataDir + "-profiled", "--checkpoint", filepath.Join(dir, "cp"), "--cpuprofile", profile, input}, &out, &errOut); err != nil {
+			t.Fatalf("%v\n%s", err, errOut.String())
+		}
+		p, err := os.ReadFile(profile)
+		// A pprof profile is gzipped protobuf.
+		if err != nil || len(p) < 2 || p[0] != 0x1f || p[1] != 0x8b {
+			t.Errorf("profile of %d bytes (%v), want a gzipped pprof profile", len(p), err)
+		}
+	})
 
 	t.Run("dry run", func(t *testing.T) {
 		var out, errOut bytes.Buffer
