@@ -72,19 +72,27 @@ func (s *Store) SearchText(ctx context.Context, ns kgmem.Namespace, q kgmem.Text
 	sources := ftsSources()
 	perKind := make([][]kgmem.Hit, len(sources))
 	g, gctx := errgroup.WithContext(ctx)
+	asked := 0
+	for _, src := range sources {
+		if slices.Contains(kinds, src.kind) {
+			asked++
+		}
+	}
 	for i, src := range sources {
 		if !slices.Contains(kinds, src.kind) {
 			continue
 		}
 		currentOnly := src.kind == kgmem.KindFact && !q.IncludeExpired
-		g.Go(func() error {
+		search := func() error {
 			ix, ok, err := s.lexicalIndex(gctx, ns, src, version)
 			if err != nil {
 				return fmt.Errorf("sqlite: search %s: %w", src.kind, err)
 			}
 			if ok {
-				for _, h := range ix.Search(indexTerms, limit, !currentOnly) {
-					perKind[i] = append(perKind[i], kgmem.Hit{Kind: src.kind, ID: h.ID, Score: h.Score})
+				found := ix.Search(indexTerms, limit, !currentOnly)
+				perKind[i] = make([]kgmem.Hit, len(found))
+				for j, h := range found {
+					perKind[i][j] = kgmem.Hit{Kind: src.kind, ID: h.ID, Score: h.Score}
 				}
 				return nil
 			}
@@ -95,7 +103,16 @@ func (s *Store) SearchText(ctx context.Context, ns kgmem.Namespace, q kgmem.Text
 			}
 			perKind[i] = hits
 			return nil
-		})
+		}
+		if asked == 1 {
+			// One kind (the engine asks for each at once on its own):
+			// no goroutine of its own.
+			if err := search(); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		g.Go(search)
 	}
 	if err := g.Wait(); err != nil {
 		return nil, err
