@@ -36,13 +36,13 @@ func (s *Store) write(ctx context.Context, ns kgmem.Namespace, fn func(tx *sql.T
 		return fmt.Errorf("begin: %w", wrapErr(err))
 	}
 	// Once the transaction has ended, committed or not, the versions held
-	// of ns are read again.
+	// of ns are read again: dropped after a rollback, and after a commit
+	// in commit order with the writes that install versions (versions.go).
 	if err := fn(tx); err != nil {
 		_ = tx.Rollback()
 		s.memo.written(ns)
 		return wrapErr(err)
 	}
-	// In commit order with the writes that install versions (versions.go).
 	if err := s.memo.commit(tx.Commit, func() { s.memo.written(ns) }); err != nil {
 		return fmt.Errorf("commit: %w", wrapErr(err))
 	}

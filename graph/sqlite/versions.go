@@ -37,9 +37,9 @@ func Exclusive() Option { return func(o *options) { o.exclusive = true } }
 // commits: a connection of the Store's own runs them after commits
 // (internal/walcheckpoint), so the single writer never waits for a
 // checkpoint's fsync. It is for a store that only writes, such as a bulk
-// import's: `server ingest` in-process writes 1.2x faster with it, but under
-// searches it raised the search p99 of cmd/load's mix (bench/README.md,
-// "Background checkpoints"), so the server does not use it.
+// import's: `server ingest` in-process writes about 1.3x faster with it,
+// but under searches it raised the search p99 of cmd/load's mix
+// (bench/README.md, "Background checkpoints"), so the server does not use it.
 func BackgroundCheckpoints() Option { return func(o *options) { o.backgroundCheckpoints = true } }
 
 // ownership is a Store's hold on its file through a lock file beside it:
