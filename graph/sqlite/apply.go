@@ -43,7 +43,7 @@ func (s *Store) write(ctx context.Context, ns kgmem.Namespace, fn func(tx *sql.T
 		s.memo.written(ns)
 		return wrapErr(err)
 	}
-	if err := s.memo.commit(tx.Commit, func() { s.memo.written(ns) }); err != nil {
+	if err := s.memo.commit(tx.Commit, func(error) { s.memo.written(ns) }); err != nil {
 		return fmt.Errorf("commit: %w", wrapErr(err))
 	}
 	s.checkpoints.Kick()

@@ -105,9 +105,9 @@ func (s *Store) commitGroup(group []*groupedApply) {
 	}
 	// The versions each change set wrote go to the memo in commit order, so
 	// the next search of its namespace need not read them back.
-	err = s.memo.commit(tx.Commit, func() {
+	err = s.memo.commit(tx.Commit, func(err error) {
 		for _, r := range group {
-			if r.err == nil {
+			if err == nil && r.err == nil {
 				s.memo.advanced(r.cs.Namespace, r.a.to, r.a.episodeVersion)
 			} else {
 				s.memo.written(r.cs.Namespace)

@@ -172,24 +172,26 @@ func remembered[T any](ctx context.Context, m *versionMemo, ns kgmem.Namespace, 
 }
 
 // commit runs commit (a transaction's Commit on the writer) and then
-// after, with no other commit in between: after may install what the
-// transaction wrote (advanced). With a nil m it just commits.
-func (m *versionMemo) commit(commit func() error, after func()) error {
+// after with its error, with no other commit in between: after may install
+// what a committed transaction wrote (advanced), and drops what is held
+// (written) when the commit failed. With a nil m it just commits.
+func (m *versionMemo) commit(commit func() error, after func(err error)) error {
 	if m == nil {
 		return commit()
 	}
 	m.commitMu.Lock()
 	defer m.commitMu.Unlock()
 	err := commit()
-	after()
+	after(err)
 	return err
 }
 
 // advanced records that a write to ns committed, under commit, raising its
 // graph version to graph and leaving its episode version as it was, or
 // setting it to episode when episode > 0: the next search need not read
-// them back. Only versions held whole can be advanced; otherwise (nothing
-// held, or only the graph version known) it is as written.
+// them back. Versions are installed only when both are known: held before
+// (the episode version then carried over) or episode > 0; otherwise it is
+// as written. Nothing is done for a namespace no read has asked for.
 func (m *versionMemo) advanced(ns kgmem.Namespace, graph, episode int64) {
 	if m == nil {
 		return
