@@ -28,6 +28,19 @@ func open(t *testing.T, path string, pragmas ...string) *sql.DB {
 	return db
 }
 
+// openWriter opens path as a writer that leaves checkpoints to a
+// Checkpointer (WriterPragma), with the table writePages fills; it is
+// closed at the end of the test.
+func openWriter(t *testing.T, path string) *sql.DB {
+	t.Helper()
+	w := open(t, path, walcheckpoint.WriterPragma)
+	t.Cleanup(func() { _ = w.Close() })
+	if _, err := w.Exec(`CREATE TABLE t (k INTEGER PRIMARY KEY, v TEXT)`); err != nil {
+		t.Fatal(err)
+	}
+	return w
+}
+
 // writePages commits n rows of 4 KB each, one commit per row: 5,000 pages,
 // past the 1,000 at which SQLite would checkpoint in a commit by default.
 func writePages(t *testing.T, db *sql.DB, from, n int) {
@@ -54,11 +67,7 @@ func fileSize(t *testing.T, path string) int64 {
 // last checkpoint for what came after.
 func TestWriterLeavesCheckpointsToTheCheckpointer(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "db.sqlite")
-	w := open(t, path, walcheckpoint.WriterPragma)
-	defer w.Close()
-	if _, err := w.Exec(`CREATE TABLE t (k INTEGER PRIMARY KEY, v TEXT)`); err != nil {
-		t.Fatal(err)
-	}
+	w := openWriter(t, path)
 	writePages(t, w, 0, 1500)
 	if size := fileSize(t, path); size > 64<<10 {
 		t.Fatalf("the writer checkpointed: the database file holds %d bytes", size)
@@ -97,11 +106,7 @@ func TestWriterLeavesCheckpointsToTheCheckpointer(t *testing.T) {
 // called again.
 func TestKickNeverBlocks(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "db.sqlite")
-	w := open(t, path, walcheckpoint.WriterPragma)
-	defer w.Close()
-	if _, err := w.Exec(`CREATE TABLE t (k INTEGER PRIMARY KEY, v TEXT)`); err != nil {
-		t.Fatal(err)
-	}
+	openWriter(t, path) // the database the checkpoints run on
 	c := walcheckpoint.Start(open(t, path))
 	done := make(chan struct{})
 	go func() {
