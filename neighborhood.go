@@ -67,7 +67,7 @@ func WalkNeighborhood(ctx context.Context, q NeighborhoodQuery, depth int, steps
 		slices.Sort(next)
 		frontier = next
 	}
-	slices.SortFunc(g.Facts, func(a, b Fact) int { return cmp.Compare(a.ID, b.ID) })
+	sortFactsByID(g.Facts)
 	if q.FactsOnly || len(g.Distance) == 0 {
 		return g, nil
 	}
@@ -80,4 +80,31 @@ func WalkNeighborhood(ctx context.Context, q NeighborhoodQuery, depth int, steps
 		return g, fmt.Errorf("entities: %w", err)
 	}
 	return g, nil
+}
+
+// sortFactsByID orders facts by id. A Fact is a few hundred bytes and a walk
+// can reach thousands, so it sorts their indexes and then moves each fact
+// once, along the cycles of the permutation, instead of swapping facts.
+func sortFactsByID(facts []Fact) {
+	order := make([]int32, len(facts)) // order[i]: the fact that belongs at i
+	for i := range order {
+		order[i] = int32(i)
+	}
+	slices.SortFunc(order, func(a, b int32) int { return cmp.Compare(facts[a].ID, facts[b].ID) })
+	for i := range order {
+		if order[i] < 0 || int(order[i]) == i {
+			continue // placed, or in place
+		}
+		held := facts[i]
+		for j := i; ; {
+			from := int(order[j])
+			order[j] = -1
+			if from == i {
+				facts[j] = held
+				break
+			}
+			facts[j] = facts[from]
+			j = from
+		}
+	}
 }

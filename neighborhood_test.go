@@ -3,8 +3,11 @@ package kgmem
 import (
 	"context"
 	"errors"
+	"fmt"
 	"maps"
+	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -100,5 +103,29 @@ func TestWalkNeighborhoodExpandError(t *testing.T) {
 	steps, _ := fakeSteps([]string{"a"}, nil, ErrUnavailable)
 	if _, err := WalkNeighborhood(t.Context(), NeighborhoodQuery{Seeds: []string{"a"}}, 2, steps); !errors.Is(err, ErrUnavailable) {
 		t.Fatalf("err = %v, want one wrapping ErrUnavailable", err)
+	}
+}
+
+// TestSortFactsByID checks the index sort that moves each fact once against
+// a plain sort, on permutations with cycles of every length, fixed points
+// and none.
+func TestSortFactsByID(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 5))
+	for _, n := range []int{0, 1, 2, 3, 10, 257} {
+		for round := range 20 {
+			facts := make([]Fact, n)
+			for i := range facts {
+				facts[i] = Fact{ID: fmt.Sprintf("fact_%04d", rng.IntN(1000)*1000+i), Text: fmt.Sprint("text ", i), Confidence: float64(i)}
+			}
+			if round == 0 {
+				slices.SortFunc(facts, func(a, b Fact) int { return strings.Compare(a.ID, b.ID) }) // already sorted
+			}
+			want := slices.Clone(facts)
+			slices.SortFunc(want, func(a, b Fact) int { return strings.Compare(a.ID, b.ID) })
+			sortFactsByID(facts)
+			if !slices.EqualFunc(facts, want, func(a, b Fact) bool { return a.ID == b.ID && a.Text == b.Text && a.Confidence == b.Confidence }) {
+				t.Fatalf("n=%d round %d: got %v, want %v", n, round, facts, want)
+			}
+		}
 	}
 }

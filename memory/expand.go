@@ -86,21 +86,24 @@ func (e *Engine) graphHits(ctx context.Context, st *searchState, linked []string
 	// parents are the facts that reach its nearer end one hop closer. The best
 	// score among the facts of each hop touching each entity is kept as the
 	// walk goes, so the scoring is linear in the facts reached.
+	// Within a hop the order does not matter (each hop reads only the one
+	// before it), so the facts are grouped by hop, as indexes.
 	type hopFact struct {
-		f    kgmem.Fact
+		f    int // index in sub.Facts
 		hop  int
 		near string
 	}
 	facts := make([]hopFact, len(sub.Facts))
-	for i, f := range sub.Facts {
+	for i := range sub.Facts {
+		f := &sub.Facts[i]
 		ds, do := distance(sub.Distance, f.SubjectID), distance(sub.Distance, f.ObjectID)
 		near := f.SubjectID
 		if do < ds {
 			near = f.ObjectID
 		}
-		facts[i] = hopFact{f: f, hop: 1 + min(ds, do), near: near}
+		facts[i] = hopFact{f: i, hop: 1 + min(ds, do), near: near}
 	}
-	slices.SortStableFunc(facts, func(a, b hopFact) int { return cmp.Compare(a.hop, b.hop) })
+	slices.SortFunc(facts, func(a, b hopFact) int { return cmp.Compare(a.hop, b.hop) })
 	type hopEntity struct {
 		hop    int
 		entity string
@@ -109,7 +112,7 @@ func (e *Engine) graphHits(ctx context.Context, st *searchState, linked []string
 	matches := map[string]bool{} // predicate → predicateMatches, computed once
 	hits := make([]kgmem.Hit, 0, len(facts))
 	for _, hf := range facts {
-		f := hf.f
+		f := &sub.Facts[hf.f]
 		best := bestAt[hopEntity{hf.hop - 1, hf.near}]
 		m, ok := matches[f.Predicate]
 		if !ok {
@@ -123,13 +126,15 @@ func (e *Engine) graphHits(ctx context.Context, st *searchState, linked []string
 			k := hopEntity{hf.hop, end}
 			bestAt[k] = max(bestAt[k], best)
 		}
-		if !inView(req, f) {
+		if !inView(req, *f) {
 			continue // a path through history, not an answer
 		}
 		hits = append(hits, kgmem.Hit{Kind: kgmem.KindFact, ID: f.ID, Score: confidenceOr1(f.Confidence) * (1 + best) / float64(hf.hop)})
 	}
-	slices.SortStableFunc(hits, func(a, b kgmem.Hit) int { return cmp.Or(cmp.Compare(b.Score, a.Score), cmp.Compare(a.ID, b.ID)) })
-	return hits, nil
+	// Score, then id, orders every hit (a walk reaches a fact once); like
+	// the other retrievers, the graph contributes Candidates per result.
+	slices.SortFunc(hits, func(a, b kgmem.Hit) int { return cmp.Or(cmp.Compare(b.Score, a.Score), cmp.Compare(a.ID, b.ID)) })
+	return hits[:min(len(hits), req.Limit*st.opts.Candidates)], nil
 }
 
 // distance is the hop count of an entity in a traversal, large when unknown.

@@ -150,6 +150,52 @@ func TestTwoHopGraphExpansion(t *testing.T) {
 	}
 }
 
+// TestGraphContributesCandidatesPerResult pins the graph retriever to
+// Candidates hits per requested result, like the other retrievers: Hubert
+// has twelve facts whose predicate the query names (graph score 2) and one,
+// the best text match ("zebra"), whose predicate it does not (score 1,
+// graph rank 13). With Limit 6 and Candidates 1 that fact is found by BM25
+// and the vectors, and the graph lists six facts, not it.
+func TestGraphContributesCandidatesPerResult(t *testing.T) {
+	for name, open := range searchBackends(t) {
+		t.Run(name, func(t *testing.T) {
+			ctx := t.Context()
+			ns := kgmem.Namespace("memtest/graphcap")
+			e := newSearchEngine(t, open(t), memory.SearchOptions{Candidates: 1})
+			triples := []kgmem.Triple{{Subject: "Hubert", SubjectType: "Person", Predicate: "knows", Object: "Zed", ObjectType: "Person", Text: "Hubert knows Zed, a zebra keeper."}}
+			for _, who := range []string{"Ann", "Ben", "Cat", "Dan", "Eve", "Fay", "Gus", "Hal", "Ida", "Jo", "Kim", "Lou"} {
+				triples = append(triples, kgmem.Triple{Subject: who, SubjectType: "Person", Predicate: "admires", Object: "Hubert", ObjectType: "Person", Text: who + " is a fan of Hubert."})
+			}
+			if _, err := e.AddFacts(ctx, memory.AddFactsRequest{Namespace: ns, Facts: triples}); err != nil {
+				t.Fatal(err)
+			}
+			res, err := e.Search(ctx, memory.SearchRequest{Namespace: ns, Query: "who admires Hubert, the zebra man?", Include: []kgmem.Kind{kgmem.KindFact}, Limit: 6})
+			if err != nil {
+				t.Fatal(err)
+			}
+			zed := slices.IndexFunc(res.Facts, func(f memory.FactResult) bool { return strings.Contains(f.Text, "zebra") })
+			if zed < 0 {
+				t.Fatalf("facts = %v, want the zebra fact among them", factTexts(res.Facts))
+			}
+			graphRanks := 0
+			for _, f := range res.Facts {
+				for _, src := range f.Score.Sources {
+					if src.Retriever != memory.RetrieverGraph {
+						continue
+					}
+					graphRanks++
+					if src.Rank > 6 {
+						t.Errorf("fact %q: graph rank %d, want at most Limit × Candidates = 6", f.Text, src.Rank)
+					}
+				}
+			}
+			if graphRanks == 0 {
+				t.Errorf("no fact came from the graph: %+v", res.Facts)
+			}
+		})
+	}
+}
+
 // factTexts lists the texts of ranked facts.
 func factTexts(fs []memory.FactResult) []string {
 	out := make([]string, len(fs))
