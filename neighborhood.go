@@ -49,6 +49,7 @@ func WalkNeighborhood(ctx context.Context, q NeighborhoodQuery, depth int, steps
 			return g, fmt.Errorf("expand level %d: %w", d, err)
 		}
 		var next []string
+		g.Facts = slices.Grow(g.Facts, len(facts)) // facts are large: grown once per level
 		for _, f := range facts {
 			if factSeen[f.ID] {
 				continue

@@ -107,30 +107,44 @@ func (t *Topology) Len() int { return len(t.edges) }
 // facts carry their graph fields only.
 func (t *Topology) Expand(frontier []string, fanOut int, includeExpired bool) []kgmem.Fact {
 	var all []int32 // the facts to return, by edge index, in order
-	picked := make([]int32, 0, 2*fanOut)
+	subj, obj := make([]int32, 0, fanOut), make([]int32, 0, fanOut)
 	for _, ent := range frontier {
-		picked = picked[:0]
-		for _, side := range [][]int32{t.bySubject[ent], t.byObject[ent]} {
-			n := 0
-			for _, i := range side {
-				if n == fanOut {
-					break
-				}
-				if includeExpired || t.edges[i].expired == (instant{}) {
-					picked = append(picked, i)
-					n++
-				}
+		subj, obj = t.firstOf(subj[:0], t.bySubject[ent], fanOut, includeExpired), t.firstOf(obj[:0], t.byObject[ent], fanOut, includeExpired)
+		// Both sides are in walk order: merge them up to fanOut.
+		i, j := 0, 0
+		for n := 0; n < fanOut && (i < len(subj) || j < len(obj)); n++ {
+			switch {
+			case j == len(obj) || i < len(subj) && t.walkOrder(subj[i], obj[j]) < 0:
+				all = append(all, subj[i])
+				i++
+			case i == len(subj) || subj[i] != obj[j]:
+				all = append(all, obj[j])
+				j++
+			default: // a fact from ent to itself is on both sides
+				all = append(all, subj[i])
+				i, j = i+1, j+1
 			}
 		}
-		slices.SortFunc(picked, t.walkOrder)
-		picked = slices.Compact(picked) // a fact from ent to itself is on both sides
-		all = append(all, picked[:min(fanOut, len(picked))]...)
 	}
 	out := make([]kgmem.Fact, len(all))
 	for j, i := range all {
 		out[j] = t.edges[i].fact(t.ns)
 	}
 	return out
+}
+
+// firstOf appends to dst the first n edges of side (in walk order) that are
+// unexpired unless includeExpired.
+func (t *Topology) firstOf(dst, side []int32, n int, includeExpired bool) []int32 {
+	for _, i := range side {
+		if len(dst) == n {
+			break
+		}
+		if includeExpired || t.edges[i].expired == (instant{}) {
+			dst = append(dst, i)
+		}
+	}
+	return dst
 }
 
 // walkOrder orders edge indexes most important first, then by fact id.

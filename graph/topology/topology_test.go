@@ -1,6 +1,9 @@
 package topology
 
 import (
+	"cmp"
+	"fmt"
+	"math/rand/v2"
 	"slices"
 	"testing"
 	"time"
@@ -51,6 +54,59 @@ func TestExpand(t *testing.T) {
 	if topo.Len() != 6 {
 		t.Errorf("Len() = %d, want 6", topo.Len())
 	}
+}
+
+// TestExpandMatchesSortingBothSides checks the merge of an entity's two
+// sides against sorting them together, on random graphs with self-loops,
+// ties in importance and expired facts.
+func TestExpandMatchesSortingBothSides(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 11))
+	expired := time.Date(2025, 3, 1, 0, 0, 0, 0, time.UTC)
+	for round := range 200 {
+		var facts []kgmem.Fact
+		for i := range 1 + rng.IntN(40) {
+			f := kgmem.Fact{ID: fmt.Sprintf("f%03d", rng.IntN(1000)*100+i), SubjectID: fmt.Sprint("e", rng.IntN(6)),
+				Predicate: "p", ObjectID: fmt.Sprint("e", rng.IntN(6)), Importance: rng.IntN(3)}
+			if rng.IntN(4) == 0 {
+				f.ExpiredAt = expired
+			}
+			facts = append(facts, f)
+		}
+		topo := New("ns", facts)
+		fanOut, includeExpired := 1+rng.IntN(6), rng.IntN(2) == 0
+		frontier := []string{"e0", "e1", "e2", "e3", "e4", "e5"}
+		var want []string
+		for _, ent := range frontier {
+			first := func(touches func(kgmem.Fact) bool) []kgmem.Fact {
+				var side []kgmem.Fact
+				for _, f := range facts {
+					if touches(f) && (includeExpired || f.ExpiredAt.IsZero()) {
+						side = append(side, f)
+					}
+				}
+				slices.SortFunc(side, byWalkOrder)
+				return side[:min(fanOut, len(side))]
+			}
+			both := append(first(func(f kgmem.Fact) bool { return f.SubjectID == ent }), first(func(f kgmem.Fact) bool { return f.ObjectID == ent })...)
+			slices.SortFunc(both, byWalkOrder)
+			both = slices.CompactFunc(both, func(a, b kgmem.Fact) bool { return a.ID == b.ID })
+			for _, f := range both[:min(fanOut, len(both))] {
+				want = append(want, f.ID)
+			}
+		}
+		var got []string
+		for _, f := range topo.Expand(frontier, fanOut, includeExpired) {
+			got = append(got, f.ID)
+		}
+		if !slices.Equal(got, want) {
+			t.Fatalf("round %d, fanOut %d, expired %v: Expand = %v, want %v", round, fanOut, includeExpired, got, want)
+		}
+	}
+}
+
+// byWalkOrder orders facts most important first, then by id.
+func byWalkOrder(a, b kgmem.Fact) int {
+	return cmp.Or(cmp.Compare(b.Importance, a.Importance), cmp.Compare(a.ID, b.ID))
 }
 
 // TestInstantRoundTrips checks that the topology's compact times give back
