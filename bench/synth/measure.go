@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"runtime"
 	"slices"
 	"sync"
 	"time"
@@ -37,6 +38,11 @@ type SearchStats struct {
 	// is among the results; FoundByStyle splits it by query style.
 	Found        float64            `json:"found"`
 	FoundByStyle map[string]float64 `json:"found_by_style"`
+	// AllocBytesPerQuery is what the process allocated during the pass per
+	// query, and GCCycles the collections that ran in it: the searches'
+	// garbage, and the collector's share of their CPU and tail latency.
+	AllocBytesPerQuery float64 `json:"alloc_bytes_per_query"`
+	GCCycles           uint32  `json:"gc_cycles"`
 }
 
 // MeasureSearch runs every query through s, concurrency at a time, each a
@@ -51,6 +57,8 @@ func MeasureSearch(ctx context.Context, s Searcher, queries []Query, concurrency
 	st := SearchStats{Concurrency: concurrency, Queries: len(queries)}
 	var eg errgroup.Group
 	eg.SetLimit(concurrency)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
 	start := time.Now()
 	for i, q := range queries {
 		eg.Go(func() error {
@@ -75,9 +83,12 @@ func MeasureSearch(ctx context.Context, s Searcher, queries []Query, concurrency
 	}
 	_ = eg.Wait() // errors are counted, not returned
 	wall := time.Since(start)
+	runtime.ReadMemStats(&after)
 	if len(queries) == 0 {
 		return st
 	}
+	st.AllocBytesPerQuery = float64(after.TotalAlloc-before.TotalAlloc) / float64(len(queries))
+	st.GCCycles = after.NumGC - before.NumGC
 	sorted := slices.Clone(lat)
 	slices.Sort(sorted)
 	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }

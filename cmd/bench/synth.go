@@ -67,6 +67,7 @@ type synthFlags struct {
 	buildProfile string
 	warmProfile  string
 	heapProfile  string
+	allocProfile string
 }
 
 func parseSynthFlags(args []string, stderr io.Writer) (synthFlags, error) {
@@ -114,6 +115,7 @@ func parseSynthFlags(args []string, stderr io.Writer) (synthFlags, error) {
 	fs.BoolVar(&f.callTimes, "call-times", false, "time every store call of the measured searches and print where their wall time goes")
 	fs.StringVar(&f.buildProfile, "build-cpuprofile", "", "write a CPU profile of the build to this file")
 	fs.StringVar(&f.warmProfile, "warm-cpuprofile", "", "write a CPU profile of the warm-up (loading every namespace) to this file")
+	fs.StringVar(&f.allocProfile, "allocprofile", "", "write what the process allocated by the start of the measured searches to this file + .base, and by their end to this file (each after a collection, which the measured pass then starts from)")
 	fs.StringVar(&f.heapProfile, "memprofile", "", "write a heap profile of what the process holds at the end of the run (after a garbage collection) to this file")
 	if err := parseFlags(fs, args); err != nil {
 		return f, err
@@ -451,6 +453,9 @@ func searchSynth(ctx context.Context, f synthFlags, gen *synth.Generator, sink s
 	if err != nil {
 		return err
 	}
+	if err := writeAllocs(f.allocProfile + ".base"); f.allocProfile != "" && err != nil {
+		return err
+	}
 	levels := []int{1}
 	if f.concurrency > 1 {
 		levels = append(levels, f.concurrency)
@@ -466,7 +471,27 @@ func searchSynth(ctx context.Context, f synthFlags, gen *synth.Generator, sink s
 		}
 	}
 	stop()
+	if f.allocProfile != "" {
+		return writeAllocs(f.allocProfile)
+	}
 	return nil
+}
+
+// writeAllocs writes the allocations since the process started to path;
+// two of them, around the measured passes, give what the passes allocated
+// (go tool pprof -sample_index=alloc_space -diff_base PATH.base PATH). The
+// profile is as of the last collection, so it collects first.
+func writeAllocs(path string) error {
+	runtime.GC()
+	out, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("create allocation profile: %w", err)
+	}
+	if err := pprof.Lookup("allocs").WriteTo(out, 0); err != nil {
+		out.Close()
+		return fmt.Errorf("write allocation profile: %w", err)
+	}
+	return out.Close()
 }
 
 // startProfile starts a CPU profile into path ("" : none) and returns its stop.
@@ -523,10 +548,10 @@ func writeSynthReport(w io.Writer, r synthReport) error {
 		r.Build.Seconds, reused, r.Build.FactsPerSecond(), disk, mb(r.AfterBuild.MaxRSSBytes))
 	if len(r.Search) > 0 {
 		fmt.Fprintf(&b, "warm-up (one search per namespace): %.1f s\n", r.WarmUpSecs)
-		fmt.Fprintf(&b, "%-12s %8s %8s %8s %8s %8s %8s %7s %7s\n", "concurrency", "queries", "p50 ms", "p95 ms", "p99 ms", "max ms", "QPS", "found", "errors")
+		fmt.Fprintf(&b, "%-12s %8s %8s %8s %8s %8s %8s %7s %7s %11s %4s\n", "concurrency", "queries", "p50 ms", "p95 ms", "p99 ms", "max ms", "QPS", "found", "errors", "KiB/search", "GCs")
 		for _, s := range r.Search {
-			fmt.Fprintf(&b, "%-12d %8d %8.2f %8.2f %8.2f %8.1f %8.0f %6.1f%% %7d\n",
-				s.Concurrency, s.Queries, s.P50Ms, s.P95Ms, s.P99Ms, s.MaxMs, s.QPS, 100*s.Found, s.Errors)
+			fmt.Fprintf(&b, "%-12d %8d %8.2f %8.2f %8.2f %8.1f %8.0f %6.1f%% %7d %11.0f %4d\n",
+				s.Concurrency, s.Queries, s.P50Ms, s.P95Ms, s.P99Ms, s.MaxMs, s.QPS, 100*s.Found, s.Errors, s.AllocBytesPerQuery/1024, s.GCCycles)
 		}
 	}
 	if r.Recall != nil {

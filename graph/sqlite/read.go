@@ -46,21 +46,29 @@ func placeholders(n int) string {
 // statements are reused (see readStmts).
 func byIDs[T any](ctx context.Context, ids []string, idOf func(T) string,
 	fetch func(ctx context.Context, cond string, args []any) ([]T, error)) ([]T, error) {
-	found := make(map[string]T, len(ids))
+	var recs []T
 	for start := 0; start < len(ids); start += idChunk {
 		args := padded(ids[start:min(start+idChunk, len(ids))])
-		recs, err := fetch(ctx, "id IN ("+placeholders(len(args))+")", args)
+		chunk, err := fetch(ctx, "id IN ("+placeholders(len(args))+")", args)
 		if err != nil {
 			return nil, err
 		}
-		for _, r := range recs {
-			found[idOf(r)] = r
+		if recs == nil {
+			recs = chunk
+		} else {
+			recs = append(recs, chunk...)
 		}
 	}
-	out := make([]T, 0, len(found))
+	// Records are large: they are found by index, and copied once, into
+	// the order of ids.
+	at := make(map[string]int32, len(recs))
+	for i, r := range recs {
+		at[idOf(r)] = int32(i)
+	}
+	out := make([]T, 0, len(recs))
 	for _, id := range ids {
-		if r, ok := found[id]; ok {
-			out = append(out, r)
+		if i, ok := at[id]; ok {
+			out = append(out, recs[i])
 		}
 	}
 	return out, nil
@@ -429,16 +437,18 @@ func (s *Store) Episodes(ctx context.Context, ns kgmem.Namespace, ids []string) 
 		return nil, fmt.Errorf("sqlite: episodes: %w", err)
 	}
 	s.episodes.fill(ns, v.episode, loaded)
-	found := make(map[string]kgmem.Episode, len(cached)+len(loaded))
-	for _, eps := range [][]kgmem.Episode{cached, loaded} {
-		for _, ep := range eps {
-			found[ep.ID] = ep
-		}
+	if len(cached) == 0 {
+		return loaded, nil
 	}
-	eps := make([]kgmem.Episode, 0, len(found))
+	// Both are in the order of ids (the cached ones as found, the loaded
+	// ones as asked for): merged along ids.
+	eps := make([]kgmem.Episode, 0, len(cached)+len(loaded))
 	for _, id := range ids {
-		if ep, ok := found[id]; ok {
-			eps = append(eps, ep)
+		switch {
+		case len(cached) > 0 && cached[0].ID == id:
+			eps, cached = append(eps, cached[0]), cached[1:]
+		case len(loaded) > 0 && loaded[0].ID == id:
+			eps, loaded = append(eps, loaded[0]), loaded[1:]
 		}
 	}
 	return eps, nil
