@@ -13,10 +13,12 @@ type NeighborhoodSteps struct {
 	// Entities returns the entities with the given ids, in the order of ids,
 	// leaving out unknown ids.
 	Entities func(ctx context.Context, ids []string) ([]Entity, error)
-	// Expand returns, for every entity of frontier (sorted, distinct), at most
-	// the fan-out's worth of its facts in either direction, most important
-	// first, then by id. A fact reached from two entities may come twice.
-	Expand func(ctx context.Context, frontier []string) ([]Fact, error)
+	// Expand appends to dst, for every entity of frontier (sorted, distinct),
+	// at most the fan-out's worth of its facts in either direction, most
+	// important first, then by id, and returns the extended slice (facts are
+	// large: the walk keeps them where Expand put them). A fact reached from
+	// two entities may come twice.
+	Expand func(ctx context.Context, frontier []string, dst []Fact) ([]Fact, error)
 }
 
 // WalkNeighborhood is the breadth-first walk behind GraphStore.Neighborhood,
@@ -44,18 +46,24 @@ func WalkNeighborhood(ctx context.Context, q NeighborhoodQuery, depth int, steps
 	slices.Sort(frontier)
 	factSeen := map[string]bool{}
 	for d := 0; d < depth && len(frontier) > 0; d++ {
-		facts, err := steps.Expand(ctx, frontier)
+		start := len(g.Facts)
+		all, err := steps.Expand(ctx, frontier, g.Facts)
 		if err != nil {
 			return g, fmt.Errorf("expand level %d: %w", d, err)
 		}
+		// The level's facts are kept in place, each once.
 		var next []string
-		g.Facts = slices.Grow(g.Facts, len(facts)) // facts are large: grown once per level
-		for _, f := range facts {
+		kept := start
+		for i := start; i < len(all); i++ {
+			f := &all[i]
 			if factSeen[f.ID] {
 				continue
 			}
 			factSeen[f.ID] = true
-			g.Facts = append(g.Facts, f)
+			if kept != i {
+				all[kept] = *f
+			}
+			kept++
 			// One end is on the frontier (already placed); the other, if
 			// new, is one hop further.
 			for _, end := range []string{f.SubjectID, f.ObjectID} {
@@ -65,6 +73,8 @@ func WalkNeighborhood(ctx context.Context, q NeighborhoodQuery, depth int, steps
 				}
 			}
 		}
+		clear(all[kept:]) // repeats, not to be held
+		g.Facts = all[:kept]
 		slices.Sort(next)
 		frontier = next
 	}

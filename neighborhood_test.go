@@ -26,12 +26,11 @@ func fakeSteps(entities []string, facts []Fact, expandErr error) (NeighborhoodSt
 			}
 			return out, nil
 		},
-		Expand: func(_ context.Context, frontier []string) ([]Fact, error) {
+		Expand: func(_ context.Context, frontier []string, out []Fact) ([]Fact, error) {
 			if expandErr != nil {
 				return nil, expandErr
 			}
 			frontiers = append(frontiers, slices.Clone(frontier))
-			var out []Fact
 			for _, id := range frontier {
 				for _, f := range facts {
 					if f.SubjectID == id || f.ObjectID == id {

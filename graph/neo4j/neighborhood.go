@@ -81,14 +81,15 @@ func walk(ctx context.Context, tx neo4j.ManagedTransaction, ns kgmem.Namespace, 
 			}
 			return decodeEntities(ns, recs)
 		},
-		Expand: func(ctx context.Context, frontier []string) ([]kgmem.Fact, error) {
+		Expand: func(ctx context.Context, frontier []string, dst []kgmem.Fact) ([]kgmem.Fact, error) {
 			recs, err := run(ctx, tx, qExpand, map[string]any{
 				"ns": key, "frontier": frontier, "fanout": int64(fanOut), "all": q.IncludeExpired,
 			})
 			if err != nil {
-				return nil, err
+				return dst, err
 			}
-			return decodeFacts(ns, recs)
+			facts, err := decodeFacts(ns, recs)
+			return append(dst, facts...), err
 		},
 	})
 }

@@ -90,8 +90,8 @@ func (s *Store) walkFactsOnly(ctx context.Context, ns kgmem.Namespace, q kgmem.N
 			}
 			return out, nil
 		},
-		Expand: func(_ context.Context, frontier []string) ([]kgmem.Fact, error) {
-			return topo.Expand(frontier, fanOut, q.IncludeExpired), nil
+		Expand: func(_ context.Context, frontier []string, dst []kgmem.Fact) ([]kgmem.Fact, error) {
+			return topo.AppendExpand(dst, frontier, fanOut, q.IncludeExpired), nil
 		},
 	})
 	return g, true, err

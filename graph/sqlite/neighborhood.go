@@ -44,8 +44,8 @@ func (s *Store) Neighborhood(ctx context.Context, ns kgmem.Namespace, q kgmem.Ne
 				Entities: func(ctx context.Context, ids []string) ([]kgmem.Entity, error) {
 					return s.seedEntities(ctx, ns, ids)
 				},
-				Expand: func(_ context.Context, frontier []string) ([]kgmem.Fact, error) {
-					return topo.Expand(frontier, fanOut, q.IncludeExpired), nil
+				Expand: func(_ context.Context, frontier []string, dst []kgmem.Fact) ([]kgmem.Fact, error) {
+					return topo.AppendExpand(dst, frontier, fanOut, q.IncludeExpired), nil
 				},
 			})
 			if err != nil {
@@ -73,12 +73,13 @@ func (s *Store) Neighborhood(ctx context.Context, ns kgmem.Namespace, q kgmem.Ne
 		Entities: func(ctx context.Context, ids []string) ([]kgmem.Entity, error) {
 			return s.entitiesTx(ctx, tx, ns, ids)
 		},
-		Expand: func(ctx context.Context, frontier []string) ([]kgmem.Fact, error) {
+		Expand: func(ctx context.Context, frontier []string, dst []kgmem.Fact) ([]kgmem.Fact, error) {
 			list, err := json.Marshal(frontier)
 			if err != nil {
 				return nil, fmt.Errorf("frontier: %w", err)
 			}
-			return s.facts(ctx, tx, ns, true, expand, string(list), ns, fanOut, ns, fanOut, fanOut)
+			facts, err := s.facts(ctx, tx, ns, true, expand, string(list), ns, fanOut, ns, fanOut, fanOut)
+			return append(dst, facts...), err
 		},
 	})
 	if err != nil {

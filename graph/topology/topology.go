@@ -101,11 +101,12 @@ func New(ns kgmem.Namespace, facts []kgmem.Fact) *Topology {
 // Len returns the number of facts held.
 func (t *Topology) Len() int { return len(t.edges) }
 
-// Expand returns, for each entity of frontier, at most fanOut of its facts
-// in either role (unexpired ones unless includeExpired), most important
-// first, then by id: kgmem.NeighborhoodSteps.Expand over the topology. The
-// facts carry their graph fields only.
-func (t *Topology) Expand(frontier []string, fanOut int, includeExpired bool) []kgmem.Fact {
+// AppendExpand appends to dst, for each entity of frontier, at most fanOut
+// of its facts in either role (unexpired ones unless includeExpired), most
+// important first, then by id, and returns the extended slice:
+// kgmem.NeighborhoodSteps.Expand over the topology. The facts carry their
+// graph fields only.
+func (t *Topology) AppendExpand(dst []kgmem.Fact, frontier []string, fanOut int, includeExpired bool) []kgmem.Fact {
 	var all []int32 // the facts to return, by edge index, in order
 	subj, obj := make([]int32, 0, fanOut), make([]int32, 0, fanOut)
 	for _, ent := range frontier {
@@ -126,11 +127,11 @@ func (t *Topology) Expand(frontier []string, fanOut int, includeExpired bool) []
 			}
 		}
 	}
-	out := make([]kgmem.Fact, len(all))
-	for j, i := range all {
-		out[j] = t.edges[i].fact(t.ns)
+	dst = slices.Grow(dst, len(all))
+	for _, i := range all {
+		dst = append(dst, t.edges[i].fact(t.ns))
 	}
-	return out
+	return dst
 }
 
 // firstOf appends to dst the first n edges of side (in walk order) that are

@@ -11,7 +11,7 @@ import (
 	"github.com/kgmem/kgmem"
 )
 
-func TestExpand(t *testing.T) {
+func TestAppendExpand(t *testing.T) {
 	expired := time.Date(2025, 3, 1, 0, 0, 0, 0, time.UTC)
 	fact := func(id, s, o string, importance int, exp time.Time) kgmem.Fact {
 		return kgmem.Fact{ID: id, SubjectID: s, Predicate: "knows", ObjectID: o, Importance: importance, Confidence: 0.9, ExpiredAt: exp}
@@ -40,16 +40,21 @@ func TestExpand(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var got []string
-			for _, f := range topo.Expand(tt.frontier, tt.fanOut, tt.includeExpired) {
+			for _, f := range topo.AppendExpand(nil, tt.frontier, tt.fanOut, tt.includeExpired) {
 				if f.Namespace != "ns" || f.Predicate != "knows" || f.Confidence != 0.9 {
 					t.Errorf("fact %s lost its graph fields: %+v", f.ID, f)
 				}
 				got = append(got, f.ID)
 			}
 			if !slices.Equal(got, tt.want) {
-				t.Errorf("Expand(%v, %d, %v) = %v, want %v", tt.frontier, tt.fanOut, tt.includeExpired, got, tt.want)
+				t.Errorf("AppendExpand(nil, %v, %d, %v) = %v, want %v", tt.frontier, tt.fanOut, tt.includeExpired, got, tt.want)
 			}
 		})
+	}
+	// It appends: what dst held stays first.
+	held := []kgmem.Fact{{ID: "held"}}
+	if got := topo.AppendExpand(held, []string{"a"}, 10, false); len(got) != 3 || got[0].ID != "held" || got[1].ID != "f1" || got[2].ID != "f6" {
+		t.Errorf("AppendExpand after a held fact = %v, want held, f1, f6", got)
 	}
 	if topo.Len() != 6 {
 		t.Errorf("Len() = %d, want 6", topo.Len())
@@ -95,7 +100,7 @@ func TestExpandMatchesSortingBothSides(t *testing.T) {
 			}
 		}
 		var got []string
-		for _, f := range topo.Expand(frontier, fanOut, includeExpired) {
+		for _, f := range topo.AppendExpand(nil, frontier, fanOut, includeExpired) {
 			got = append(got, f.ID)
 		}
 		if !slices.Equal(got, want) {
