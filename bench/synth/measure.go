@@ -1,6 +1,7 @@
 package synth
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -43,7 +44,19 @@ type SearchStats struct {
 	// garbage, and the collector's share of their CPU and tail latency.
 	AllocBytesPerQuery float64 `json:"alloc_bytes_per_query"`
 	GCCycles           uint32  `json:"gc_cycles"`
+	// Slowest are the pass's slowest searches, slowest first: where its
+	// tail comes from.
+	Slowest []SlowSearch `json:"slowest"`
 }
+
+// SlowSearch is one search of a pass and how long it took.
+type SlowSearch struct {
+	Query Query   `json:"query"`
+	Ms    float64 `json:"ms"`
+}
+
+// slowestShown is how many of a pass's slowest searches SearchStats keeps.
+const slowestShown = 5
 
 // MeasureSearch runs every query through s, concurrency at a time, each a
 // full search (all kinds, limit results per kind, no reinforcement), and
@@ -99,6 +112,14 @@ func MeasureSearch(ctx context.Context, s Searcher, queries []Query, concurrency
 	st.P50Ms, st.P95Ms, st.P99Ms = ms(Percentile(sorted, 0.50)), ms(Percentile(sorted, 0.95)), ms(Percentile(sorted, 0.99))
 	st.MaxMs, st.MeanMs = ms(sorted[len(sorted)-1]), ms(sum/time.Duration(len(sorted)))
 	st.QPS = float64(len(queries)) / wall.Seconds()
+	order := make([]int, len(queries))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(lat[b], lat[a]) })
+	for _, i := range order[:min(slowestShown, len(order))] {
+		st.Slowest = append(st.Slowest, SlowSearch{Query: queries[i], Ms: ms(lat[i])})
+	}
 	hits, per, total := 0, map[string]int{}, map[string]int{}
 	for i, q := range queries {
 		total[q.Style]++

@@ -1,10 +1,12 @@
 package synth_test
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -295,6 +297,10 @@ func TestBuildSearchAndRecall(t *testing.T) {
 	}
 	if ss.Found < 0.5 {
 		t.Fatalf("only %.2f of queries found the record they were drawn from (%v)", ss.Found, ss.FoundByStyle)
+	}
+	if ss.AllocBytesPerQuery <= 0 || len(ss.Slowest) != 5 || ss.Slowest[0].Ms != ss.MaxMs ||
+		!slices.IsSortedFunc(ss.Slowest, func(a, b synth.SlowSearch) int { return cmp.Compare(b.Ms, a.Ms) }) {
+		t.Fatalf("search stats: %.0f bytes per query, slowest %+v (max %.2f ms); want bytes, and the five slowest, slowest first", ss.AllocBytesPerQuery, ss.Slowest, ss.MaxMs)
 	}
 
 	// Shards of about 1,000 vectors are below the exact-scan threshold:

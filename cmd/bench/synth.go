@@ -553,6 +553,11 @@ func writeSynthReport(w io.Writer, r synthReport) error {
 			fmt.Fprintf(&b, "%-12d %8d %8.2f %8.2f %8.2f %8.1f %8.0f %6.1f%% %7d %11.0f %4d\n",
 				s.Concurrency, s.Queries, s.P50Ms, s.P95Ms, s.P99Ms, s.MaxMs, s.QPS, 100*s.Found, s.Errors, s.AllocBytesPerQuery/1024, s.GCCycles)
 		}
+		for _, s := range r.Search {
+			for _, q := range s.Slowest {
+				fmt.Fprintf(&b, "slowest at concurrency %d: %.1f ms for %q in %s\n", s.Concurrency, q.Ms, q.Query.Text, q.Query.Namespace)
+			}
+		}
 	}
 	if r.Recall != nil {
 		fmt.Fprintf(&b, "vector recall@%d vs exact: mean %.3f (min %.2f) over %d searches of %d queries; on shards ≥ %d vectors %.3f over %d\n",
