@@ -178,6 +178,8 @@ func testListFacts(t *testing.T, open Opener) {
 		{"BetweenEitherDirection", kgmem.FactFilter{EntityID: c.ID, OtherID: a.ID, IncludeExpired: true}, []string{ca.ID, old.ID}},
 		{"BetweenAndPredicate", kgmem.FactFilter{EntityID: a.ID, OtherID: b.ID, Predicate: "worked_at"}, []string{ended.ID}},
 		{"BetweenSelf", kgmem.FactFilter{EntityID: c.ID, OtherID: c.ID}, []string{self.ID}},
+		{"BetweenSelfAndPredicate", kgmem.FactFilter{EntityID: c.ID, OtherID: c.ID, Predicate: "likes"}, []string{self.ID}},
+		{"EntityAndPredicateSelfLoopOnce", kgmem.FactFilter{EntityID: c.ID, Predicate: "likes", IncludeExpired: true}, []string{ca.ID, old.ID, self.ID}},
 		{"BetweenNone", kgmem.FactFilter{EntityID: b.ID, OtherID: "ent_lf_missing"}, nil},
 		{"UnknownEntity", kgmem.FactFilter{EntityID: "ent_lf_missing"}, nil},
 		{"UnknownPredicate", kgmem.FactFilter{Predicate: "hates"}, nil},
