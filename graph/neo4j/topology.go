@@ -72,29 +72,15 @@ func (s *Store) walkFactsOnly(ctx context.Context, ns kgmem.Namespace, q kgmem.N
 	if err != nil || !ok {
 		return g, false, err
 	}
-	found := map[string]bool{}
+	// With FactsOnly the walk needs only which seeds exist.
+	var existing []string
 	list, _ := recs[0].Values[2].([]any)
 	for _, id := range list {
-		if id, ok := id.(string); ok {
-			found[id] = true
+		if id, ok := id.(string); ok && slices.Contains(seeds, id) {
+			existing = append(existing, id)
 		}
 	}
-	g, err = kgmem.WalkNeighborhood(ctx, q, depth, kgmem.NeighborhoodSteps{
-		// With FactsOnly the walk asks only which seeds exist, and uses their ids.
-		Entities: func(_ context.Context, ids []string) ([]kgmem.Entity, error) {
-			var out []kgmem.Entity
-			for _, id := range ids {
-				if found[id] {
-					out = append(out, kgmem.Entity{ID: id, Namespace: ns})
-				}
-			}
-			return out, nil
-		},
-		Expand: func(_ context.Context, frontier []string, dst []kgmem.Fact) ([]kgmem.Fact, error) {
-			return topo.AppendExpand(dst, frontier, fanOut, q.IncludeExpired), nil
-		},
-	})
-	return g, true, err
+	return topo.Walk(existing, depth, fanOut, q.IncludeExpired), true, nil
 }
 
 // topology returns the topology of the namespace key (ns to callers) at

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"slices"
 
 	"github.com/kgmem/kgmem"
 )
@@ -38,20 +39,19 @@ func (s *Store) Neighborhood(ctx context.Context, ns kgmem.Namespace, q kgmem.Ne
 			return kgmem.Subgraph{}, fmt.Errorf("sqlite: neighborhood: %w", err)
 		}
 		if ok {
-			g, err := kgmem.WalkNeighborhood(ctx, q, depth, kgmem.NeighborhoodSteps{
-				// Only the seeds are looked up (FactsOnly), to know which
-				// exist: the entity names in memory say so for most.
-				Entities: func(ctx context.Context, ids []string) ([]kgmem.Entity, error) {
-					return s.seedEntities(ctx, ns, ids)
-				},
-				Expand: func(_ context.Context, frontier []string, dst []kgmem.Fact) ([]kgmem.Fact, error) {
-					return topo.AppendExpand(dst, frontier, fanOut, q.IncludeExpired), nil
-				},
-			})
-			if err != nil {
-				return kgmem.Subgraph{}, fmt.Errorf("sqlite: neighborhood: %w", err)
+			// Only the seeds are looked up (FactsOnly), to know which
+			// exist: the entity names in memory say so for most.
+			var existing []string
+			if seeds := slices.Compact(slices.Sorted(slices.Values(q.Seeds))); len(seeds) > 0 {
+				found, err := s.seedEntities(ctx, ns, seeds)
+				if err != nil {
+					return kgmem.Subgraph{}, fmt.Errorf("sqlite: neighborhood: seeds: %w", err)
+				}
+				for _, e := range found {
+					existing = append(existing, e.ID)
+				}
 			}
-			return g, nil
+			return topo.Walk(existing, depth, fanOut, q.IncludeExpired), nil
 		}
 	}
 	tx, err := s.r.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})

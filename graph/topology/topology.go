@@ -101,13 +101,68 @@ func New(ns kgmem.Namespace, facts []kgmem.Fact) *Topology {
 // Len returns the number of facts held.
 func (t *Topology) Len() int { return len(t.edges) }
 
-// AppendExpand appends to dst, for each entity of frontier, at most fanOut
+// appendExpand appends to dst, for each entity of frontier, at most fanOut
 // of its facts in either role (unexpired ones unless includeExpired), most
 // important first, then by id, and returns the extended slice:
-// kgmem.NeighborhoodSteps.Expand over the topology. The facts carry their
-// graph fields only.
-func (t *Topology) AppendExpand(dst []kgmem.Fact, frontier []string, fanOut int, includeExpired bool) []kgmem.Fact {
-	var all []int32 // the facts to return, by edge index, in order
+// kgmem.NeighborhoodSteps.Expand over the topology, which Walk's tests
+// walk with kgmem.WalkNeighborhood. The facts carry their graph fields only.
+func (t *Topology) appendExpand(dst []kgmem.Fact, frontier []string, fanOut int, includeExpired bool) []kgmem.Fact {
+	all := t.expandEdges(nil, frontier, fanOut, includeExpired)
+	dst = slices.Grow(dst, len(all))
+	for _, i := range all {
+		dst = append(dst, t.edges[i].fact(t.ns))
+	}
+	return dst
+}
+
+// Walk is kgmem.WalkNeighborhood's walk with FactsOnly over the topology,
+// from seeds that exist: depth levels, each expanded as appendExpand does,
+// each fact kept once. It returns the same facts (in id order) and
+// distances, but works on edge indexes and makes each fact once, at the
+// end: a walk from a hub reaches the same facts through many entities.
+func (t *Topology) Walk(seeds []string, depth, fanOut int, includeExpired bool) kgmem.Subgraph {
+	g := kgmem.Subgraph{Distance: make(map[string]int, len(seeds))}
+	frontier := slices.Compact(slices.Sorted(slices.Values(seeds)))
+	for _, id := range frontier {
+		g.Distance[id] = 0
+	}
+	seen := make([]uint64, (len(t.edges)+63)/64)
+	var kept, level []int32
+	for d := 0; d < depth && len(frontier) > 0; d++ {
+		level = t.expandEdges(level[:0], frontier, fanOut, includeExpired)
+		var next []string
+		for _, i := range level {
+			if seen[i/64]&(1<<(i%64)) != 0 {
+				continue
+			}
+			seen[i/64] |= 1 << (i % 64)
+			kept = append(kept, i)
+			// One end is on the frontier (already placed); the other, if
+			// new, is one hop further.
+			for _, end := range [2]string{t.edges[i].subject, t.edges[i].object} {
+				if _, ok := g.Distance[end]; !ok {
+					g.Distance[end] = d + 1
+					next = append(next, end)
+				}
+			}
+		}
+		slices.Sort(next)
+		frontier = next
+	}
+	if len(kept) == 0 {
+		return g
+	}
+	slices.SortFunc(kept, func(a, b int32) int { return cmp.Compare(t.edges[a].id, t.edges[b].id) })
+	g.Facts = make([]kgmem.Fact, len(kept))
+	for j, i := range kept {
+		g.Facts[j] = t.edges[i].fact(t.ns)
+	}
+	return g
+}
+
+// expandEdges appends to dst the edges appendExpand makes facts of, in
+// its order.
+func (t *Topology) expandEdges(all []int32, frontier []string, fanOut int, includeExpired bool) []int32 {
 	subj, obj := make([]int32, 0, fanOut), make([]int32, 0, fanOut)
 	for _, ent := range frontier {
 		subj, obj = t.firstOf(subj[:0], t.bySubject[ent], fanOut, includeExpired), t.firstOf(obj[:0], t.byObject[ent], fanOut, includeExpired)
@@ -127,11 +182,7 @@ func (t *Topology) AppendExpand(dst []kgmem.Fact, frontier []string, fanOut int,
 			}
 		}
 	}
-	dst = slices.Grow(dst, len(all))
-	for _, i := range all {
-		dst = append(dst, t.edges[i].fact(t.ns))
-	}
-	return dst
+	return all
 }
 
 // firstOf appends to dst the first n edges of side (in walk order) that are

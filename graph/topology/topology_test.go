@@ -2,8 +2,10 @@ package topology
 
 import (
 	"cmp"
+	"context"
 	"fmt"
 	"math/rand/v2"
+	"reflect"
 	"slices"
 	"testing"
 	"time"
@@ -11,7 +13,7 @@ import (
 	"github.com/kgmem/kgmem"
 )
 
-func TestAppendExpand(t *testing.T) {
+func TestExpandOrder(t *testing.T) {
 	expired := time.Date(2025, 3, 1, 0, 0, 0, 0, time.UTC)
 	fact := func(id, s, o string, importance int, exp time.Time) kgmem.Fact {
 		return kgmem.Fact{ID: id, SubjectID: s, Predicate: "knows", ObjectID: o, Importance: importance, Confidence: 0.9, ExpiredAt: exp}
@@ -40,21 +42,21 @@ func TestAppendExpand(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var got []string
-			for _, f := range topo.AppendExpand(nil, tt.frontier, tt.fanOut, tt.includeExpired) {
+			for _, f := range topo.appendExpand(nil, tt.frontier, tt.fanOut, tt.includeExpired) {
 				if f.Namespace != "ns" || f.Predicate != "knows" || f.Confidence != 0.9 {
 					t.Errorf("fact %s lost its graph fields: %+v", f.ID, f)
 				}
 				got = append(got, f.ID)
 			}
 			if !slices.Equal(got, tt.want) {
-				t.Errorf("AppendExpand(nil, %v, %d, %v) = %v, want %v", tt.frontier, tt.fanOut, tt.includeExpired, got, tt.want)
+				t.Errorf("appendExpand(nil, %v, %d, %v) = %v, want %v", tt.frontier, tt.fanOut, tt.includeExpired, got, tt.want)
 			}
 		})
 	}
 	// It appends: what dst held stays first.
 	held := []kgmem.Fact{{ID: "held"}}
-	if got := topo.AppendExpand(held, []string{"a"}, 10, false); len(got) != 3 || got[0].ID != "held" || got[1].ID != "f1" || got[2].ID != "f6" {
-		t.Errorf("AppendExpand after a held fact = %v, want held, f1, f6", got)
+	if got := topo.appendExpand(held, []string{"a"}, 10, false); len(got) != 3 || got[0].ID != "held" || got[1].ID != "f1" || got[2].ID != "f6" {
+		t.Errorf("appendExpand after a held fact = %v, want held, f1, f6", got)
 	}
 	if topo.Len() != 6 {
 		t.Errorf("Len() = %d, want 6", topo.Len())
@@ -100,11 +102,58 @@ func TestExpandMatchesSortingBothSides(t *testing.T) {
 			}
 		}
 		var got []string
-		for _, f := range topo.AppendExpand(nil, frontier, fanOut, includeExpired) {
+		for _, f := range topo.appendExpand(nil, frontier, fanOut, includeExpired) {
 			got = append(got, f.ID)
 		}
 		if !slices.Equal(got, want) {
 			t.Fatalf("round %d, fanOut %d, expired %v: Expand = %v, want %v", round, fanOut, includeExpired, got, want)
+		}
+	}
+}
+
+// TestWalkMatchesWalkNeighborhood checks the topology's own walk against
+// kgmem.WalkNeighborhood over appendExpand, on random graphs: the same facts
+// in the same order with the same fields, the same distances.
+func TestWalkMatchesWalkNeighborhood(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 17))
+	expired := time.Date(2025, 3, 1, 0, 0, 0, 0, time.UTC)
+	for round := range 300 {
+		entities := 2 + rng.IntN(12)
+		var facts []kgmem.Fact
+		for i := range rng.IntN(60) {
+			f := kgmem.Fact{ID: fmt.Sprintf("f%03d", rng.IntN(1000)*100+i), SubjectID: fmt.Sprint("e", rng.IntN(entities)),
+				Predicate: fmt.Sprint("p", rng.IntN(3)), ObjectID: fmt.Sprint("e", rng.IntN(entities)), Importance: rng.IntN(3),
+				Confidence: float64(rng.IntN(10)) / 10, ValidAt: expired.AddDate(0, -rng.IntN(24), 0)}
+			if rng.IntN(4) == 0 {
+				f.ExpiredAt = expired
+			}
+			facts = append(facts, f)
+		}
+		topo := New("ns", facts)
+		var seeds []string
+		for range 1 + rng.IntN(3) {
+			seeds = append(seeds, fmt.Sprint("e", rng.IntN(entities)))
+		}
+		q := kgmem.NeighborhoodQuery{Seeds: seeds, FactsOnly: true, IncludeExpired: rng.IntN(2) == 0}
+		depth, fanOut := 1+rng.IntN(3), 1+rng.IntN(5)
+		want, err := kgmem.WalkNeighborhood(t.Context(), q, depth, kgmem.NeighborhoodSteps{
+			Entities: func(_ context.Context, ids []string) ([]kgmem.Entity, error) {
+				out := make([]kgmem.Entity, len(ids))
+				for i, id := range ids {
+					out[i] = kgmem.Entity{ID: id}
+				}
+				return out, nil
+			},
+			Expand: func(_ context.Context, frontier []string, dst []kgmem.Fact) ([]kgmem.Fact, error) {
+				return topo.appendExpand(dst, frontier, fanOut, q.IncludeExpired), nil
+			},
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := topo.Walk(seeds, depth, fanOut, q.IncludeExpired)
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("round %d (depth %d, fan-out %d, seeds %v):\n got %+v\nwant %+v", round, depth, fanOut, seeds, got, want)
 		}
 	}
 }
