@@ -16,7 +16,22 @@ func TestLatestTimeSeeksIndexes(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	rows, err := s.r.QueryContext(t.Context(), `EXPLAIN QUERY PLAN `+latestTimeQuery, "ns")
+	text := queryPlan(t, s, latestTimeQuery, "ns")
+	for _, want := range []string{"episodes USING COVERING INDEX episodes_timestamp", "facts USING INDEX facts_latest"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("plan lacks %q:\n%s", want, text)
+		}
+	}
+	if strings.Contains(text, "TEMP B-TREE") {
+		t.Errorf("plan sorts instead of reading an index in order:\n%s", text)
+	}
+}
+
+// queryPlan returns SQLite's EXPLAIN QUERY PLAN of query with args on s's
+// readers, one step per line.
+func queryPlan(t *testing.T, s *Store, query string, args ...any) string {
+	t.Helper()
+	rows, err := s.r.QueryContext(t.Context(), `EXPLAIN QUERY PLAN `+query, args...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -33,13 +48,5 @@ func TestLatestTimeSeeksIndexes(t *testing.T) {
 	if err := rows.Err(); err != nil {
 		t.Fatal(err)
 	}
-	text := strings.Join(plan, "\n")
-	for _, want := range []string{"episodes USING COVERING INDEX episodes_timestamp", "facts USING INDEX facts_latest"} {
-		if !strings.Contains(text, want) {
-			t.Errorf("plan lacks %q:\n%s", want, text)
-		}
-	}
-	if strings.Contains(text, "TEMP B-TREE") {
-		t.Errorf("plan sorts instead of reading an index in order:\n%s", text)
-	}
+	return strings.Join(plan, "\n")
 }

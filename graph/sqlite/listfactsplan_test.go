@@ -30,24 +30,7 @@ func TestListFactsPlans(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			query, args := pairQuery("ns", tt.filter, 10)
-			rows, err := s.r.QueryContext(t.Context(), `EXPLAIN QUERY PLAN `+query, args...)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer rows.Close()
-			var plan []string
-			for rows.Next() {
-				var id, parent, unused int
-				var detail string
-				if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
-					t.Fatal(err)
-				}
-				plan = append(plan, detail)
-			}
-			if err := rows.Err(); err != nil {
-				t.Fatal(err)
-			}
-			text := strings.Join(plan, "\n")
+			text := queryPlan(t, s, query, args...)
 			if !strings.Contains(text, "MERGE") || !strings.Contains(text, "f USING INDEX "+tt.index) {
 				t.Errorf("plan does not merge reads of %s:\n%s", tt.index, text)
 			}

@@ -101,23 +101,9 @@ func New(ns kgmem.Namespace, facts []kgmem.Fact) *Topology {
 // Len returns the number of facts held.
 func (t *Topology) Len() int { return len(t.edges) }
 
-// appendExpand appends to dst, for each entity of frontier, at most fanOut
-// of its facts in either role (unexpired ones unless includeExpired), most
-// important first, then by id, and returns the extended slice:
-// kgmem.NeighborhoodSteps.Expand over the topology, which Walk's tests
-// walk with kgmem.WalkNeighborhood. The facts carry their graph fields only.
-func (t *Topology) appendExpand(dst []kgmem.Fact, frontier []string, fanOut int, includeExpired bool) []kgmem.Fact {
-	all := t.expandEdges(nil, frontier, fanOut, includeExpired)
-	dst = slices.Grow(dst, len(all))
-	for _, i := range all {
-		dst = append(dst, t.edges[i].fact(t.ns))
-	}
-	return dst
-}
-
 // Walk is kgmem.WalkNeighborhood's walk with FactsOnly over the topology,
-// from seeds that exist: depth levels, each expanded as appendExpand does,
-// each fact kept once. It returns the same facts (in id order) and
+// from seeds that exist: depth levels, each entity expanded to its first
+// fanOut facts in either role (expandEdges), each fact kept once. It returns the same facts (in id order) and
 // distances, but works on edge indexes and makes each fact once, at the
 // end: a walk from a hub reaches the same facts through many entities.
 func (t *Topology) Walk(seeds []string, depth, fanOut int, includeExpired bool) kgmem.Subgraph {
@@ -160,8 +146,10 @@ func (t *Topology) Walk(seeds []string, depth, fanOut int, includeExpired bool) 
 	return g
 }
 
-// expandEdges appends to dst the edges appendExpand makes facts of, in
-// its order.
+// expandEdges appends to all, for each entity of frontier, at most fanOut of
+// its facts in either role (unexpired ones unless includeExpired), most
+// important first, then by id, as edge indexes: the expansion of one level
+// of Walk (kgmem.NeighborhoodSteps.Expand over the topology).
 func (t *Topology) expandEdges(all []int32, frontier []string, fanOut int, includeExpired bool) []int32 {
 	subj, obj := make([]int32, 0, fanOut), make([]int32, 0, fanOut)
 	for _, ent := range frontier {

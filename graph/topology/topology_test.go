@@ -158,6 +158,15 @@ func TestWalkMatchesWalkNeighborhood(t *testing.T) {
 	}
 }
 
+// appendExpand appends to dst the facts of expandEdges: the
+// kgmem.NeighborhoodSteps.Expand the topology's walk is checked against.
+func (t *Topology) appendExpand(dst []kgmem.Fact, frontier []string, fanOut int, includeExpired bool) []kgmem.Fact {
+	for _, i := range t.expandEdges(nil, frontier, fanOut, includeExpired) {
+		dst = append(dst, t.edges[i].fact(t.ns))
+	}
+	return dst
+}
+
 // byWalkOrder orders facts most important first, then by id.
 func byWalkOrder(a, b kgmem.Fact) int {
 	return cmp.Or(cmp.Compare(b.Importance, a.Importance), cmp.Compare(a.ID, b.ID))
