@@ -130,7 +130,13 @@ func startServer(t testing.TB, pair backendPair, llm *llmtest.Server) *server {
 	_ = ln.Close()
 	dataDir := t.TempDir()
 	backend := pair.args(t, dataDir)
-	args := append([]string{"serve", "--addr", addr, "--data-dir", dataDir, "--sweep-interval", "0", "--log-level", "warn"}, backend...)
+	// The suites share two cores with Neo4j, Milvus and each other, and
+	// Neo4j has stalled a search past the default 5 s deadline there (a 503
+	// in CI): these tests check what the explorer shows, not how fast the
+	// server answers (cmd/bench and cmd/load measure that), so searches get
+	// generous deadlines.
+	args := append([]string{"serve", "--addr", addr, "--data-dir", dataDir, "--sweep-interval", "0", "--log-level", "warn",
+		"--search-timeout", "30s", "--retriever-timeout", "20s"}, backend...)
 	if llm != nil {
 		args = append(args, "--llm-base-url", llm.URL(), "--llm-model", llmtest.DefaultModel, "--llm-api-key", "test")
 	}

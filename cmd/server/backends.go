@@ -150,7 +150,7 @@ func openBackendsWith(ctx context.Context, cfg *config, log *slog.Logger, withOu
 		Integrator: triples.NewIntegrator(graph, integratorOpts), Decay: models, Reinforcer: b.reinforcer, WriteLocks: locks,
 		Search: memory.SearchOptions{VectorWeight: cfg.VectorWeight, TextWeight: cfg.TextWeight, RRFK: cfg.RRFK,
 			ThreadWeight: offIfZero(cfg.ThreadWeight), SpeakerWeight: offIfZero(cfg.SpeakerWeight), GraphWeight: offIfZero(cfg.GraphWeight),
-			GraphDepth: cfg.GraphDepth, RetrieverTimeout: cfg.RetrieverTimeout, MMRLambda: cfg.MMRLambda,
+			GraphDepth: cfg.GraphDepth, RetrieverTimeout: cfg.RetrieverTimeout, Timeout: cfg.SearchTimeout, MMRLambda: cfg.MMRLambda,
 			RerankTimeout: cfg.RerankTimeout, RerankCandidates: cfg.RerankCandidates},
 		Reranker: reranker,
 		Metrics:  b.metrics,

@@ -69,7 +69,10 @@ type config struct {
 	GraphWeight      float64
 	GraphDepth       int
 	RetrieverTimeout time.Duration
-	MMRLambda        float64
+	// SearchTimeout bounds one search end to end (its retrievers, loading
+	// what they found, reranking).
+	SearchTimeout time.Duration
+	MMRLambda     float64
 	// RerankBaseURL, when set, enables the reranker (an OpenAI-style /rerank endpoint).
 	RerankBaseURL    string
 	RerankAPI        string
@@ -156,6 +159,7 @@ func (c *config) bindFlags(fs *flag.FlagSet) {
 	integer(&c.RerankCandidates, "rerank-candidates", "KGMEM_RERANK_CANDIDATES", d.RerankCandidates, "facts and episodes each sent to the reranker")
 	fs.Float64Var(&c.MMRLambda, "mmr-lambda", c.envFloat("KGMEM_MMR_LAMBDA", d.MMRLambda), "maximal marginal relevance: 1 keeps the fused order, lower trades relevance for diversity (0 < λ ≤ 1) ($KGMEM_MMR_LAMBDA)")
 	dur(&c.RetrieverTimeout, "retriever-timeout", "KGMEM_RETRIEVER_TIMEOUT", d.RetrieverTimeout, "deadline of each search retriever; a late one is dropped with a warning")
+	dur(&c.SearchTimeout, "search-timeout", "KGMEM_SEARCH_TIMEOUT", d.Timeout, "deadline of one search end to end (at least --retriever-timeout); a search still running then fails: 504, or 503 when a backend did not answer")
 	dur(&c.SweepInterval, "sweep-interval", "KGMEM_SWEEP_INTERVAL", time.Hour, "how often the forgetting sweep runs over every namespace (0: never)")
 	dur(&c.ReinforceInterval, "reinforce-interval", "KGMEM_REINFORCE_INTERVAL", 5*time.Second, "how often recalls are applied to decay state")
 	fs.Int64Var(&c.MaxBodyBytes, "max-body-bytes", int64(c.envInt("KGMEM_MAX_BODY_BYTES", 8<<20)), "request body limit in bytes ($KGMEM_MAX_BODY_BYTES)")
@@ -207,6 +211,9 @@ func (c *config) validate() error {
 	}
 	if c.ThreadWeight < 0 || c.SpeakerWeight < 0 || c.GraphWeight < 0 || c.GraphDepth < 1 || c.GraphDepth > 4 || c.RetrieverTimeout <= 0 || c.MMRLambda <= 0 || c.MMRLambda > 1 {
 		return fmt.Errorf("--thread-weight, --speaker-weight and --graph-weight must be >= 0, --graph-depth within 1..4, --retriever-timeout > 0, --mmr-lambda within (0, 1]")
+	}
+	if c.SearchTimeout < c.RetrieverTimeout {
+		return fmt.Errorf("--search-timeout (%s) must be at least --retriever-timeout (%s)", c.SearchTimeout, c.RetrieverTimeout)
 	}
 	if c.RerankBaseURL != "" && (c.RerankModel == "" || c.RerankTimeout <= 0 || c.RerankCandidates < 1) {
 		return fmt.Errorf("--rerank-base-url needs --rerank-model, --rerank-timeout > 0 and --rerank-candidates >= 1")

@@ -7,6 +7,7 @@ import (
 	"io"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/kgmem/kgmem/triples"
 )
@@ -32,7 +33,7 @@ func TestConfigDefaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	if cfg.Addr != "127.0.0.1:8080" || cfg.Graph != "sqlite" || cfg.Vector != "hnsw" || cfg.Embedder != "hash" || cfg.VectorWeight != 0.01 || cfg.ThreadWeight != 1 || cfg.GraphDepth != 2 ||
-		cfg.MilvusExactBelow != 2048 {
+		cfg.MilvusExactBelow != 2048 || cfg.SearchTimeout != 5*time.Second || cfg.RetrieverTimeout != 2*time.Second {
 		t.Errorf("defaults %+v", cfg)
 	}
 	if cfg, _ := parse(t, "--embedder", "openai"); cfg.VectorWeight != 1 {
@@ -50,6 +51,10 @@ func TestConfigFromEnvironmentAndFlags(t *testing.T) {
 	}
 	if cfg.Addr != "127.0.0.1:9999" || cfg.EmbedDim != 512 || cfg.Graph != "neo4j" || cfg.MilvusExactBelow != -1 {
 		t.Errorf("config %+v", cfg)
+	}
+	t.Setenv("KGMEM_SEARCH_TIMEOUT", "30s")
+	if cfg, _ := parse(t); cfg.SearchTimeout != 30*time.Second {
+		t.Errorf("KGMEM_SEARCH_TIMEOUT=30s gave search timeout %s", cfg.SearchTimeout)
 	}
 	if cfg, _ := parse(t, "--addr", "127.0.0.1:7000"); cfg.Addr != "127.0.0.1:7000" {
 		t.Errorf("the flag did not win over the environment: %s", cfg.Addr)
@@ -75,6 +80,8 @@ func TestConfigRejects(t *testing.T) {
 		{"malformed env duration", map[string]string{"KGMEM_REQUEST_TIMEOUT": "soon"}, nil, "KGMEM_REQUEST_TIMEOUT"},
 		{"negative weight", nil, []string{"--text-weight", "-1"}, "--text-weight"},
 		{"bad log level", nil, []string{"--log-level", "loud"}, "--log-level"},
+		{"search shorter than a retriever", nil, []string{"--search-timeout", "1s"}, "--search-timeout"},
+		{"search timeout from env below the retriever's", map[string]string{"KGMEM_SEARCH_TIMEOUT": "3s", "KGMEM_RETRIEVER_TIMEOUT": "4s"}, nil, "--retriever-timeout"},
 		{"synonym without =", nil, []string{"--predicate-synonyms", "works_for"}, "--predicate-synonyms"},
 		{"synonym of punctuation", nil, []string{"--predicate-synonyms", "works_for=!!!"}, "--predicate-synonyms"},
 	}

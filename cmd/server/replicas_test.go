@@ -63,7 +63,10 @@ func newDeployment(t *testing.T, consistency string) *deployment {
 	d.flags = []string{"--graph", "neo4j", "--neo4j-uri", uri, "--neo4j-scope", "r" + id,
 		"--vector", "milvus", "--milvus-addr", milvusAddr, "--milvus-collection", d.collection, "--milvus-consistency", consistency,
 		"--sweep-interval", "0", "--llm-base-url", d.llm.URL(), "--llm-model", "scripted"}
-	d.jobFlags = []string{"--debounce", "0", "--job-workers", "2", "--job-lease", "2s"}
+	// Searches get generous deadlines: the test checks what replicas share,
+	// on two cores Neo4j and Milvus share with other suites, where a search
+	// has waited past the default 5 s on Neo4j (cmd/load measures latency).
+	d.jobFlags = []string{"--debounce", "0", "--job-workers", "2", "--job-lease", "2s", "--search-timeout", "30s", "--retriever-timeout", "20s"}
 	t.Cleanup(func() {
 		// Drop what the deployment wrote: the scope's namespaces and the collection.
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
