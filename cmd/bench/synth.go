@@ -453,8 +453,10 @@ func searchSynth(ctx context.Context, f synthFlags, gen *synth.Generator, sink s
 	if err != nil {
 		return err
 	}
-	if err := writeAllocs(f.allocProfile + ".base"); f.allocProfile != "" && err != nil {
-		return err
+	if f.allocProfile != "" {
+		if err := writeAllocs(f.allocProfile + ".base"); err != nil {
+			return err
+		}
 	}
 	levels := []int{1}
 	if f.concurrency > 1 {

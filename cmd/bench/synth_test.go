@@ -7,6 +7,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -14,17 +15,39 @@ import (
 )
 
 // TestSynthRunsAndReuses runs `bench synth` on a tiny memory twice: the
-// first run builds it, the second reuses the data directory; a different
-// seed is refused without --rebuild.
+// first run builds it, the second reuses the data directory and writes
+// allocation profiles (the first none, in the working directory either); a
+// different seed is refused without --rebuild.
 func TestSynthRunsAndReuses(t *testing.T) {
 	dir := t.TempDir()
+	t.Chdir(dir)
 	out := filepath.Join(dir, "report.json")
+	allocs := filepath.Join(dir, "profiles", "allocs")
+	if err := os.Mkdir(filepath.Dir(allocs), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	args := []string{"synth", "--facts", "1200", "--entities", "300", "--namespaces", "2", "--prefix", "synthcmd",
 		"--queries", "30", "--recall-queries", "5", "--concurrency", "2", "--data-dir", filepath.Join(dir, "data"), "--json", out}
 	for _, wantReused := range []bool{false, true} {
 		var stdout, stderr bytes.Buffer
-		if err := run(context.Background(), args, &stdout, &stderr); err != nil {
+		runArgs := args
+		if wantReused {
+			runArgs = append(runArgs, "--allocprofile", allocs)
+		}
+		if err := run(context.Background(), runArgs, &stdout, &stderr); err != nil {
 			t.Fatalf("bench synth: %v\n%s", err, stderr.String())
+		}
+		for _, path := range []string{allocs + ".base", allocs} {
+			buf, err := os.ReadFile(path)
+			if wantReused && (err != nil || !bytes.HasPrefix(buf, []byte{0x1f, 0x8b})) {
+				t.Fatalf("--allocprofile: %s holds %d bytes (%v), want a gzipped profile", path, len(buf), err)
+			}
+			if !wantReused && !errors.Is(err, os.ErrNotExist) {
+				t.Fatalf("without --allocprofile %s exists (%v)", path, err)
+			}
+		}
+		if entries, err := os.ReadDir("."); err != nil || slices.ContainsFunc(entries, func(e os.DirEntry) bool { return strings.HasSuffix(e.Name(), ".base") }) {
+			t.Fatalf("a profile landed in the working directory: %v %v", entries, err)
 		}
 		if !strings.Contains(stdout.String(), "vector recall@10 vs exact: mean 1.000") {
 			t.Fatalf("report lacks the recall line:\n%s", stdout.String())
