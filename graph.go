@@ -19,6 +19,12 @@ type GraphStore interface {
 	// Episodes returns the episodes with the given ids, in the order of ids;
 	// ids that do not exist in ns are left out.
 	Episodes(ctx context.Context, ns Namespace, ids []string) ([]Episode, error)
+	// EpisodeSpeakers returns the speaker (Name) of each episode of ids, in
+	// the order of ids ("" for one ns does not hold), when the store can
+	// tell without reading the episodes, and known false when it cannot. A
+	// search asks it before loading its episode candidates: its speaker
+	// bonus reaches only those said by someone the query names.
+	EpisodeSpeakers(ctx context.Context, ns Namespace, ids []string) (names []string, known bool, err error)
 	// ListEpisodes pages through the episodes of ns in id order.
 	ListEpisodes(ctx context.Context, ns Namespace, page Page) ([]Episode, error)
 	// LatestTime returns the latest instant ns records: the greatest episode

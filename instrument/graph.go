@@ -27,6 +27,11 @@ func (s *graph) Episodes(ctx context.Context, ns kgmem.Namespace, ids []string) 
 	return v, s.e.observe(s.backend, "Episodes", err)
 }
 
+func (s *graph) EpisodeSpeakers(ctx context.Context, ns kgmem.Namespace, ids []string) ([]string, bool, error) {
+	names, known, err := s.g.EpisodeSpeakers(ctx, ns, ids)
+	return names, known, s.e.observe(s.backend, "EpisodeSpeakers", err)
+}
+
 func (s *graph) ListEpisodes(ctx context.Context, ns kgmem.Namespace, page kgmem.Page) ([]kgmem.Episode, error) {
 	v, err := s.g.ListEpisodes(ctx, ns, page)
 	return v, s.e.observe(s.backend, "ListEpisodes", err)

@@ -16,10 +16,15 @@ const (
 
 // Doc is one record to index: its id, the text search matches, and whether
 // it is expired (a superseded fact), which searches leave out unless asked.
+// Label is kept with the document and returned by Index.Label, not searched
+// (the SQLite store keeps an episode's speaker there, so that a search can
+// tell which candidates its speaker bonus reaches without loading them);
+// documents with the same label share one copy of it.
 type Doc struct {
 	ID      string
 	Text    string
 	Expired bool
+	Label   string
 }
 
 // Hit is one ranked record: its id and BM25 score (positive, higher is
@@ -69,6 +74,48 @@ type segment struct {
 	byID     map[string]uint32
 	postings map[string][]posting
 	size     int
+	labels   labelTable
+}
+
+// labelTable holds the labels of a segment's documents: label[d] indexes
+// names, which holds each distinct label once, names[0] being "". Both are
+// nil while no document has a label.
+type labelTable struct {
+	label []uint32
+	names []string
+	index map[string]uint32 // while the segment is built
+}
+
+// set gives document d of n the label l.
+func (t *labelTable) set(d, n int, l string) {
+	if l == "" {
+		return
+	}
+	if t.label == nil {
+		t.label, t.names, t.index = make([]uint32, n), []string{""}, map[string]uint32{}
+	}
+	i, ok := t.index[l]
+	if !ok {
+		i = uint32(len(t.names))
+		t.names = append(t.names, l)
+		t.index[l] = i
+	}
+	t.label[d] = i
+}
+
+// of returns the label of document d.
+func (t *labelTable) of(d uint32) string {
+	if t.label == nil {
+		return ""
+	}
+	return t.names[t.label[d]]
+}
+
+// seal drops what only building needed and returns the entries the labels
+// add to the segment's size.
+func (t *labelTable) seal() int {
+	t.index = nil
+	return len(t.names)
 }
 
 // posting is one document holding a term, and how many times.
@@ -129,6 +176,7 @@ func buildSegment(docs []Doc, order []uint32) *segment {
 	for i, d := range docs {
 		s.ids[i], s.expired[i] = d.ID, d.Expired
 		s.byID[d.ID] = uint32(i)
+		s.labels.set(i, len(docs), d.Label)
 		tokens = tokens[:0]
 		for _, w := range Words(d.Text) {
 			t, ok := stems[w]
@@ -150,7 +198,7 @@ func buildSegment(docs []Doc, order []uint32) *segment {
 			j = k
 		}
 	}
-	s.size += len(docs) + len(s.postings)
+	s.size += len(docs) + len(s.postings) + s.labels.seal()
 	s.packPostings()
 	return s
 }
@@ -292,6 +340,16 @@ func (ix *Index) Holds(id string) bool {
 	return false
 }
 
+// Label returns the label of the live document id, and whether id is one.
+func (ix *Index) Label(id string) (string, bool) {
+	for si, seg := range ix.segs {
+		if d, ok := seg.byID[id]; ok && (ix.alive[si] == nil || ix.alive[si][d]) {
+			return seg.labels.of(d), true
+		}
+	}
+	return "", false
+}
+
 // merged returns ix with the live documents of segs[from:] merged into one
 // segment, in their order.
 func (ix *Index) merged(from int) *Index {
@@ -319,6 +377,7 @@ func (ix *Index) merged(from int) *Index {
 		seg := ix.segs[r.seg]
 		s.ids[i], s.expired[i], s.length[i], s.order[i] = seg.ids[r.doc], seg.expired[r.doc], seg.length[r.doc], seg.order[r.doc]
 		s.byID[s.ids[i]] = uint32(i)
+		s.labels.set(i, n, seg.labels.of(r.doc))
 		renumber[r.seg][r.doc] = uint32(i) + 1
 	}
 	for si := from; si < len(ix.segs); si++ {
@@ -334,7 +393,7 @@ func (ix *Index) merged(from int) *Index {
 	for _, list := range s.postings {
 		slices.SortFunc(list, func(x, y posting) int { return cmp.Compare(x.doc, y.doc) })
 	}
-	s.size += n + len(s.postings)
+	s.size += n + len(s.postings) + s.labels.seal()
 	s.packPostings()
 	out := &Index{next: ix.next}
 	for si := range from {

@@ -42,7 +42,8 @@ func (m *model) apply(u Update) {
 // rewrite or expire documents, removals, repeated ids — through With and
 // checks after each that every query ranks exactly (ids, order and scores
 // bit for bit) as an index built from the resulting documents, across
-// segment merges.
+// segment merges, and that every id has the label of its live document,
+// none once removed.
 func TestWithRanksAsBuild(t *testing.T) {
 	words := []string{"bob", "leads", "team", "alice", "hiking", "boots", "carol", "joined", "labs", "walks", "dawn", "ferry", "leaves", "at", "the"}
 	r := rand.New(rand.NewPCG(7, 11))
@@ -55,7 +56,8 @@ func TestWithRanksAsBuild(t *testing.T) {
 		return fmt.Sprint(w)
 	}
 	doc := func() Doc {
-		return Doc{ID: fmt.Sprintf("d%d", r.IntN(60)), Text: text(), Expired: r.IntN(5) == 0}
+		labels := []string{"", "Caroline", "Melanie", "Bob"}
+		return Doc{ID: fmt.Sprintf("d%d", r.IntN(60)), Text: text(), Expired: r.IntN(5) == 0, Label: labels[r.IntN(len(labels))]}
 	}
 	queries := [][]string{{"bob"}, {"team", "leads"}, {"hiking", "boot"}, {"ferri", "dawn", "leav"}, {"carol", "lab", "join", "walk"}, {"the"}}
 	for _, q := range queries {
@@ -87,6 +89,17 @@ func TestWithRanksAsBuild(t *testing.T) {
 			want := Build(m.docs)
 			if ix.Len() != want.Len() {
 				t.Fatalf("round %d step %d: Len %d, want %d", round, step, ix.Len(), want.Len())
+			}
+			for n := range 60 {
+				id := fmt.Sprintf("d%d", n)
+				got, held := ix.Label(id)
+				wantLabel, wantHeld := "", false
+				if i := m.find(id); i >= 0 {
+					wantLabel, wantHeld = m.docs[i].Label, true
+				}
+				if got != wantLabel || held != wantHeld {
+					t.Fatalf("round %d step %d, %d segments: Label(%s) = %q, %v; want %q, %v", round, step, len(ix.segs), id, got, held, wantLabel, wantHeld)
+				}
 			}
 			for _, q := range queries {
 				for _, expired := range []bool{false, true} {

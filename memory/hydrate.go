@@ -45,6 +45,7 @@ func (e *Engine) hydrate(ctx context.Context, st *searchState) error {
 	}
 	cands := st.cands
 	res := &st.res
+	epBonus := e.speakerBonuses(ctx, st, cands[kgmem.KindEpisode], depth, speakerBonus)
 	// The kinds load at once; each writes only its own field.
 	var g errgroup.Group
 	g.Go(func() (err error) {
@@ -57,7 +58,7 @@ func (e *Engine) hydrate(ctx context.Context, st *searchState) error {
 			},
 			func(f kgmem.Fact, s Score) FactResult { return FactResult{FactView: NewFactView(f), Score: s} },
 			func(r FactResult) float64 { return r.Score.Final },
-			opts.MMRLambda, func(r FactResult) string { return r.Text }, 0, maxWeight)
+			opts.MMRLambda, func(r FactResult) string { return r.Text }, nil, maxWeight)
 		if err != nil {
 			return fmt.Errorf("load facts: %w", err)
 		}
@@ -79,7 +80,7 @@ func (e *Engine) hydrate(ctx context.Context, st *searchState) error {
 			},
 			func(ep kgmem.Episode, s Score) EpisodeResult { return EpisodeResult{Episode: ep, Score: s} },
 			func(r EpisodeResult) float64 { return r.Score.Final },
-			opts.MMRLambda, func(r EpisodeResult) string { return r.Content }, speakerBonus, maxWeight)
+			opts.MMRLambda, func(r EpisodeResult) string { return r.Content }, epBonus, maxWeight)
 		if err != nil {
 			return fmt.Errorf("load episodes: %w", err)
 		}
@@ -97,7 +98,7 @@ func (e *Engine) hydrate(ctx context.Context, st *searchState) error {
 			},
 			func(ent kgmem.Entity, s Score) EntityResult { return EntityResult{Entity: ent, Score: s} },
 			func(r EntityResult) float64 { return r.Score.Final },
-			opts.MMRLambda, func(r EntityResult) string { return r.Name }, 0, maxWeight)
+			opts.MMRLambda, func(r EntityResult) string { return r.Name }, nil, maxWeight)
 		if err != nil {
 			return fmt.Errorf("load entities: %w", err)
 		}
@@ -113,7 +114,7 @@ func (e *Engine) hydrate(ctx context.Context, st *searchState) error {
 			func(it kgmem.Item, s *Score) { weigh(s, it.Decay, 0, func(prior) float64 { return 1 }) },
 			func(it kgmem.Item, s Score) ItemResult { return ItemResult{Item: it, Score: &s} },
 			func(r ItemResult) float64 { return r.Score.Final },
-			opts.MMRLambda, func(r ItemResult) string { return r.Text }, 0, maxWeight)
+			opts.MMRLambda, func(r ItemResult) string { return r.Text }, nil, maxWeight)
 		res.Items = items
 		if err != nil {
 			return fmt.Errorf("load items: %w", err)
@@ -123,9 +124,44 @@ func (e *Engine) hydrate(ctx context.Context, st *searchState) error {
 	return g.Wait()
 }
 
-// match pairs a candidate with the index of its loaded record.
+// speakerBonuses bounds the speaker bonus each episode candidate can get,
+// for pick: bonus for every candidate, unless the store tells the
+// candidates' speakers without loading them (EpisodeSpeakers), when it is
+// bonus only for those said by someone the query names. Nil when no
+// candidate can get one, and when pick loads every candidate anyway (MMR,
+// or no more candidates than its first load). The speakers are a bound
+// only: a failure to read them leaves every candidate the bonus, and the
+// episodes' loading reports the store's failure.
+func (e *Engine) speakerBonuses(ctx context.Context, st *searchState, cands []*fused, limit int, bonus float64) []float64 {
+	if bonus == 0 || st.opts.MMRLambda < 1 || len(cands) <= firstLoad*limit {
+		return nil
+	}
+	out := make([]float64, len(cands))
+	names, known, err := e.graph.EpisodeSpeakers(ctx, st.req.Namespace, lo.Map(cands, func(f *fused, _ int) string { return f.id }))
+	if err != nil || !known || len(names) != len(cands) {
+		for i := range out {
+			out[i] = bonus
+		}
+		return out
+	}
+	named := map[string]bool{} // speakers repeat: each is matched once
+	for i, name := range names {
+		ok, seen := named[name]
+		if !seen {
+			ok = name != "" && speakerNamed(name, st.query.words)
+			named[name] = ok
+		}
+		if ok {
+			out[i] = bonus
+		}
+	}
+	return out
+}
+
+// match pairs a candidate, by its place in a chunk, with the index of its
+// loaded record.
 type match struct {
-	cand   *fused
+	pos    int
 	record int
 }
 
@@ -137,9 +173,9 @@ type match struct {
 func matchRecords[T any](chunk []*fused, records []T, id func(T) string) []match {
 	out := make([]match, 0, len(records))
 	j := 0
-	for _, c := range chunk {
+	for pos, c := range chunk {
 		if j < len(records) && id(records[j]) == c.id {
-			out = append(out, match{c, j})
+			out = append(out, match{pos, j})
 			j++
 		}
 	}
@@ -153,9 +189,9 @@ func matchRecords[T any](chunk []*fused, records []T, id func(T) string) []match
 		}
 	}
 	out = out[:0]
-	for _, c := range chunk {
+	for pos, c := range chunk {
 		if i, ok := at[c.id]; ok {
-			out = append(out, match{c, i})
+			out = append(out, match{pos, i})
 		}
 	}
 	return out
@@ -167,57 +203,99 @@ const firstLoad = 2
 
 // pick completes the scores of cands (ordered by relevance, best first) with
 // rank, keeps those that pass keep, and returns the best limit by final
-// score. It loads the records in growing batches and stops once the best
-// final score any unloaded candidate could reach (its relevance plus bonus,
-// times the largest decay weight maxWeight) cannot beat the limit-th loaded
-// one, so a search loads about the records it returns, not every candidate.
-// With maximal marginal relevance (lambda < 1) every candidate is loaded.
+// score, equal ones in the order of cands. With maximal marginal relevance
+// (lambda < 1) it loads every candidate and lets diversify choose.
+// Otherwise it loads the records in growing batches: first the best
+// candidates, then, once it holds limit results, only the candidates that
+// could still place: those whose best final score (relevance plus the most
+// rank can add to it, bonus[i] for cands[i], none when bonus is nil, times
+// the largest decay weight maxWeight) beats the limit-th held. A search so
+// loads about the records it returns, not every candidate; a bonus only some
+// candidates can get (the speaker's) loads those, not all in between.
 func pick[T, R any](cands []*fused, limit int, load func([]string) ([]T, error), id func(T) string,
 	keep func(T) bool, rank func(T, *Score), wrap func(T, Score) R, final func(R) float64,
-	lambda float64, text func(R) string, bonus, maxWeight float64) ([]R, error) {
-	batch := len(cands)
-	if lambda >= 1 {
-		batch = max(1, firstLoad*limit)
-	}
-	out := make([]R, 0, min(batch, len(cands), limit))
-	for start := 0; start < len(cands); {
-		// Without MMR out is kept sorted as it fills (below).
-		if lambda >= 1 && len(out) >= limit && (cands[start].score.Relevance+bonus)*maxWeight <= final(out[limit-1]) {
-			break // no unloaded candidate can place
-		}
-		chunk := cands[start:min(start+batch, len(cands))]
-		records, err := load(lo.Map(chunk, func(f *fused, _ int) string { return f.id }))
+	lambda float64, text func(R) string, bonus []float64, maxWeight float64) ([]R, error) {
+	if lambda < 1 {
+		var out []R
+		err := loadScored(cands, load, id, keep, rank, func(_ int, rec T, score Score) { out = append(out, wrap(rec, score)) })
 		if err != nil {
 			return nil, err
 		}
-		for _, m := range matchRecords(chunk, records, id) {
-			rec := records[m.record]
-			if !keep(rec) {
-				continue
-			}
-			score := m.cand.score
-			rank(rec, &score)
-			if lambda < 1 {
-				out = append(out, wrap(rec, score)) // MMR chooses among all
-				continue
-			}
-			// Only the best limit can be returned: out holds them, best
-			// first, each after the equal ones loaded before it, which is
-			// what a stable sort of everything loaded would keep.
-			at := sort.Search(len(out), func(i int) bool { return final(out[i]) < score.Final })
-			if at == limit {
+		slices.SortStableFunc(out, func(a, b R) int { return cmp.Compare(final(b), final(a)) })
+		return diversify(out, limit, lambda, text, final), nil
+	}
+	// out holds the best limit loaded, ordered by final score, then by
+	// place in cands (at): what a stable sort of everything loaded keeps.
+	out := make([]R, 0, min(len(cands), limit))
+	at := make([]int, 0, cap(out))
+	loaded := make([]bool, len(cands))
+	next := 0 // cands[:next] are all loaded
+	chunk, places := []*fused{}, []int{}
+	for batch := max(1, firstLoad*limit); ; batch *= 2 {
+		chunk, places = chunk[:0], places[:0]
+		for i := next; i < len(cands) && len(chunk) < batch; i++ {
+			if loaded[i] {
 				continue
 			}
 			if len(out) == limit {
-				out = out[:limit-1]
+				best := cands[i].score.Relevance
+				if bonus != nil {
+					best += bonus[i]
+				}
+				best *= maxWeight
+				if worst := final(out[limit-1]); best < worst || best == worst && i > at[limit-1] {
+					continue // cannot place
+				}
 			}
-			out = slices.Insert(out, at, wrap(rec, score))
+			chunk, places = append(chunk, cands[i]), append(places, i)
 		}
-		start += len(chunk)
-		batch *= 2
+		if len(chunk) == 0 {
+			break
+		}
+		for _, i := range places {
+			loaded[i] = true
+		}
+		for next < len(cands) && loaded[next] {
+			next++
+		}
+		err := loadScored(chunk, load, id, keep, rank, func(pos int, rec T, score Score) {
+			place := places[pos]
+			j := sort.Search(len(out), func(j int) bool {
+				f := final(out[j])
+				return f < score.Final || f == score.Final && at[j] > place
+			})
+			if j == limit {
+				return
+			}
+			if len(out) == limit {
+				out, at = out[:limit-1], at[:limit-1]
+			}
+			out, at = slices.Insert(out, j, wrap(rec, score)), slices.Insert(at, j, place)
+		})
+		if err != nil {
+			return nil, err
+		}
 	}
-	if lambda < 1 {
-		slices.SortStableFunc(out, func(a, b R) int { return cmp.Compare(final(b), final(a)) })
+	return out, nil
+}
+
+// loadScored loads the records of chunk, and passes each that keep keeps,
+// with its candidate's place in chunk and its score completed by rank, to
+// use, in chunk order.
+func loadScored[T any](chunk []*fused, load func([]string) ([]T, error), id func(T) string,
+	keep func(T) bool, rank func(T, *Score), use func(pos int, rec T, score Score)) error {
+	records, err := load(lo.Map(chunk, func(f *fused, _ int) string { return f.id }))
+	if err != nil {
+		return err
 	}
-	return diversify(out, limit, lambda, text, final), nil
+	for _, m := range matchRecords(chunk, records, id) {
+		rec := records[m.record]
+		if !keep(rec) {
+			continue
+		}
+		score := chunk[m.pos].score
+		rank(rec, &score)
+		use(m.pos, rec, score)
+	}
+	return nil
 }

@@ -98,6 +98,11 @@ func (g timedGraph) ThreadNeighbors(ctx context.Context, ns kgmem.Namespace, q k
 	return g.GraphStore.ThreadNeighbors(ctx, ns, q)
 }
 
+func (g timedGraph) EpisodeSpeakers(ctx context.Context, ns kgmem.Namespace, ids []string) ([]string, bool, error) {
+	defer g.t.record("graph EpisodeSpeakers", time.Now())
+	return g.GraphStore.EpisodeSpeakers(ctx, ns, ids)
+}
+
 func (g timedGraph) Facts(ctx context.Context, ns kgmem.Namespace, ids []string) ([]kgmem.Fact, error) {
 	defer g.t.record("graph Facts", time.Now())
 	return g.GraphStore.Facts(ctx, ns, ids)

@@ -3,6 +3,7 @@ package graphtest
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"testing"
 	"time"
 
@@ -18,6 +19,7 @@ func testRead(t *testing.T, open Opener) {
 	t.Run("Paging", func(t *testing.T) { testPaging(t, open) })
 	t.Run("BadArguments", func(t *testing.T) { testBadArguments(t, open) })
 	t.Run("LatestTime", func(t *testing.T) { testLatestTime(t, open) })
+	t.Run("EpisodeSpeakers", func(t *testing.T) { testEpisodeSpeakers(t, open) })
 }
 
 // testLatestTime follows a namespace's latest instant through writes that
@@ -79,6 +81,43 @@ func testLatestTime(t *testing.T, open Opener) {
 	}
 	_, err := h.s.LatestTime(h.ctx, "bad namespace!")
 	wantErr(t, "LatestTime of an invalid namespace", err, kgmem.ErrInvalid)
+}
+
+// testEpisodeSpeakers checks EpisodeSpeakers where a store answers it: each
+// episode's speaker in the order asked, "" for an episode without one and
+// for ids the namespace does not hold (another namespace's included), also
+// after a write; and an invalid namespace refused. A store may answer known
+// false at any point (Neo4j always does; the SQLite store once its index
+// of episodes is built, by a search).
+func testEpisodeSpeakers(t *testing.T, open Opener) {
+	h := newH(t, open)
+	ns, other := kgmem.Namespace("read/speakers"), kgmem.Namespace("read/speakers-other")
+	caroline, melanie := Episode(ns, "ep_sp_1", "Caroline", "I went to a support group."), Episode(ns, "ep_sp_2", "Melanie", "I painted a lake.")
+	nobody := Episode(ns, "ep_sp_3", "", "A note without a speaker.")
+	elsewhere := Episode(other, "ep_sp_other", "Oscar", "Elsewhere.")
+	h.apply(kgmem.ChangeSet{Namespace: ns, Episodes: []kgmem.Episode{caroline, melanie, nobody}})
+	h.apply(kgmem.ChangeSet{Namespace: other, Episodes: []kgmem.Episode{elsewhere}})
+	check := func(stage string, ids []string, want []string) {
+		t.Helper()
+		names, known, err := h.s.EpisodeSpeakers(h.ctx, ns, ids)
+		if err != nil {
+			t.Fatalf("%s: EpisodeSpeakers: %v", stage, err)
+		}
+		if known && !slices.Equal(names, want) {
+			t.Errorf("%s: EpisodeSpeakers(%v) = %q, want %q", stage, ids, names, want)
+		}
+	}
+	ids := []string{melanie.ID, "ep_sp_missing", nobody.ID, elsewhere.ID, caroline.ID}
+	want := []string{"Melanie", "", "", "", "Caroline"}
+	check("before a search", ids, want)
+	h.search(ns, kgmem.TextQuery{Text: "lake", Kinds: []kgmem.Kind{kgmem.KindEpisode}})
+	check("after a search", ids, want)
+	later := Episode(ns, "ep_sp_4", "Caroline", "The parade was fun.")
+	h.apply(kgmem.ChangeSet{Namespace: ns, Episodes: []kgmem.Episode{later}})
+	check("after a write", append(ids, later.ID), append(want, "Caroline"))
+	check("no ids", nil, []string{})
+	_, _, err := h.s.EpisodeSpeakers(h.ctx, "bad namespace!", ids)
+	wantErr(t, "EpisodeSpeakers of an invalid namespace", err, kgmem.ErrInvalid)
 }
 
 func testNotFound(t *testing.T, open Opener) {

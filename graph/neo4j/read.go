@@ -30,6 +30,16 @@ const factRel = `
 	CALL (t) { MATCH (o:Entity {namespace: $ns, id: t.object_id}) RETURN o }
 	MATCH (s)-[r]->(o) WHERE r.id = t.id`
 
+// EpisodeSpeakers answers known false: a Store holds nothing of the
+// episodes in memory, and reading their speakers costs a search the round
+// trip that loading them does.
+func (s *Store) EpisodeSpeakers(_ context.Context, ns kgmem.Namespace, _ []string) ([]string, bool, error) {
+	if err := checkNamespace(ns); err != nil {
+		return nil, false, fmt.Errorf("neo4j: episode speakers: %w", err)
+	}
+	return nil, false, nil
+}
+
 // Episodes returns the episodes of ns with the given ids, in the order of ids.
 func (s *Store) Episodes(ctx context.Context, ns kgmem.Namespace, ids []string) ([]kgmem.Episode, error) {
 	if err := checkNamespace(ns); err != nil {

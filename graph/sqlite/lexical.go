@@ -55,7 +55,7 @@ var lexicalDocs = map[kgmem.Kind]struct {
 			var d lexical.Doc
 			var name, content string
 			err := rows.Scan(&d.ID, &name, &content)
-			d.Text = episodeText(name, content)
+			d.Text, d.Label = episodeText(name, content), name
 			return d, err
 		}},
 	kgmem.KindItem: {`SELECT id, text FROM items WHERE namespace = ? AND text != '' ORDER BY rid`,
@@ -122,7 +122,7 @@ func (s *Store) advanceViews(cs kgmem.ChangeSet, from, to int64, threaded []thre
 	updates := map[kgmem.Kind]lexical.Update{}
 	for _, e := range cs.Episodes {
 		u := updates[kgmem.KindEpisode]
-		u.Insert = append(u.Insert, lexical.Doc{ID: e.ID, Text: episodeText(e.Name, e.Content)})
+		u.Insert = append(u.Insert, lexical.Doc{ID: e.ID, Text: episodeText(e.Name, e.Content), Label: e.Name})
 		updates[kgmem.KindEpisode] = u
 	}
 	for _, e := range cs.Entities {

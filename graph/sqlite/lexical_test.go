@@ -244,3 +244,52 @@ func TestWritesAdvanceIndexes(t *testing.T) {
 		}
 	}
 }
+
+// TestEpisodeSpeakersFromTheIndex checks that the store tells episodes'
+// speakers exactly when its BM25 index of the namespace's episodes is held
+// at the current version: not before a search builds it, then for every
+// episode, those a later write adds included, and never when searches go
+// through FTS5.
+func TestEpisodeSpeakersFromTheIndex(t *testing.T) {
+	for _, fts5 := range []bool{false, true} {
+		t.Run(fmt.Sprintf("fts5=%v", fts5), func(t *testing.T) {
+			s, _ := openTemp(t)
+			if fts5 {
+				sqlite.SearchThroughFTS5(s)
+			}
+			ctx, ns := t.Context(), kgmem.Namespace("speakers/index")
+			lexicalCorpus(t, s, ns)
+			eps, err := s.ListEpisodes(ctx, ns, kgmem.Page{Limit: 1000})
+			if err != nil || len(eps) == 0 {
+				t.Fatalf("ListEpisodes: %d, %v", len(eps), err)
+			}
+			speakers := func(stage string, wantKnown bool) {
+				t.Helper()
+				ids := make([]string, len(eps))
+				for i, ep := range eps {
+					ids[i] = ep.ID
+				}
+				names, known, err := s.EpisodeSpeakers(ctx, ns, ids)
+				if err != nil || known != wantKnown {
+					t.Fatalf("%s: known %v, %v; want known %v", stage, known, err, wantKnown)
+				}
+				for i, ep := range eps {
+					if known && names[i] != ep.Name {
+						t.Fatalf("%s: speaker of %s %q, want %q", stage, ep.ID, names[i], ep.Name)
+					}
+				}
+			}
+			speakers("before a search", false)
+			if _, err := s.SearchText(ctx, ns, kgmem.TextQuery{Text: "hiking club", Kinds: []kgmem.Kind{kgmem.KindEpisode}, Limit: 5}); err != nil {
+				t.Fatal(err)
+			}
+			speakers("after a search", !fts5)
+			later := graphtest.Episode(ns, "ep_later", "Yusuf", "A message written after the search.")
+			if err := s.Apply(ctx, kgmem.ChangeSet{Namespace: ns, Episodes: []kgmem.Episode{later}}); err != nil {
+				t.Fatal(err)
+			}
+			eps = append(eps, later)
+			speakers("after a write", !fts5)
+		})
+	}
+}

@@ -476,6 +476,30 @@ func (s *Store) Episodes(ctx context.Context, ns kgmem.Namespace, ids []string) 
 	return eps, nil
 }
 
+// EpisodeSpeakers returns the speakers of the episodes of ids from the
+// namespace's BM25 index of episodes, which keeps each episode's speaker as
+// its document's label, when that index is held at the namespace's current
+// graph version (a search of episode texts builds it), and known false
+// otherwise.
+func (s *Store) EpisodeSpeakers(ctx context.Context, ns kgmem.Namespace, ids []string) ([]string, bool, error) {
+	if err := checkNamespace(ns); err != nil {
+		return nil, false, err
+	}
+	v, err := s.versionsOf(ctx, ns)
+	if err != nil {
+		return nil, false, fmt.Errorf("sqlite: episode speakers: %w", err)
+	}
+	ix, ok := s.lex.Peek(lexicalKey(kgmem.KindEpisode, ns), v.graph)
+	if !ok {
+		return nil, false, nil
+	}
+	names := make([]string, len(ids))
+	for i, id := range ids {
+		names[i], _ = ix.Label(id)
+	}
+	return names, true, nil
+}
+
 // factLatest is a fact's later validity bound, the key of the facts_latest
 // index; a fact without either sorts first.
 const factLatest = `max(coalesce(valid_at, -9223372036854775808), coalesce(invalid_at, -9223372036854775808))`
