@@ -44,6 +44,10 @@ type SearchStats struct {
 	// garbage, and the collector's share of their CPU and tail latency.
 	AllocBytesPerQuery float64 `json:"alloc_bytes_per_query"`
 	GCCycles           uint32  `json:"gc_cycles"`
+	// CPUMsPerQuery is the process's CPU time (user and system) during the
+	// pass per query: the searches' work, the collector's included, which
+	// a neighbour on the machine moves less than it moves latency.
+	CPUMsPerQuery float64 `json:"cpu_ms_per_query"`
 	// Slowest are the pass's slowest searches, slowest first: where its
 	// tail comes from.
 	Slowest []SlowSearch `json:"slowest"`
@@ -72,6 +76,7 @@ func MeasureSearch(ctx context.Context, s Searcher, queries []Query, concurrency
 	eg.SetLimit(concurrency)
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
+	cpuBefore := ProcessCPU()
 	start := time.Now()
 	for i, q := range queries {
 		eg.Go(func() error {
@@ -96,12 +101,14 @@ func MeasureSearch(ctx context.Context, s Searcher, queries []Query, concurrency
 	}
 	_ = eg.Wait() // errors are counted, not returned
 	wall := time.Since(start)
+	cpu := ProcessCPU() - cpuBefore
 	runtime.ReadMemStats(&after)
 	if len(queries) == 0 {
 		return st
 	}
 	st.AllocBytesPerQuery = float64(after.TotalAlloc-before.TotalAlloc) / float64(len(queries))
 	st.GCCycles = after.NumGC - before.NumGC
+	st.CPUMsPerQuery = float64(cpu.Microseconds()) / 1000 / float64(len(queries))
 	sorted := slices.Clone(lat)
 	slices.Sort(sorted)
 	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }

@@ -52,6 +52,16 @@ func ReadResources() Resources {
 	return r
 }
 
+// ProcessCPU is the CPU time the process has used so far, user and system
+// (getrusage), or 0 where it cannot be read.
+func ProcessCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
 // WatchAnon samples the process's anonymous resident memory (RssAnon) every
 // interval until the returned stop is called, which returns the largest
 // sample (0 where there is no /proc).

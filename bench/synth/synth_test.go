@@ -298,9 +298,9 @@ func TestBuildSearchAndRecall(t *testing.T) {
 	if ss.Found < 0.5 {
 		t.Fatalf("only %.2f of queries found the record they were drawn from (%v)", ss.Found, ss.FoundByStyle)
 	}
-	if ss.AllocBytesPerQuery <= 0 || len(ss.Slowest) != 5 || ss.Slowest[0].Ms != ss.MaxMs ||
+	if ss.AllocBytesPerQuery <= 0 || ss.CPUMsPerQuery <= 0 || len(ss.Slowest) != 5 || ss.Slowest[0].Ms != ss.MaxMs ||
 		!slices.IsSortedFunc(ss.Slowest, func(a, b synth.SlowSearch) int { return cmp.Compare(b.Ms, a.Ms) }) {
-		t.Fatalf("search stats: %.0f bytes per query, slowest %+v (max %.2f ms); want bytes, and the five slowest, slowest first", ss.AllocBytesPerQuery, ss.Slowest, ss.MaxMs)
+		t.Fatalf("search stats: %.0f bytes and %.3f CPU ms per query, slowest %+v (max %.2f ms); want bytes, CPU, and the five slowest, slowest first", ss.AllocBytesPerQuery, ss.CPUMsPerQuery, ss.Slowest, ss.MaxMs)
 	}
 
 	// Shards of about 1,000 vectors are below the exact-scan threshold:

@@ -550,10 +550,10 @@ func writeSynthReport(w io.Writer, r synthReport) error {
 		r.Build.Seconds, reused, r.Build.FactsPerSecond(), disk, mb(r.AfterBuild.MaxRSSBytes))
 	if len(r.Search) > 0 {
 		fmt.Fprintf(&b, "warm-up (one search per namespace): %.1f s\n", r.WarmUpSecs)
-		fmt.Fprintf(&b, "%-12s %8s %8s %8s %8s %8s %8s %7s %7s %11s %4s\n", "concurrency", "queries", "p50 ms", "p95 ms", "p99 ms", "max ms", "QPS", "found", "errors", "KiB/search", "GCs")
+		fmt.Fprintf(&b, "%-12s %8s %8s %8s %8s %8s %8s %7s %7s %11s %4s %14s\n", "concurrency", "queries", "p50 ms", "p95 ms", "p99 ms", "max ms", "QPS", "found", "errors", "KiB/search", "GCs", "CPU ms/search")
 		for _, s := range r.Search {
-			fmt.Fprintf(&b, "%-12d %8d %8.2f %8.2f %8.2f %8.1f %8.0f %6.1f%% %7d %11.0f %4d\n",
-				s.Concurrency, s.Queries, s.P50Ms, s.P95Ms, s.P99Ms, s.MaxMs, s.QPS, 100*s.Found, s.Errors, s.AllocBytesPerQuery/1024, s.GCCycles)
+			fmt.Fprintf(&b, "%-12d %8d %8.2f %8.2f %8.2f %8.1f %8.0f %6.1f%% %7d %11.0f %4d %14.2f\n",
+				s.Concurrency, s.Queries, s.P50Ms, s.P95Ms, s.P99Ms, s.MaxMs, s.QPS, 100*s.Found, s.Errors, s.AllocBytesPerQuery/1024, s.GCCycles, s.CPUMsPerQuery)
 		}
 		for _, s := range r.Search {
 			for _, q := range s.Slowest {
