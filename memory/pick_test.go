@@ -15,15 +15,6 @@ import (
 // the caller knows which get it (exact), for those only, which must load
 // fewer records for the same result.
 func TestPickLoadsOnlyWhatCanPlace(t *testing.T) {
-	type rec struct {
-		id     string
-		weight float64 // decay weight in [floor, 1]
-		hidden bool    // dropped by keep (forgotten, out of view)
-	}
-	type res struct {
-		id    string
-		final float64
-	}
 	tests := []struct {
 		name        string
 		cands       int
@@ -46,11 +37,12 @@ func TestPickLoadsOnlyWhatCanPlace(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			r := rand.New(rand.NewPCG(1, 2))
-			recs := map[string]rec{}
+			recs := map[string]pickRecord{}
 			var cands []*fused
 			for i := range tc.cands {
 				id := fmt.Sprintf("r%04d", i)
-				recs[id] = rec{id: id, weight: tc.floor + (1-tc.floor)*r.Float64(), hidden: r.IntN(5) == 0}
+				// Some records get the bonus: those whose id ends in 3.
+				recs[id] = pickRecord{id: id, weight: tc.floor + (1-tc.floor)*r.Float64(), bonus: id[len(id)-1] == '3', hidden: r.IntN(5) == 0}
 				rel := 1 / (60 + float64(i))
 				if tc.ties {
 					rel = 1 / (60 + float64(i/7))
@@ -58,51 +50,7 @@ func TestPickLoadsOnlyWhatCanPlace(t *testing.T) {
 				cands = append(cands, &fused{id: id, score: Score{Relevance: rel}})
 			}
 			slices.SortStableFunc(cands, func(a, b *fused) int { return cmp.Compare(b.score.Relevance, a.score.Relevance) })
-			loaded := 0
-			load := func(ids []string) ([]rec, error) {
-				loaded += len(ids)
-				out := make([]rec, 0, len(ids))
-				for _, id := range ids {
-					out = append(out, recs[id])
-				}
-				return out, nil
-			}
-			gets := func(id string) bool { return id[len(id)-1] == '3' } // some records get the bonus
-			var bonus []float64
-			if tc.bonus > 0 {
-				bonus = make([]float64, len(cands))
-				for i, c := range cands {
-					if !tc.exact || gets(c.id) {
-						bonus[i] = tc.bonus
-					}
-				}
-			}
-			rank := func(x rec, s *Score) {
-				if gets(x.id) {
-					s.Relevance += tc.bonus
-				}
-				s.DecayWeight = x.weight
-				s.Final = s.Relevance * x.weight
-			}
-			got, err := pick(cands, tc.limit, load, func(x rec) string { return x.id }, func(x rec) bool { return !x.hidden },
-				rank, func(x rec, s Score) res { return res{x.id, s.Final} }, func(x res) float64 { return x.final },
-				1, func(x res) string { return x.id }, bonus, 1)
-			if err != nil {
-				t.Fatal(err)
-			}
-			// Exhaustive reference: every candidate scored, stable by fused order.
-			var all []res
-			for _, c := range cands {
-				x := recs[c.id]
-				if x.hidden {
-					continue
-				}
-				s := c.score
-				rank(x, &s)
-				all = append(all, res{x.id, s.Final})
-			}
-			slices.SortStableFunc(all, func(a, b res) int { return cmp.Compare(b.final, a.final) })
-			want := all[:min(tc.limit, len(all))]
+			got, want, loaded := pickAndScoreEvery(t, cands, tc.limit, recs, tc.bonus, tc.exact)
 			if !slices.Equal(got, want) {
 				t.Errorf("pick = %v\nwant %v", got, want)
 			}
@@ -127,69 +75,89 @@ func TestPickLoadsOnlyWhatCanPlace(t *testing.T) {
 // (bounded for those only, or for all), decay weights down to a random
 // floor, records keep drops, and limits from 1 to past the list's length.
 func TestPickMatchesScoringEveryCandidate(t *testing.T) {
-	type rec struct {
-		id     string
-		weight float64
-		bonus  bool
-		hidden bool
-	}
-	type res struct {
-		id    string
-		final float64
-	}
 	r := rand.New(rand.NewPCG(3, 4))
 	for round := range 500 {
 		n, limit := r.IntN(200), 1+r.IntN(30)
 		floor, bonusShare, exact := r.Float64(), r.Float64()*0.3, r.IntN(2) == 0
 		const bonus = 1.0 / 61
-		recs := map[string]rec{}
+		recs := map[string]pickRecord{}
 		cands := make([]*fused, n)
 		for i := range cands {
 			id := fmt.Sprintf("r%03d", i)
 			// Three weights only, so that final scores tie too.
-			recs[id] = rec{id: id, weight: floor + (1-floor)*float64(r.IntN(3))/2, bonus: r.Float64() < bonusShare, hidden: r.IntN(6) == 0}
+			recs[id] = pickRecord{id: id, weight: floor + (1-floor)*float64(r.IntN(3))/2, bonus: r.Float64() < bonusShare, hidden: r.IntN(6) == 0}
 			// Ranks of a few retrievers, so that relevances tie often.
 			cands[i] = &fused{id: id, score: Score{Relevance: 1/(60+float64(1+r.IntN(20))) + float64(r.IntN(2))/(60+float64(1+r.IntN(20)))}}
 		}
 		slices.SortStableFunc(cands, func(a, b *fused) int { return cmp.Compare(b.score.Relevance, a.score.Relevance) })
-		bounds := make([]float64, n)
+		got, want, _ := pickAndScoreEvery(t, cands, limit, recs, bonus, exact)
+		if !slices.Equal(got, want) {
+			t.Fatalf("round %d (n %d, limit %d, floor %.2f, exact %v): pick = %v\nwant %v", round, n, limit, floor, exact, got, want)
+		}
+	}
+}
+
+// pickRecord is a record of the pick tests: its decay weight, whether it
+// gets the bonus, and whether keep drops it (forgotten, out of view).
+type pickRecord struct {
+	id            string
+	weight        float64
+	bonus, hidden bool
+}
+
+// pickResult is a record pick returned, with its final score.
+type pickResult struct {
+	id    string
+	final float64
+}
+
+// pickAndScoreEvery runs pick over cands, whose records are recs, a record
+// with a bonus getting bonus on its relevance, and scores every candidate
+// for reference (stable in the order of cands). Pick bounds the bonus for
+// the records that get it when exact, else for every candidate (none when
+// bonus is 0). It returns both results and the records pick loaded.
+func pickAndScoreEvery(t *testing.T, cands []*fused, limit int, recs map[string]pickRecord, bonus float64, exact bool) (got, want []pickResult, loaded int) {
+	t.Helper()
+	var bounds []float64
+	if bonus > 0 {
+		bounds = make([]float64, len(cands))
 		for i, c := range cands {
 			if !exact || recs[c.id].bonus {
 				bounds[i] = bonus
 			}
 		}
-		rank := func(x rec, s *Score) {
-			if x.bonus {
-				s.Relevance += bonus
-			}
-			s.Final = s.Relevance * x.weight
+	}
+	load := func(ids []string) ([]pickRecord, error) {
+		loaded += len(ids)
+		out := make([]pickRecord, 0, len(ids))
+		for _, id := range ids {
+			out = append(out, recs[id])
 		}
-		load := func(ids []string) ([]rec, error) {
-			out := make([]rec, 0, len(ids))
-			for _, id := range ids {
-				out = append(out, recs[id])
-			}
-			return out, nil
+		return out, nil
+	}
+	rank := func(x pickRecord, s *Score) {
+		if x.bonus {
+			s.Relevance += bonus
 		}
-		got, err := pick(cands, limit, load, func(x rec) string { return x.id }, func(x rec) bool { return !x.hidden },
-			rank, func(x rec, s Score) res { return res{x.id, s.Final} }, func(x res) float64 { return x.final },
-			1, func(x res) string { return x.id }, bounds, 1)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var all []res
-		for _, c := range cands {
-			if x := recs[c.id]; !x.hidden {
-				s := c.score
-				rank(x, &s)
-				all = append(all, res{x.id, s.Final})
-			}
-		}
-		slices.SortStableFunc(all, func(a, b res) int { return cmp.Compare(b.final, a.final) })
-		if want := all[:min(limit, len(all))]; !slices.Equal(got, want) {
-			t.Fatalf("round %d (n %d, limit %d, floor %.2f, exact %v): pick = %v\nwant %v", round, n, limit, floor, exact, got, want)
+		s.DecayWeight = x.weight
+		s.Final = s.Relevance * x.weight
+	}
+	got, err := pick(cands, limit, load, func(x pickRecord) string { return x.id }, func(x pickRecord) bool { return !x.hidden },
+		rank, func(x pickRecord, s Score) pickResult { return pickResult{x.id, s.Final} }, func(x pickResult) float64 { return x.final },
+		1, func(x pickResult) string { return x.id }, bounds, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var all []pickResult
+	for _, c := range cands {
+		if x := recs[c.id]; !x.hidden {
+			s := c.score
+			rank(x, &s)
+			all = append(all, pickResult{x.id, s.Final})
 		}
 	}
+	slices.SortStableFunc(all, func(a, b pickResult) int { return cmp.Compare(b.final, a.final) })
+	return got, all[:min(limit, len(all))], loaded
 }
 
 // TestMatchRecords checks the pairing of candidates with loaded records:
