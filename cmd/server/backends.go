@@ -148,10 +148,7 @@ func openBackendsWith(ctx context.Context, cfg *config, log *slog.Logger, withOu
 		Outbox: box,
 		Graph:  graph, Vectors: vectors, Embedder: embedder, Extractor: extractor, Logger: log,
 		Integrator: triples.NewIntegrator(graph, integratorOpts), Decay: models, Reinforcer: b.reinforcer, WriteLocks: locks,
-		Search: memory.SearchOptions{VectorWeight: cfg.VectorWeight, TextWeight: cfg.TextWeight, RRFK: cfg.RRFK,
-			ThreadWeight: offIfZero(cfg.ThreadWeight), SpeakerWeight: offIfZero(cfg.SpeakerWeight), GraphWeight: offIfZero(cfg.GraphWeight),
-			GraphDepth: cfg.GraphDepth, RetrieverTimeout: cfg.RetrieverTimeout, Timeout: cfg.SearchTimeout, MMRLambda: cfg.MMRLambda,
-			RerankTimeout: cfg.RerankTimeout, RerankCandidates: cfg.RerankCandidates},
+		Search:   cfg.searchOptions(),
 		Reranker: reranker,
 		Metrics:  b.metrics,
 	})
@@ -240,6 +237,15 @@ func (b *backends) close(log *slog.Logger) {
 	if err := errors.Join(errs...); err != nil {
 		log.Error("closing backends", "error", err)
 	}
+}
+
+// searchOptions is the engine's search configuration from the flags: a
+// retriever weight of 0 switches it off.
+func (cfg *config) searchOptions() memory.SearchOptions {
+	return memory.SearchOptions{VectorWeight: cfg.VectorWeight, TextWeight: cfg.TextWeight, RRFK: cfg.RRFK,
+		ThreadWeight: offIfZero(cfg.ThreadWeight), SpeakerWeight: offIfZero(cfg.SpeakerWeight), GraphWeight: offIfZero(cfg.GraphWeight),
+		GraphDepth: cfg.GraphDepth, RetrieverTimeout: cfg.RetrieverTimeout, Timeout: cfg.SearchTimeout, MMRLambda: cfg.MMRLambda,
+		RerankTimeout: cfg.RerankTimeout, RerankCandidates: cfg.RerankCandidates}
 }
 
 // offIfZero maps a flag's 0 ("off") to the engine's negative weight (off),

@@ -159,7 +159,7 @@ func (c *config) bindFlags(fs *flag.FlagSet) {
 	integer(&c.RerankCandidates, "rerank-candidates", "KGMEM_RERANK_CANDIDATES", d.RerankCandidates, "facts and episodes each sent to the reranker")
 	fs.Float64Var(&c.MMRLambda, "mmr-lambda", c.envFloat("KGMEM_MMR_LAMBDA", d.MMRLambda), "maximal marginal relevance: 1 keeps the fused order, lower trades relevance for diversity (0 < λ ≤ 1) ($KGMEM_MMR_LAMBDA)")
 	dur(&c.RetrieverTimeout, "retriever-timeout", "KGMEM_RETRIEVER_TIMEOUT", d.RetrieverTimeout, "deadline of each search retriever; a late one is dropped with a warning")
-	dur(&c.SearchTimeout, "search-timeout", "KGMEM_SEARCH_TIMEOUT", d.Timeout, "deadline of one search end to end (at least --retriever-timeout); a search still running then fails: 504, or 503 when a backend did not answer")
+	dur(&c.SearchTimeout, "search-timeout", "KGMEM_SEARCH_TIMEOUT", d.Timeout, "deadline of one search end to end (at least --retriever-timeout): a retriever still running then is dropped with a warning, and a search that cannot load its results in time fails (504, or 503 when a backend did not answer)")
 	dur(&c.SweepInterval, "sweep-interval", "KGMEM_SWEEP_INTERVAL", time.Hour, "how often the forgetting sweep runs over every namespace (0: never)")
 	dur(&c.ReinforceInterval, "reinforce-interval", "KGMEM_REINFORCE_INTERVAL", 5*time.Second, "how often recalls are applied to decay state")
 	fs.Int64Var(&c.MaxBodyBytes, "max-body-bytes", int64(c.envInt("KGMEM_MAX_BODY_BYTES", 8<<20)), "request body limit in bytes ($KGMEM_MAX_BODY_BYTES)")

@@ -172,3 +172,16 @@ func TestConfigReranker(t *testing.T) {
 		})
 	}
 }
+
+// TestSearchOptionsFromFlags checks that the search flags reach the
+// engine's options: both deadlines, and a weight of 0 as "off".
+func TestSearchOptionsFromFlags(t *testing.T) {
+	cfg, err := parse(t, "--search-timeout", "9s", "--retriever-timeout", "3s", "--graph-weight", "0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := cfg.searchOptions()
+	if o.Timeout != 9*time.Second || o.RetrieverTimeout != 3*time.Second || o.GraphWeight >= 0 {
+		t.Errorf("search options: timeout %s, retriever timeout %s, graph weight %v; want 9s, 3s, off", o.Timeout, o.RetrieverTimeout, o.GraphWeight)
+	}
+}
