@@ -90,6 +90,10 @@ type config struct {
 	LogLevel       string
 	LogFormat      string
 
+	// GCHeadroomMiB is the heap growth, in MiB, the collector allows past
+	// the live heap before it runs again (gc.go); 0: GOGC alone.
+	GCHeadroomMiB int
+
 	// envErrs collects malformed KGMEM_* values, reported by validate.
 	envErrs []error
 	// bulkImport opens the embedded stores for a process that only writes
@@ -164,6 +168,7 @@ func (c *config) bindFlags(fs *flag.FlagSet) {
 	dur(&c.ReinforceInterval, "reinforce-interval", "KGMEM_REINFORCE_INTERVAL", 5*time.Second, "how often recalls are applied to decay state")
 	fs.Int64Var(&c.MaxBodyBytes, "max-body-bytes", int64(c.envInt("KGMEM_MAX_BODY_BYTES", 8<<20)), "request body limit in bytes ($KGMEM_MAX_BODY_BYTES)")
 	dur(&c.RequestTimeout, "request-timeout", "KGMEM_REQUEST_TIMEOUT", 30*time.Second, "per-request deadline")
+	integer(&c.GCHeadroomMiB, "gc-headroom-mib", "KGMEM_GC_HEADROOM_MIB", defaultGCHeadroomMiB, "let the heap grow by at least this many MiB past what is live before Go's collector runs again, and by GOGC percent when that is more; trades that much memory for fewer collections under load (0: GOGC alone)")
 	dur(&c.ShutdownGrace, "shutdown-grace", "KGMEM_SHUTDOWN_GRACE", 20*time.Second, "time in-flight requests get to finish on SIGINT/SIGTERM")
 	str(&c.LogLevel, "log-level", "KGMEM_LOG_LEVEL", "info", "debug, info, warn or error")
 	str(&c.LogFormat, "log-format", "KGMEM_LOG_FORMAT", "text", "text or json")
@@ -218,6 +223,9 @@ func (c *config) validate() error {
 	if c.RerankBaseURL != "" && (c.RerankModel == "" || c.RerankTimeout <= 0 || c.RerankCandidates < 1) {
 		return fmt.Errorf("--rerank-base-url needs --rerank-model, --rerank-timeout > 0 and --rerank-candidates >= 1")
 	}
+	if c.GCHeadroomMiB < 0 || c.GCHeadroomMiB > maxGCHeadroomMiB {
+		return fmt.Errorf("--gc-headroom-mib is %d; use 0..%d", c.GCHeadroomMiB, maxGCHeadroomMiB)
+	}
 	if c.SweepInterval < 0 || c.ReinforceInterval <= 0 {
 		return fmt.Errorf("--sweep-interval must be >= 0 and --reinforce-interval > 0")
 	}
@@ -243,7 +251,7 @@ func (c *config) logValue() []any {
 		"vector_weight", c.VectorWeight, "text_weight", c.TextWeight, "rrf_k", c.RRFK,
 		"thread_weight", c.ThreadWeight, "speaker_weight", c.SpeakerWeight, "graph_weight", c.GraphWeight, "graph_depth", c.GraphDepth,
 		"rerank_base_url", c.RerankBaseURL, "rerank_api", c.RerankAPI, "rerank_model", c.RerankModel, "rerank_api_key", mask(c.RerankAPIKey),
-		"max_body_bytes", c.MaxBodyBytes, "request_timeout", c.RequestTimeout,
+		"max_body_bytes", c.MaxBodyBytes, "request_timeout", c.RequestTimeout, "gc_headroom_mib", c.GCHeadroomMiB,
 	}
 }
 

@@ -5,6 +5,10 @@ import (
 	"context"
 	"flag"
 	"io"
+	"log/slog"
+	"net/http"
+	"runtime"
+	"runtime/debug"
 	"strings"
 	"testing"
 	"time"
@@ -33,7 +37,7 @@ func TestConfigDefaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	if cfg.Addr != "127.0.0.1:8080" || cfg.Graph != "sqlite" || cfg.Vector != "hnsw" || cfg.Embedder != "hash" || cfg.VectorWeight != 0.01 || cfg.ThreadWeight != 1 || cfg.GraphDepth != 2 ||
-		cfg.MilvusExactBelow != 2048 || cfg.SearchTimeout != 5*time.Second || cfg.RetrieverTimeout != 2*time.Second {
+		cfg.MilvusExactBelow != 2048 || cfg.SearchTimeout != 5*time.Second || cfg.RetrieverTimeout != 2*time.Second || cfg.GCHeadroomMiB != defaultGCHeadroomMiB {
 		t.Errorf("defaults %+v", cfg)
 	}
 	if cfg, _ := parse(t, "--embedder", "openai"); cfg.VectorWeight != 1 {
@@ -82,6 +86,8 @@ func TestConfigRejects(t *testing.T) {
 		{"bad log level", nil, []string{"--log-level", "loud"}, "--log-level"},
 		{"search shorter than a retriever", nil, []string{"--search-timeout", "1s"}, "--search-timeout"},
 		{"search timeout from env below the retriever's", map[string]string{"KGMEM_SEARCH_TIMEOUT": "3s", "KGMEM_RETRIEVER_TIMEOUT": "4s"}, nil, "--retriever-timeout"},
+		{"negative GC headroom", nil, []string{"--gc-headroom-mib", "-1"}, "--gc-headroom-mib"},
+		{"GC headroom beyond a TiB", map[string]string{"KGMEM_GC_HEADROOM_MIB": "2000000"}, nil, "--gc-headroom-mib"},
 		{"synonym without =", nil, []string{"--predicate-synonyms", "works_for"}, "--predicate-synonyms"},
 		{"synonym of punctuation", nil, []string{"--predicate-synonyms", "works_for=!!!"}, "--predicate-synonyms"},
 	}
@@ -183,5 +189,82 @@ func TestSearchOptionsFromFlags(t *testing.T) {
 	o := cfg.searchOptions()
 	if o.Timeout != 9*time.Second || o.RetrieverTimeout != 3*time.Second || o.GraphWeight >= 0 {
 		t.Errorf("search options: timeout %s, retriever timeout %s, graph weight %v; want 9s, 3s, off", o.Timeout, o.RetrieverTimeout, o.GraphWeight)
+	}
+}
+
+// TestGCHeadroomFromFlags checks that --gc-headroom-mib reaches the
+// collector: the server's small heap gets the headroom (the test binary's
+// live heap is a few MiB, far below 256), and 0 leaves GOGC as it is.
+func TestGCHeadroomFromFlags(t *testing.T) {
+	discard := slog.New(slog.DiscardHandler)
+	cfg, err := parse(t, "--gc-headroom-mib", "256")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tuner := cfg.startGCHeadroom(discard)
+	collectUntilRaised(t, tuner.Base())
+	tuner.Stop()
+	cfg, err = parse(t, "--gc-headroom-mib", "0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tuner = cfg.startGCHeadroom(discard)
+	defer tuner.Stop()
+	if tuner.Percent() != tuner.Base() {
+		t.Errorf("with no headroom the GC percent is %d, want GOGC=%d", tuner.Percent(), tuner.Base())
+	}
+}
+
+// TestServeKeepsGCHeadroom checks that serve runs with the headroom and
+// gives GOGC back when it stops.
+func TestServeKeepsGCHeadroom(t *testing.T) {
+	base := debug.SetGCPercent(100)
+	debug.SetGCPercent(base)
+	addr := freeAddr(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		done <- serve(ctx, []string{"--addr", addr, "--data-dir", t.TempDir(), "--log-level", "error", "--sweep-interval", "0", "--gc-headroom-mib", "256"}, io.Discard)
+	}()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		resp, err := http.Get("http://" + addr + "/healthz")
+		if err == nil {
+			resp.Body.Close()
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("server did not answer: %v", err)
+		}
+		time.Sleep(20 * time.Millisecond) // polling interval under the deadline above
+	}
+	collectUntilRaised(t, base)
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatalf("serve: %v", err)
+	}
+	if after := debug.SetGCPercent(base); after != base {
+		t.Errorf("GC percent %d after serve, want GOGC=%d back", after, base)
+	}
+}
+
+// collectUntilRaised runs collections until the GC percent is well above
+// base (the test binary's live heap is a few MiB, 256 MiB of headroom many
+// times its growth under GOGC); the tuner adjusts after
+// each collection, from its own goroutine, and only once one has run.
+func collectUntilRaised(t *testing.T, base int) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		p := debug.SetGCPercent(base)
+		debug.SetGCPercent(p)
+		if p > 4*base {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("GC percent %d, want well above GOGC=%d with 256 MiB of headroom", p, base)
+		}
+		runtime.GC()
+		runtime.Gosched()
 	}
 }

@@ -115,6 +115,7 @@ func ingest(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		}
 	}
 	log := cfg.logger()
+	defer cfg.startGCHeadroom(log).Stop()
 	if f.cpuProfile != "" {
 		stop, err := startCPUProfile(f.cpuProfile)
 		if err != nil {

@@ -52,6 +52,7 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 	}
 	log := cfg.logger()
 	log.Info("starting kgmem", append([]any{"version", version}, cfg.logValue()...)...)
+	defer cfg.startGCHeadroom(log).Stop()
 
 	if *pprofAddr != "" {
 		if _, err := startPprof(ctx, *pprofAddr, log); err != nil {

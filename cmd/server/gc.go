@@ -1,0 +1,25 @@
+package main
+
+import (
+	"log/slog"
+
+	"github.com/kgmem/kgmem/internal/gcheadroom"
+)
+
+// defaultGCHeadroomMiB is --gc-headroom-mib's default: under cmd/load the
+// server's live heap is tens of MiB, and GOGC=100 alone collected it several
+// times a second (bench/README.md, "The collector's headroom").
+const defaultGCHeadroomMiB = 64
+
+// maxGCHeadroomMiB bounds --gc-headroom-mib (1 TiB).
+const maxGCHeadroomMiB = 1 << 20
+
+// startGCHeadroom starts adjusting the collector for the configured headroom
+// (internal/gcheadroom); the caller stops it when the command ends.
+func (c *config) startGCHeadroom(log *slog.Logger) *gcheadroom.Tuner {
+	t := gcheadroom.Start(uint64(c.GCHeadroomMiB) << 20)
+	if c.GCHeadroomMiB > 0 {
+		log.Info("gc headroom", "mib", c.GCHeadroomMiB, "gogc", t.Base())
+	}
+	return t
+}
