@@ -402,8 +402,9 @@ func TestThreadNeighbours(t *testing.T) {
 			ns := kgmem.Namespace("memtest/thread")
 			g := open(t)
 			v := openVectors(t, embed.NewHashing(256))
-			// The vector weight of the server with the lexical hash embedder.
-			opts := memory.SearchOptions{VectorWeight: 0.01}
+			// The fusion weights of the server with the lexical hash
+			// embedder (a TextWeight left at 0 would turn BM25 off).
+			opts := memory.SearchOptions{VectorWeight: 0.01, TextWeight: 1}
 			e := newSearchEngineWith(t, g, memory.Config{Vectors: v, Search: opts})
 			day := time.Date(2023, 5, 8, 13, 56, 0, 0, time.UTC)
 			msgs := []episodes.Message{
@@ -426,9 +427,11 @@ func TestThreadNeighbours(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			// The question (message 3) leads; its two neighbours follow,
+			// the thread retriever scoring both alike.
 			i := slices.IndexFunc(res.Episodes, func(ep memory.EpisodeResult) bool { return ep.MessageID == "4" })
-			if i < 0 || i > 1 {
-				t.Fatalf("episodes = %v, want the reply (message 4) among the first two", episodeIDs(res.Episodes))
+			if len(res.Episodes) == 0 || res.Episodes[0].MessageID != "3" || i < 0 {
+				t.Fatalf("episodes = %v, want the question (message 3) first and its reply (message 4) among the three", episodeIDs(res.Episodes))
 			}
 			if !slices.ContainsFunc(res.Episodes[i].Score.Sources, func(s memory.SourceScore) bool { return s.Retriever == memory.RetrieverThread }) {
 				t.Errorf("sources of the reply = %+v, want thread", res.Episodes[i].Score.Sources)
