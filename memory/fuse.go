@@ -20,59 +20,99 @@ type fused struct {
 // adds w / (RRFK + r). order fixes the order retrievers are read in, which
 // breaks ties (stable sort) and orders each result's sources.
 func fuse(opts SearchOptions, order []string, lists map[string][]kgmem.Hit) map[kgmem.Kind][]*fused {
-	type key struct {
-		kind kgmem.Kind
-		id   string
-	}
-	// A search fuses a few hundred hits twice: the candidates, their
-	// sources and the index are each allocated once, at their final size
-	// (fuse was a fifth of the bytes a server under load allocated).
+	// A search fuses a few hundred hits twice (fuse was a fifth of the
+	// bytes a server under load allocated, and its map lookups most of its
+	// time): the kinds are few (kgmem's own, so a byte numbers them), each
+	// hit's kind is found in a short slice, and the candidates, their
+	// sources and the indexes are each allocated once, at their final size.
 	n := 0
-	for _, name := range order {
-		n += len(lists[name])
-	}
-	byKey := make(map[key]int, n)
-	pool := make([]fused, 0, n)
-	found := make([]int, 0, n) // lists that hold each candidate
-	at := make([]int, 0, n)    // each hit's candidate, in reading order
+	var kinds []kindCandidates
 	for _, name := range order {
 		for _, h := range lists[name] {
-			k := key{h.Kind, h.ID}
-			i, ok := byKey[k]
+			n++
+			if k := kindSlot(kinds, h.Kind); k < 0 {
+				kinds = append(kinds, kindCandidates{kind: h.Kind, hits: 1})
+			} else {
+				kinds[k].hits++
+			}
+		}
+	}
+	for k := range kinds {
+		kinds[k].ids = make(map[string]int32, kinds[k].hits)
+	}
+	// Each hit's candidate, the candidates numbered as first read.
+	at := make([]int32, 0, n)
+	slot := make([]uint8, 0, n)
+	var found []int32 // lists that hold each candidate
+	for _, name := range order {
+		for _, h := range lists[name] {
+			k := kindSlot(kinds, h.Kind)
+			i, ok := kinds[k].ids[h.ID]
 			if !ok {
-				i = len(pool)
-				byKey[k] = i
-				pool = append(pool, fused{kind: h.Kind, id: h.ID})
+				i = int32(len(found))
+				kinds[k].ids[h.ID] = i
 				found = append(found, 0)
 			}
 			found[i]++
-			at = append(at, i)
+			at, slot = append(at, i), append(slot, uint8(k))
 		}
 	}
+	pool := make([]fused, len(found))
 	sources := make([]SourceScore, n)
 	for i := range pool {
 		// Capped, so that a later stage's append cannot run into the next.
 		pool[i].score.Sources, sources = sources[:0:found[i]], sources[found[i]:]
 	}
-	out := map[kgmem.Kind][]*fused{}
-	for i := range pool {
-		out[pool[i].kind] = append(out[pool[i].kind], &pool[i])
-	}
 	j := 0
 	for _, name := range order {
-		rankInKind := map[kgmem.Kind]int{}
+		for k := range kinds {
+			kinds[k].rank = 0
+		}
 		for _, h := range lists[name] {
-			rankInKind[h.Kind]++
-			rank := rankInKind[h.Kind]
+			kc := &kinds[slot[j]]
+			kc.rank++
 			f := &pool[at[j]]
 			j++
-			share := opts.weight(name) / (opts.RRFK + float64(rank))
+			if f.id == "" {
+				f.kind, f.id = h.Kind, h.ID // its first hit
+			}
+			share := opts.weight(name) / (opts.RRFK + float64(kc.rank))
 			f.score.Relevance += share
-			f.score.Sources = append(f.score.Sources, SourceScore{Retriever: name, Rank: rank, Score: h.Score, Contribution: share})
+			f.score.Sources = append(f.score.Sources, SourceScore{Retriever: name, Rank: kc.rank, Score: h.Score, Contribution: share})
 		}
 	}
-	for k := range out {
-		slices.SortStableFunc(out[k], func(a, b *fused) int { return cmp.Compare(b.score.Relevance, a.score.Relevance) })
+	out := make(map[kgmem.Kind][]*fused, len(kinds))
+	ptrs := make([]*fused, 0, len(pool))
+	for k := range kinds {
+		start := len(ptrs)
+		for i := range pool {
+			if pool[i].kind == kinds[k].kind {
+				ptrs = append(ptrs, &pool[i])
+			}
+		}
+		// Capped, so that appending to one kind's list cannot overwrite
+		// the next.
+		byKind := ptrs[start:len(ptrs):len(ptrs)]
+		slices.SortStableFunc(byKind, func(a, b *fused) int { return cmp.Compare(b.score.Relevance, a.score.Relevance) })
+		out[kinds[k].kind] = byKind
 	}
 	return out
+}
+
+// kindCandidates is fuse's index of the candidates of one kind.
+type kindCandidates struct {
+	kind kgmem.Kind
+	hits int              // hits of the kind, over every list
+	ids  map[string]int32 // each candidate's number
+	rank int              // hits of the kind read so far in the current list
+}
+
+// kindSlot returns the index of kind in kinds, or -1.
+func kindSlot(kinds []kindCandidates, kind kgmem.Kind) int {
+	for k := range kinds {
+		if kinds[k].kind == kind {
+			return k
+		}
+	}
+	return -1
 }
