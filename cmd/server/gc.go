@@ -17,7 +17,7 @@ const maxGCHeadroomMiB = 1 << 20
 // startGCHeadroom starts adjusting the collector for the configured headroom
 // (internal/gcheadroom); the caller stops it when the command ends.
 func (c *config) startGCHeadroom(log *slog.Logger) *gcheadroom.Tuner {
-	t := gcheadroom.Start(uint64(c.GCHeadroomMiB) << 20)
+	t := gcheadroom.Start(gcheadroom.Config{Headroom: uint64(c.GCHeadroomMiB) << 20})
 	if c.GCHeadroomMiB > 0 {
 		log.Info("gc headroom", "mib", c.GCHeadroomMiB, "gogc", t.Base())
 	}

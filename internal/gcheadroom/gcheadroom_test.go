@@ -62,7 +62,7 @@ func collectUntil(t *testing.T, what string, ok func() bool) {
 
 func TestTunerFollowsTheLiveHeap(t *testing.T) {
 	base := gcPercent()
-	tuner := gcheadroom.Start(64 * mib)
+	tuner := gcheadroom.Start(gcheadroom.Config{Headroom: 64 * mib})
 	t.Cleanup(tuner.Stop)
 	if tuner.Base() != base {
 		t.Fatalf("Base() = %d, want the GOGC in force %d", tuner.Base(), base)
@@ -110,7 +110,7 @@ func TestTunerLeavesGOGCAlone(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			old := debug.SetGCPercent(tc.gogc)
 			defer debug.SetGCPercent(old)
-			tuner := gcheadroom.Start(tc.headroom)
+			tuner := gcheadroom.Start(gcheadroom.Config{Headroom: tc.headroom})
 			defer tuner.Stop()
 			for range 3 {
 				runtime.GC()
@@ -121,3 +121,37 @@ func TestTunerLeavesGOGCAlone(t *testing.T) {
 		})
 	}
 }
+
+func TestTunerCollectsWhenIdle(t *testing.T) {
+	tuner := gcheadroom.Start(gcheadroom.Config{Headroom: 256 * mib, IdleAfter: 20 * time.Millisecond})
+	defer tuner.Stop()
+	collectUntil(t, "raised percent", func() bool { return tuner.Percent() > 4*tuner.Base() })
+
+	// Garbage the headroom lets stay: 64 MiB allocated and dropped, far
+	// below the next collection's goal.
+	var before runtime.MemStats
+	runtime.ReadMemStats(&before)
+	for range 64 {
+		garbage = make([]byte, mib)
+	}
+	garbage = nil
+
+	// Nothing else allocates much here: the Tuner sees no collection for
+	// a whole interval and collects the garbage itself.
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		var now runtime.MemStats
+		runtime.ReadMemStats(&now)
+		if now.NumGC > before.NumGC && now.HeapAlloc < before.HeapAlloc+32*mib {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no collection of an idle heap within 10 s: %d collections since (before %d), heap %d MiB (before %d MiB)",
+				now.NumGC-before.NumGC, before.NumGC, now.HeapAlloc/mib, before.HeapAlloc/mib)
+		}
+		time.Sleep(5 * time.Millisecond) // polling interval under the deadline above
+	}
+}
+
+// garbage keeps allocations from being optimised away.
+var garbage []byte
