@@ -16,9 +16,13 @@ type Fact struct {
 	// Predicate is the canonical lower_snake relation name ("leads").
 	Predicate string `json:"predicate"`
 	ObjectID  string `json:"object_id"`
-	// SubjectName and ObjectName are filled in by stores on read; ignored on write.
+	// SubjectName and ObjectName, SubjectType and ObjectType are the two
+	// ends' names and types, filled in by stores on read (current ones:
+	// renaming an entity renames its facts' ends); ignored on write.
 	SubjectName string `json:"subject"`
 	ObjectName  string `json:"object"`
+	SubjectType string `json:"subject_type,omitempty"`
+	ObjectType  string `json:"object_type,omitempty"`
 	// Text is the fact as one self-contained sentence ("Bob leads the ML team.").
 	Text string `json:"fact"`
 	// Confidence in [0, 1].

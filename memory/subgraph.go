@@ -34,8 +34,9 @@ type GraphEdge struct {
 	Status kgmem.FactStatus `json:"status"`
 }
 
-// resultGraph builds the graph of the returned facts and entities, loading
-// the fact ends that are not among the returned entities.
+// resultGraph builds the graph of the returned facts and entities. A fact
+// end that is not among the returned entities takes its name and type from
+// the fact, which stores fill on read; one a store left unnamed is loaded.
 func (e *Engine) resultGraph(ctx context.Context, req SearchRequest, facts []FactResult, entities []EntityResult) (ResultGraph, error) {
 	g := ResultGraph{Nodes: []GraphNode{}, Edges: []GraphEdge{}}
 	known := map[string]kgmem.Entity{}
@@ -44,10 +45,14 @@ func (e *Engine) resultGraph(ctx context.Context, req SearchRequest, facts []Fac
 	}
 	var missing []string
 	for _, f := range facts {
-		for _, id := range []string{f.SubjectID, f.ObjectID} {
-			if _, ok := known[id]; !ok {
-				known[id] = kgmem.Entity{}
-				missing = append(missing, id)
+		for _, end := range []struct{ id, name, typ string }{{f.SubjectID, f.SubjectName, f.SubjectType}, {f.ObjectID, f.ObjectName, f.ObjectType}} {
+			switch _, ok := known[end.id]; {
+			case ok:
+			case end.name != "":
+				known[end.id] = kgmem.Entity{ID: end.id, Name: end.name, Type: end.typ}
+			default:
+				known[end.id] = kgmem.Entity{}
+				missing = append(missing, end.id)
 			}
 		}
 	}

@@ -125,6 +125,16 @@ func (h *h) listFacts(ns kgmem.Namespace, f kgmem.FactFilter) []string {
 }
 
 // search runs SearchText and fails the test on error.
+// listFactRecords lists the facts of ns matching f.
+func (h *h) listFactRecords(ns kgmem.Namespace, f kgmem.FactFilter) []kgmem.Fact {
+	h.t.Helper()
+	fs, err := h.s.ListFacts(h.ctx, ns, f)
+	if err != nil {
+		h.t.Fatalf("ListFacts(%s, %+v): %v", ns, f, err)
+	}
+	return fs
+}
+
 func (h *h) search(ns kgmem.Namespace, q kgmem.TextQuery) []kgmem.Hit {
 	h.t.Helper()
 	hits, err := h.s.SearchText(h.ctx, ns, q)

@@ -20,6 +20,59 @@ func testRead(t *testing.T, open Opener) {
 	t.Run("BadArguments", func(t *testing.T) { testBadArguments(t, open) })
 	t.Run("LatestTime", func(t *testing.T) { testLatestTime(t, open) })
 	t.Run("EpisodeSpeakers", func(t *testing.T) { testEpisodeSpeakers(t, open) })
+	t.Run("FactEnds", func(t *testing.T) { testFactEnds(t, open) })
+}
+
+// testFactEnds checks that every read of whole facts fills both ends' names
+// and types, the current ones: Fact, Facts, ListFacts (an entity's, a
+// pair's, one predicate's, all) and Neighborhood, before and after an
+// entity is renamed and retyped.
+func testFactEnds(t *testing.T, open Opener) {
+	h := newH(t, open)
+	ns := kgmem.Namespace("read/fact-ends")
+	ann, acme := Entity(ns, "ent_fe_ann", "Ann"), Entity(ns, "ent_fe_acme", "Acme")
+	acme.Type = kgmem.TypeOrganization
+	works := Fact(ns, "fact_fe_works", ann.ID, "works_at", acme.ID, "Ann works at Acme.")
+	h.apply(kgmem.ChangeSet{Namespace: ns, Entities: []kgmem.Entity{ann, acme}, Facts: []kgmem.Fact{works}})
+	reads := map[string]func() []kgmem.Fact{
+		"Fact": func() []kgmem.Fact { return []kgmem.Fact{h.fact(ns, works.ID)} },
+		"Facts": func() []kgmem.Fact {
+			fs, err := h.s.Facts(h.ctx, ns, []string{works.ID})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return fs
+		},
+		"ListFacts":        func() []kgmem.Fact { return h.listFactRecords(ns, kgmem.FactFilter{}) },
+		"ListFacts entity": func() []kgmem.Fact { return h.listFactRecords(ns, kgmem.FactFilter{EntityID: acme.ID}) },
+		"ListFacts pair": func() []kgmem.Fact {
+			return h.listFactRecords(ns, kgmem.FactFilter{EntityID: ann.ID, OtherID: acme.ID})
+		},
+		"ListFacts predicate": func() []kgmem.Fact {
+			return h.listFactRecords(ns, kgmem.FactFilter{EntityID: ann.ID, Predicate: "works_at"})
+		},
+		"Neighborhood": func() []kgmem.Fact {
+			return h.neighborhood(ns, kgmem.NeighborhoodQuery{Seeds: []string{ann.ID}, Depth: 1, FanOut: 10}).Facts
+		},
+	}
+	check := func(subject, object kgmem.Entity) {
+		t.Helper()
+		for name, read := range reads {
+			fs := read()
+			if len(fs) != 1 {
+				t.Fatalf("%s: %d facts, want 1", name, len(fs))
+			}
+			f := fs[0]
+			got := [4]string{f.SubjectName, f.SubjectType, f.ObjectName, f.ObjectType}
+			if want := [4]string{subject.Name, subject.Type, object.Name, object.Type}; got != want {
+				t.Errorf("%s: ends (name, type) %q, want %q", name, got, want)
+			}
+		}
+	}
+	check(ann, acme)
+	acme.Name, acme.Type = "Acme Corp", kgmem.TypeTeam
+	h.apply(kgmem.ChangeSet{Namespace: ns, Entities: []kgmem.Entity{acme}})
+	check(ann, acme)
 }
 
 // testLatestTime follows a namespace's latest instant through writes that

@@ -29,7 +29,7 @@ const qExpand = `UNWIND $frontier AS fid
 		RETURN r
 	}
 	WITH fid, r, startNode(r) AS s, endNode(r) AS o
-	RETURN properties(r) AS fact, s.name AS subject, o.name AS object
+	RETURN properties(r) AS fact, s.name AS subject, o.name AS object, s.type AS subject_type, o.type AS object_type
 	ORDER BY fid, r.importance DESC, r.id`
 
 // Neighborhood walks breadth-first from the seeds of ns, ignoring fact

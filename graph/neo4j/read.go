@@ -17,7 +17,7 @@ const defaultPageLimit = 100
 // fact's relationship, found by Expand(Into) between its two ends, and the
 // ends' names.
 const factReturn = ` WITH t` + factRel + `
-	RETURN properties(r) AS fact, s.name AS subject, o.name AS object`
+	RETURN properties(r) AS fact, s.name AS subject, o.name AS object, s.type AS subject_type, o.type AS object_type`
 
 // factRel binds s, r and o for a bound (:FactText) t: two unique-index seeks
 // and an Expand(Into) between them, which costs the smaller degree of the
@@ -298,7 +298,8 @@ func (s *Store) facts(ctx context.Context, ns kgmem.Namespace, query string, par
 	return decodeFacts(ns, recs)
 }
 
-// decodeFacts reads records of (fact, subject, object).
+// decodeFacts reads records of (fact, subject, object, subject_type,
+// object_type).
 func decodeFacts(ns kgmem.Namespace, recs []*neo4j.Record) ([]kgmem.Fact, error) {
 	out := make([]kgmem.Fact, 0, len(recs))
 	for _, rec := range recs {
@@ -309,6 +310,8 @@ func decodeFacts(ns kgmem.Namespace, recs []*neo4j.Record) ([]kgmem.Fact, error)
 		if err != nil {
 			return nil, err
 		}
+		f.SubjectType, _ = rec.Values[3].(string)
+		f.ObjectType, _ = rec.Values[4].(string)
 		out = append(out, f)
 	}
 	return out, nil

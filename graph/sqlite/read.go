@@ -241,7 +241,7 @@ func (s *Store) FindEntities(ctx context.Context, ns kgmem.Namespace, f kgmem.En
 
 // factSelect selects the columns scanFact reads: facts f joined to the
 // names of their subject s and object o.
-const factSelect = `SELECT f.id, f.namespace, f.subject_id, f.predicate, f.object_id, s.name, o.name, f.text, f.confidence,
+const factSelect = `SELECT f.id, f.namespace, f.subject_id, f.predicate, f.object_id, s.name, o.name, s.type, o.type, f.text, f.confidence,
 	f.importance, f.episodes, f.attributes, f.valid_at, f.invalid_at, f.created_at, f.expired_at, f.stability, f.reinforced_at, f.reinforcements, f.pinned, f.forgotten_at` + `
 	FROM facts f
 	JOIN entities s ON s.namespace = f.namespace AND s.id = f.subject_id
@@ -256,7 +256,7 @@ func scanFact(rows *sql.Rows) (kgmem.Fact, error) {
 		validAt, invalidAt, created, expired sql.NullInt64
 		d                                    decayCols
 	)
-	dest := append([]any{&f.ID, &f.Namespace, &f.SubjectID, &f.Predicate, &f.ObjectID, &f.SubjectName, &f.ObjectName,
+	dest := append([]any{&f.ID, &f.Namespace, &f.SubjectID, &f.Predicate, &f.ObjectID, &f.SubjectName, &f.ObjectName, &f.SubjectType, &f.ObjectType,
 		&f.Text, &f.Confidence, &f.Importance, &episodes, &attrs, &validAt, &invalidAt, &created, &expired}, d.dest()...)
 	if err := rows.Scan(dest...); err != nil {
 		return f, fmt.Errorf("scan fact: %w", err)

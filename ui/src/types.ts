@@ -39,9 +39,11 @@ export interface Fact {
   namespace: string;
   subject_id: string;
   subject: string;
+  subject_type?: string;
   predicate: string;
   object_id: string;
   object: string;
+  object_type?: string;
   fact: string;
   confidence: number;
   importance: number;
