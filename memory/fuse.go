@@ -26,15 +26,21 @@ func fuse(opts SearchOptions, order []string, lists map[string][]kgmem.Hit) map[
 	// hit's kind is found in a short slice, and the candidates, their
 	// sources and the indexes are each allocated once, at their final size.
 	n := 0
+	for _, name := range order {
+		n += len(lists[name])
+	}
+	// Each hit's kind, in reading order.
 	var kinds []kindCandidates
+	slot := make([]uint8, 0, n)
 	for _, name := range order {
 		for _, h := range lists[name] {
-			n++
-			if k := kindSlot(kinds, h.Kind); k < 0 {
-				kinds = append(kinds, kindCandidates{kind: h.Kind, hits: 1})
-			} else {
-				kinds[k].hits++
+			k := kindSlot(kinds, h.Kind)
+			if k < 0 {
+				k = len(kinds)
+				kinds = append(kinds, kindCandidates{kind: h.Kind})
 			}
+			kinds[k].hits++
+			slot = append(slot, uint8(k))
 		}
 	}
 	for k := range kinds {
@@ -42,11 +48,12 @@ func fuse(opts SearchOptions, order []string, lists map[string][]kgmem.Hit) map[
 	}
 	// Each hit's candidate, the candidates numbered as first read.
 	at := make([]int32, 0, n)
-	slot := make([]uint8, 0, n)
 	var found []int32 // lists that hold each candidate
+	j := 0
 	for _, name := range order {
 		for _, h := range lists[name] {
-			k := kindSlot(kinds, h.Kind)
+			k := slot[j]
+			j++
 			i, ok := kinds[k].ids[h.ID]
 			if !ok {
 				i = int32(len(found))
@@ -54,7 +61,7 @@ func fuse(opts SearchOptions, order []string, lists map[string][]kgmem.Hit) map[
 				found = append(found, 0)
 			}
 			found[i]++
-			at, slot = append(at, i), append(slot, uint8(k))
+			at = append(at, i)
 		}
 	}
 	pool := make([]fused, len(found))
@@ -63,7 +70,7 @@ func fuse(opts SearchOptions, order []string, lists map[string][]kgmem.Hit) map[
 		// Capped, so that a later stage's append cannot run into the next.
 		pool[i].score.Sources, sources = sources[:0:found[i]], sources[found[i]:]
 	}
-	j := 0
+	j = 0
 	for _, name := range order {
 		for k := range kinds {
 			kinds[k].rank = 0
