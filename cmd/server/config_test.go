@@ -6,13 +6,13 @@ import (
 	"flag"
 	"io"
 	"log/slog"
-	"net/http"
 	"runtime"
 	"runtime/debug"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/kgmem/kgmem/internal/gcheadroom"
 	"github.com/kgmem/kgmem/triples"
 )
 
@@ -218,26 +218,14 @@ func TestGCHeadroomFromFlags(t *testing.T) {
 // TestServeKeepsGCHeadroom checks that serve runs with the headroom and
 // gives GOGC back when it stops.
 func TestServeKeepsGCHeadroom(t *testing.T) {
-	base := debug.SetGCPercent(100)
-	debug.SetGCPercent(base)
+	base := gcheadroom.GCPercent()
 	addr := freeAddr(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
 		done <- serve(ctx, []string{"--addr", addr, "--data-dir", t.TempDir(), "--log-level", "error", "--sweep-interval", "0", "--gc-headroom-mib", "256"}, io.Discard)
 	}()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		resp, err := http.Get("http://" + addr + "/healthz")
-		if err == nil {
-			resp.Body.Close()
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("server did not answer: %v", err)
-		}
-		time.Sleep(20 * time.Millisecond) // polling interval under the deadline above
-	}
+	waitHealthy(t, "http://"+addr)
 	collectUntilRaised(t, base)
 	cancel()
 	if err := <-done; err != nil {
@@ -256,8 +244,7 @@ func collectUntilRaised(t *testing.T, base int) {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		p := debug.SetGCPercent(base)
-		debug.SetGCPercent(p)
+		p := gcheadroom.GCPercent()
 		if p > 4*base {
 			return
 		}

@@ -69,6 +69,14 @@ func Percent(live, headroom uint64, base int) int {
 	return int(min(need, math.MaxInt32))
 }
 
+// GCPercent returns the process's GC percent now (debug.SetGCPercent has no
+// getter: it is set and set back).
+func GCPercent() int {
+	p := debug.SetGCPercent(100)
+	debug.SetGCPercent(p)
+	return p
+}
+
 // Tuner adjusts the GC percent after every collection, and collects an
 // idle heap (see the package doc). It is safe for concurrent use.
 type Tuner struct {
@@ -86,8 +94,7 @@ type Tuner struct {
 // (GOGC, 100 by default). A headroom of 0 or GOGC=off starts nothing and
 // returns a Tuner whose Stop does nothing.
 func Start(cfg Config) *Tuner {
-	base := debug.SetGCPercent(100)
-	debug.SetGCPercent(base)
+	base := GCPercent()
 	t := &Tuner{headroom: cfg.Headroom, base: base, percent: base, done: make(chan struct{}),
 		sample: []metrics.Sample{{Name: liveHeapMetric}, {Name: heapObjectsMetric}, {Name: gcCyclesMetric}}}
 	if cfg.Headroom == 0 || base < 0 {

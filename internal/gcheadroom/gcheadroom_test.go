@@ -36,13 +36,6 @@ func TestPercent(t *testing.T) {
 	}
 }
 
-// gcPercent reads the process's GC percent.
-func gcPercent() int {
-	p := debug.SetGCPercent(100)
-	debug.SetGCPercent(p)
-	return p
-}
-
 // collectUntil runs collections until ok holds (the Tuner adjusts from a
 // cleanup, which runs after a collection on its own goroutine) or fails
 // after a deadline.
@@ -51,7 +44,7 @@ func collectUntil(t *testing.T, what string, ok func() bool) {
 	deadline := time.Now().Add(10 * time.Second)
 	for !ok() {
 		if time.Now().After(deadline) {
-			t.Fatalf("no %s within 10 s: GC percent %d", what, gcPercent())
+			t.Fatalf("no %s within 10 s: GC percent %d", what, gcheadroom.GCPercent())
 		}
 		runtime.GC()
 		runtime.Gosched()
@@ -61,7 +54,7 @@ func collectUntil(t *testing.T, what string, ok func() bool) {
 // The GC percent process-wide: the tests below run one after another.
 
 func TestTunerFollowsTheLiveHeap(t *testing.T) {
-	base := gcPercent()
+	base := gcheadroom.GCPercent()
 	tuner := gcheadroom.Start(gcheadroom.Config{Headroom: 64 * mib})
 	t.Cleanup(tuner.Stop)
 	if tuner.Base() != base {
@@ -70,28 +63,28 @@ func TestTunerFollowsTheLiveHeap(t *testing.T) {
 
 	// The test binary's live heap is a few MiB: 64 MiB of headroom is
 	// many times GOGC's growth.
-	collectUntil(t, "raised percent", func() bool { return tuner.Percent() > 4*base && gcPercent() == tuner.Percent() })
+	collectUntil(t, "raised percent", func() bool { return tuner.Percent() > 4*base && gcheadroom.GCPercent() == tuner.Percent() })
 
 	// A live heap of 256 MiB grows by GOGC percent, more than 64 MiB.
 	live := make([]byte, 256*mib)
 	for i := range live {
 		live[i] = byte(i)
 	}
-	collectUntil(t, "return to GOGC under a large heap", func() bool { return tuner.Percent() == base && gcPercent() == base })
+	collectUntil(t, "return to GOGC under a large heap", func() bool { return tuner.Percent() == base && gcheadroom.GCPercent() == base })
 	runtime.KeepAlive(live)
 	live = nil
 
-	collectUntil(t, "raised percent once the heap is small again", func() bool { return tuner.Percent() > 4*base && gcPercent() == tuner.Percent() })
+	collectUntil(t, "raised percent once the heap is small again", func() bool { return tuner.Percent() > 4*base && gcheadroom.GCPercent() == tuner.Percent() })
 
 	tuner.Stop()
-	if got := gcPercent(); got != base {
+	if got := gcheadroom.GCPercent(); got != base {
 		t.Fatalf("after Stop the GC percent is %d, want %d", got, base)
 	}
 	// Stopped, it no longer follows collections.
 	for range 3 {
 		runtime.GC()
 	}
-	if got := gcPercent(); got != base {
+	if got := gcheadroom.GCPercent(); got != base {
 		t.Fatalf("collections after Stop set the GC percent to %d, want %d", got, base)
 	}
 	tuner.Stop() // twice is harmless
@@ -115,7 +108,7 @@ func TestTunerLeavesGOGCAlone(t *testing.T) {
 			for range 3 {
 				runtime.GC()
 			}
-			if got := gcPercent(); got != tc.gogc || tuner.Percent() != tc.gogc {
+			if got := gcheadroom.GCPercent(); got != tc.gogc || tuner.Percent() != tc.gogc {
 				t.Fatalf("GC percent %d (tuner %d), want %d untouched", got, tuner.Percent(), tc.gogc)
 			}
 		})
