@@ -129,8 +129,12 @@ func (c *readStmts) get(ctx context.Context, db *sql.DB, query string) (st *sql.
 	return st, true, nil
 }
 
-// close closes every cached statement.
+// close closes every cached statement, once the background prepares
+// started so far are done: one still running would open a pool connection
+// (and the file's -wal and -shm) after the Store's Close returned, and
+// cache a statement nothing closes.
 func (c *readStmts) close() error {
+	c.waitPrepared()
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	var errs []error
