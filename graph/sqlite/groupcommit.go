@@ -96,7 +96,14 @@ func (s *Store) commitGroup(group []*groupedApply) {
 			r.err = err
 			continue
 		}
-		r.err = applyInSavepoint(ctx, tx, s, r)
+		if len(group) == 1 {
+			// Alone in its transaction, a change set that fails is rolled
+			// back with it: no savepoint needed (two statements fewer for
+			// every ingest of an unhurried server).
+			r.err = applyChangeSet(ctx, tx, s, r)
+		} else {
+			r.err = applyInSavepoint(ctx, tx, s, r)
+		}
 		wrote = wrote || r.err == nil
 	}
 	if !wrote {
@@ -134,6 +141,20 @@ func applyInSavepoint(ctx context.Context, tx *sql.Tx, s *Store, r *groupedApply
 	if _, err := tx.StmtContext(ctx, s.ws.savepoint).ExecContext(ctx); err != nil {
 		return fmt.Errorf("savepoint: %w", wrapErr(err))
 	}
+	if err := applyChangeSet(ctx, tx, s, r); err != nil {
+		_, rbErr := tx.StmtContext(ctx, s.ws.rollbackTo).ExecContext(ctx)
+		_, relErr := tx.StmtContext(ctx, s.ws.release).ExecContext(ctx)
+		return errors.Join(err, rbErr, relErr)
+	}
+	if _, err := tx.StmtContext(ctx, s.ws.release).ExecContext(ctx); err != nil {
+		return fmt.Errorf("release savepoint: %w", wrapErr(err))
+	}
+	return nil
+}
+
+// applyChangeSet writes r's change set inside tx; on an error part of it
+// may be written, for the caller to roll back.
+func applyChangeSet(ctx context.Context, tx *sql.Tx, s *Store, r *groupedApply) error {
 	r.a = &applier{ctx: ctx, tx: tx, st: s.ws, ns: r.cs.Namespace, tok: nsToken(r.cs.Namespace), pre: wordPrefix(r.cs.Namespace),
 		known: map[string]bool{}, fts: map[string]*ftsBatch{}}
 	err := r.a.apply(r.cs)
@@ -146,15 +167,7 @@ func applyInSavepoint(ctx context.Context, tx *sql.Tx, s *Store, r *groupedApply
 			err = nil
 		}
 	}
-	if err != nil {
-		_, rbErr := tx.StmtContext(ctx, s.ws.rollbackTo).ExecContext(ctx)
-		_, relErr := tx.StmtContext(ctx, s.ws.release).ExecContext(ctx)
-		return errors.Join(wrapErr(err), rbErr, relErr)
-	}
-	if _, err := tx.StmtContext(ctx, s.ws.release).ExecContext(ctx); err != nil {
-		return fmt.Errorf("release savepoint: %w", wrapErr(err))
-	}
-	return nil
+	return wrapErr(err)
 }
 
 // failAll gives every change set of group err: none was written.
