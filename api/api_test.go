@@ -333,3 +333,24 @@ func mustParse(t *testing.T, s string) time.Time {
 	}
 	return v
 }
+
+// TestAnswersCarryTheirLength: a search's answer comes whole, with its
+// Content-Length, not chunked (api/encode.go).
+func TestAnswersCarryTheirLength(t *testing.T) {
+	s := newTestServer(t, backends(t)[0], api.Options{}, nil)
+	if st := s.json("POST", "/v1/memories", map[string]any{"namespace": "acme/users/u42", "thread_id": "t1", "messages": conversation()}, nil); st != http.StatusCreated {
+		t.Fatalf("ingest status %d, want 201", st)
+	}
+	resp, err := http.Post(s.url+"/v1/search", "application/json", strings.NewReader(`{"namespace": "acme/users/u42", "query": "adoption agencies"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.StatusCode != http.StatusOK || len(resp.TransferEncoding) != 0 || resp.ContentLength != int64(len(body)) || !json.Valid(body) {
+		t.Errorf("status %d, transfer encoding %q, Content-Length %d for %d bytes of JSON (valid: %v)", resp.StatusCode, resp.TransferEncoding, resp.ContentLength, len(body), json.Valid(body))
+	}
+}

@@ -111,6 +111,7 @@ func New(engine *memory.Engine, opts Options, log *slog.Logger) *Server {
 	e := s.echo
 	e.HideBanner, e.HidePort = true, true
 	e.HTTPErrorHandler = s.errorHandler
+	e.JSONSerializer = &sizedJSON{}
 	e.Use(middleware.RequestID())
 	e.Use(middleware.RecoverWithConfig(middleware.RecoverConfig{LogErrorFunc: func(c echo.Context, err error, stack []byte) error {
 		s.log.ErrorContext(c.Request().Context(), "panic in handler", "error", err, "stack", string(stack))
