@@ -5,12 +5,14 @@ import (
 	"context"
 	"io"
 	"os"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
 	"time"
 
 	kgclient "github.com/kgmem/kgmem/client"
+	"github.com/kgmem/kgmem/internal/gcheadroom"
 )
 
 // TestLoadShort is the CI-sized load run: 10 clients for 5 s of mixed ingest
@@ -54,13 +56,36 @@ func TestLoadShort(t *testing.T) {
 }
 
 func TestLoadFlags(t *testing.T) {
-	for _, args := range [][]string{{"-clients", "0"}, {"-duration", "0s"}, {"-ingest", "1.5"}, {"-namespaces", "0"}, {"-settle", "-1s"}, {"-url", "http://127.0.0.1:1,"}, {"extra"}} {
+	for _, args := range [][]string{{"-clients", "0"}, {"-duration", "0s"}, {"-ingest", "1.5"}, {"-namespaces", "0"}, {"-settle", "-1s"}, {"-url", "http://127.0.0.1:1,"}, {"extra"},
+		{"-gc-headroom-mib", "-1"}, {"-gc-headroom-mib", "1048577"}, {"-cpuprofile", filepath.Join(t.TempDir(), "missing", "cpu.pprof")}} {
 		err := run(context.Background(), args, &bytes.Buffer{}, &bytes.Buffer{})
 		if err == nil {
 			t.Errorf("load %q succeeded, want an error", args)
 		} else if !strings.Contains(err.Error(), strings.TrimPrefix(args[0], "-")) {
 			t.Errorf("load %q: %v does not name %s", args, err, args[0])
 		}
+	}
+}
+
+// TestLoadProfilesItself runs a tiny load with -cpuprofile: the profile is
+// written (gzipped protobuf), and the collector's setting the run changed
+// for the clients is restored when it ends.
+func TestLoadProfilesItself(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "load.pprof")
+	before := gcheadroom.GCPercent()
+	args := []string{"-clients", "2", "-duration", "500ms", "-namespaces", "1", "-settle", "0", "-cpuprofile", path}
+	if err := run(context.Background(), args, io.Discard, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(raw) < 2 || raw[0] != 0x1f || raw[1] != 0x8b {
+		t.Errorf("%s holds %d bytes, not a gzipped profile", path, len(raw))
+	}
+	if after := gcheadroom.GCPercent(); after != before {
+		t.Errorf("GC percent %d after the run, %d before", after, before)
 	}
 }
 

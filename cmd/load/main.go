@@ -28,8 +28,11 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/pprof"
 	"syscall"
 	"time"
+
+	"github.com/kgmem/kgmem/internal/gcheadroom"
 )
 
 func main() {
@@ -57,6 +60,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	baseline := fs.String("compare", "", "git revision of a baseline server to compare with -candidate (builds both; see the package doc)")
 	candidate := fs.String("candidate", "", "with -compare: the git revision to compare (empty: the working tree)")
 	rounds := fs.Int("rounds", 3, "with -compare: runs of each build")
+	gcHeadroomMiB := fs.Int("gc-headroom-mib", 64, "heap growth this process allows between collections, as the server's --gc-headroom-mib (0: GOGC alone); the clients share the server's cores")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of this process (the clients, not the server) to this file")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -65,6 +70,19 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	if err := cfg.validate(); err != nil {
 		return err
+	}
+	if *gcHeadroomMiB < 0 || *gcHeadroomMiB > 1<<20 {
+		return fmt.Errorf("-gc-headroom-mib must be within 0..%d, got %d", 1<<20, *gcHeadroomMiB)
+	}
+	// The clients decode every answer: with GOGC alone their small heap
+	// was collected many times a second, on the cores the server needs.
+	defer gcheadroom.Start(gcheadroom.Config{Headroom: uint64(*gcHeadroomMiB) << 20}).Stop()
+	if *cpuProfile != "" {
+		stopProfile, err := startCPUProfile(*cpuProfile)
+		if err != nil {
+			return err
+		}
+		defer stopProfile()
 	}
 	if *baseline != "" {
 		if cfg.URL != "" {
@@ -108,4 +126,22 @@ func finish(w io.Writer, rep outcome, asJSON bool) error {
 		return fmt.Errorf("print report: %w", err)
 	}
 	return rep.verdict()
+}
+
+// startCPUProfile profiles this process into path until the returned stop
+// is called: what the clients themselves cost on a machine they share with
+// the server.
+func startCPUProfile(path string) (stop func(), err error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, fmt.Errorf("-cpuprofile: %w", err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("-cpuprofile: %w", err)
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		f.Close()
+	}, nil
 }
