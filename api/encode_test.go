@@ -100,3 +100,27 @@ func searchAnswer() memory.SearchResult {
 		Warnings: []string{"graph: timed out"},
 	}
 }
+
+// BenchmarkSizedJSON encodes a search's answer as the server does and, for
+// comparison, with echo's default (encoding/json, streamed):
+//
+//	go test ./api -run '^$' -bench SizedJSON -benchmem
+func BenchmarkSizedJSON(b *testing.B) {
+	answer := searchAnswer()
+	for _, bc := range []struct {
+		name       string
+		serializer echo.JSONSerializer
+	}{{"sized", &sizedJSON{}}, {"echo_default", echo.DefaultJSONSerializer{}}} {
+		b.Run(bc.name, func(b *testing.B) {
+			e := echo.New()
+			req := httptest.NewRequest(http.MethodPost, "/v1/search", nil)
+			b.ReportAllocs()
+			for b.Loop() {
+				rec := httptest.NewRecorder()
+				if err := bc.serializer.Serialize(e.NewContext(req, rec), answer, ""); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

@@ -81,3 +81,29 @@ func TestDecodeAnswer(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkDecodeAnswer decodes testdata/search-answer.json as the client
+// does and, for comparison, with encoding/json:
+//
+//	go test ./client -run '^$' -bench DecodeAnswer -benchmem
+func BenchmarkDecodeAnswer(b *testing.B) {
+	raw, err := os.ReadFile("testdata/search-answer.json")
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, bc := range []struct {
+		name   string
+		decode func([]byte, any) error
+	}{{"client", decodeAnswer}, {"encoding_json", json.Unmarshal}} {
+		b.Run(bc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			b.SetBytes(int64(len(raw)))
+			for b.Loop() {
+				var r memory.SearchResult
+				if err := bc.decode(raw, &r); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

@@ -22,7 +22,7 @@ func (s *Store) Apply(ctx context.Context, cs kgmem.ChangeSet) error {
 	}
 	// Committed with the change sets of concurrent calls (groupcommit.go),
 	// which also advances the views.
-	if err := s.groups.apply(ctx, s, cs); err != nil {
+	if err := s.groups.Do(ctx, &pendingApply{cs: cs}); err != nil {
 		return fmt.Errorf("sqlite: apply to %s: %w", cs.Namespace, err)
 	}
 	return nil

@@ -5,83 +5,47 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"sync"
 
 	"github.com/kgmem/kgmem"
+	"github.com/kgmem/kgmem/internal/groupcommit"
 )
 
 // maxGroup bounds the change sets one transaction commits together.
 const maxGroup = 64
 
-// applyGroups commits concurrent Apply calls together: a committer,
-// started when the first change set is queued and gone once the queue is
-// empty, takes every change set queued meanwhile (up to maxGroup) into one
-// transaction, each in a savepoint of its own so that one failing rolls back
-// alone. Under load the single writer connection then commits once for many
-// ingests instead of once for each (a goroutine dump under load had ten
-// ingests waiting for the writer, each holding its namespace's lock,
-// bench/README.md). The zero value is ready to use.
-type applyGroups struct {
-	mu         sync.Mutex
-	queue      []*groupedApply
-	committing bool
+// The graph's single writer connection commits concurrent Apply calls
+// together (internal/groupcommit), each change set in a savepoint of its
+// own so that one failing rolls back alone: a goroutine dump under load had
+// ten ingests waiting for the writer, each holding its namespace's lock
+// (bench/README.md).
+
+// pendingApply is one Apply call's change set and, once written, what its
+// writing left for the views to advance.
+type pendingApply struct {
+	cs kgmem.ChangeSet
+	a  *applier
 }
 
 // groupedApply is one Apply call waiting in a group.
-type groupedApply struct {
-	ctx  context.Context
-	cs   kgmem.ChangeSet
-	a    *applier
-	err  error
-	done chan struct{}
-}
+type groupedApply = groupcommit.Request[*pendingApply]
 
-// apply queues cs and returns once its group has committed, with its error.
-// It waits for the commit even when ctx ends meanwhile, so that its answer
-// says whether cs was written; a change set whose context ended before its
-// turn is not written.
-func (g *applyGroups) apply(ctx context.Context, s *Store, cs kgmem.ChangeSet) error {
-	req := &groupedApply{ctx: ctx, cs: cs, done: make(chan struct{})}
-	g.mu.Lock()
-	g.queue = append(g.queue, req)
-	if !g.committing {
-		g.committing = true
-		go g.commitQueued(s)
-	}
-	g.mu.Unlock()
-	<-req.done
-	return req.err
-}
-
-// commitQueued commits groups from the queue until it is empty.
-func (g *applyGroups) commitQueued(s *Store) {
-	for {
-		g.mu.Lock()
-		group := g.queue[:min(len(g.queue), maxGroup)]
-		g.queue = g.queue[len(group):]
-		if len(group) == 0 {
-			g.committing = false
-			g.mu.Unlock()
-			return
-		}
-		g.mu.Unlock()
-		s.commitGroup(group)
-	}
+// newApplyGroups returns s's queue of Apply calls.
+func newApplyGroups(s *Store) *groupcommit.Queue[*pendingApply] {
+	return groupcommit.New(maxGroup, s.commitGroup)
 }
 
 // commitGroup writes the change sets of group in one transaction, each in
-// a savepoint, and releases their callers. A caller whose context ended
+// a savepoint, and gives each its error. A caller whose context ended
 // before its turn is not written. Statements run without the callers'
 // cancellation: SQLite rolls the whole transaction back when a write
 // statement is interrupted, which would undo the others' change sets.
 func (s *Store) commitGroup(group []*groupedApply) {
 	committed := false
 	defer func() {
-		for _, r := range group {
-			if !committed {
-				s.memo.written(r.cs.Namespace)
+		if !committed {
+			for _, r := range group {
+				s.memo.written(r.Item.cs.Namespace)
 			}
-			close(r.done)
 		}
 	}()
 	ctx := context.Background()
@@ -92,19 +56,19 @@ func (s *Store) commitGroup(group []*groupedApply) {
 	}
 	wrote := false
 	for _, r := range group {
-		if err := r.ctx.Err(); err != nil {
-			r.err = err
+		if err := r.Ctx.Err(); err != nil {
+			r.Err = err
 			continue
 		}
 		if len(group) == 1 {
 			// Alone in its transaction, a change set that fails is rolled
 			// back with it: no savepoint needed (two statements fewer for
 			// every ingest of an unhurried server).
-			r.err = applyChangeSet(ctx, tx, s, r)
+			r.Err = applyChangeSet(ctx, tx, s, r.Item)
 		} else {
-			r.err = applyInSavepoint(ctx, tx, s, r)
+			r.Err = applyInSavepoint(ctx, tx, s, r.Item)
 		}
-		wrote = wrote || r.err == nil
+		wrote = wrote || r.Err == nil
 	}
 	if !wrote {
 		_ = tx.Rollback()
@@ -114,10 +78,10 @@ func (s *Store) commitGroup(group []*groupedApply) {
 	// the next search of its namespace need not read them back.
 	err = s.memo.commit(tx.Commit, func(err error) {
 		for _, r := range group {
-			if err == nil && r.err == nil {
-				s.memo.advanced(r.cs.Namespace, r.a.to, r.a.episodeVersion)
+			if err == nil && r.Err == nil {
+				s.memo.advanced(r.Item.cs.Namespace, r.Item.a.to, r.Item.a.episodeVersion)
 			} else {
-				s.memo.written(r.cs.Namespace)
+				s.memo.written(r.Item.cs.Namespace)
 			}
 		}
 	})
@@ -128,16 +92,16 @@ func (s *Store) commitGroup(group []*groupedApply) {
 	committed = true
 	s.checkpoints.Kick()
 	for _, r := range group {
-		if r.err == nil {
-			s.advanceViews(r.cs, r.a.from, r.a.to, r.a.threaded)
+		if p := r.Item; r.Err == nil {
+			s.advanceViews(p.cs, p.a.from, p.a.to, p.a.threaded)
 			// What was just written is likely to be searched for soon.
-			s.episodes.fill(r.cs.Namespace, r.a.episodeVersion, r.a.insertedEpisodes)
+			s.episodes.fill(p.cs.Namespace, p.a.episodeVersion, p.a.insertedEpisodes)
 		}
 	}
 }
 
 // applyInSavepoint writes r's change set inside tx, all or nothing.
-func applyInSavepoint(ctx context.Context, tx *sql.Tx, s *Store, r *groupedApply) error {
+func applyInSavepoint(ctx context.Context, tx *sql.Tx, s *Store, r *pendingApply) error {
 	if _, err := tx.StmtContext(ctx, s.ws.savepoint).ExecContext(ctx); err != nil {
 		return fmt.Errorf("savepoint: %w", wrapErr(err))
 	}
@@ -154,7 +118,7 @@ func applyInSavepoint(ctx context.Context, tx *sql.Tx, s *Store, r *groupedApply
 
 // applyChangeSet writes r's change set inside tx; on an error part of it
 // may be written, for the caller to roll back.
-func applyChangeSet(ctx context.Context, tx *sql.Tx, s *Store, r *groupedApply) error {
+func applyChangeSet(ctx context.Context, tx *sql.Tx, s *Store, r *pendingApply) error {
 	r.a = &applier{ctx: ctx, tx: tx, st: s.ws, ns: r.cs.Namespace, tok: nsToken(r.cs.Namespace), pre: wordPrefix(r.cs.Namespace),
 		known: map[string]bool{}, fts: map[string]*ftsBatch{}}
 	err := r.a.apply(r.cs)
@@ -173,6 +137,6 @@ func applyChangeSet(ctx context.Context, tx *sql.Tx, s *Store, r *groupedApply) 
 // failAll gives every change set of group err: none was written.
 func failAll(group []*groupedApply, err error) {
 	for _, r := range group {
-		r.err = err
+		r.Err = err
 	}
 }

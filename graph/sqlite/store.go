@@ -44,6 +44,7 @@ import (
 
 	"github.com/kgmem/kgmem"
 	"github.com/kgmem/kgmem/graph/topology"
+	"github.com/kgmem/kgmem/internal/groupcommit"
 	"github.com/kgmem/kgmem/internal/nscache"
 	"github.com/kgmem/kgmem/internal/walcheckpoint"
 	"github.com/kgmem/kgmem/lexical"
@@ -88,7 +89,7 @@ type Store struct {
 	own  *ownership
 	memo *versionMemo
 	// groups commits concurrent Applies together (groupcommit.go).
-	groups applyGroups
+	groups *groupcommit.Queue[*pendingApply]
 	// checkpoints, with BackgroundCheckpoints, copies the WAL into the file
 	// after commits on a connection of its own; nil otherwise.
 	checkpoints *walcheckpoint.Checkpointer
@@ -151,6 +152,7 @@ func Open(ctx context.Context, path string, opts ...Option) (s *Store, err error
 		lex:      nscache.New[*lexical.Index](lexicalBudget, lexicalRefreshAbove),
 		threads:  nscache.New[*threadOrder](threadOrderBudget, threadOrderRefreshAbove),
 		episodes: newEpisodeCache(episodeCacheSize), own: own}
+	s.groups = newApplyGroups(s)
 	if o.exclusive {
 		s.memo = newVersionMemo()
 	}

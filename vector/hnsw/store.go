@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/kgmem/kgmem"
+	"github.com/kgmem/kgmem/internal/groupcommit"
 	"github.com/kgmem/kgmem/internal/walcheckpoint"
 	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
 )
@@ -32,7 +33,12 @@ type store struct {
 	// upsertOne and deleteOne write one record; prepared once, since the
 	// driver parses a statement anew at every prepare.
 	upsertOne, deleteOne *sql.Stmt
+	// upserts writes concurrent upserts in shared transactions.
+	upserts *groupcommit.Queue[[]kgmem.VectorRecord]
 }
+
+// maxUpsertGroup bounds the upserts one transaction writes together.
+const maxUpsertGroup = 64
 
 const schema = `
 CREATE TABLE IF NOT EXISTS meta (
@@ -64,6 +70,7 @@ func openStore(ctx context.Context, path string, dim int, backgroundCheckpoints 
 		return nil, fmt.Errorf("open vector store %s: %w", path, err)
 	}
 	s := &store{db: db, dim: dim}
+	s.upserts = groupcommit.New(maxUpsertGroup, s.commitUpserts)
 	if backgroundCheckpoints {
 		cp, err := sql.Open("sqlite", dsn)
 		if err != nil {
@@ -120,17 +127,52 @@ func (s *store) close() error {
 	return errors.Join(errs...)
 }
 
-// upsert writes records in one transaction.
+// upsert writes records, all or none, in a transaction it may share with
+// concurrent upserts (internal/groupcommit). It returns once they are
+// committed, even when ctx ends meanwhile; records whose context ended
+// before their turn are not written.
 func (s *store) upsert(ctx context.Context, records []kgmem.VectorRecord) error {
-	return s.tx(ctx, "upsert vectors", func(tx *sql.Tx) error {
-		stmt := tx.StmtContext(ctx, s.upsertOne)
-		for _, r := range records {
-			if _, err := stmt.ExecContext(ctx, string(r.Namespace), r.ID, string(r.Kind), r.CreatedAt.UnixNano(), encodeVector(r.Vector)); err != nil {
-				return fmt.Errorf("record %s: %w", r.ID, err)
-			}
+	return s.upserts.Do(ctx, records)
+}
+
+// commitUpserts writes a group of upserts in one transaction. When it fails
+// with more than one upsert in it, each is written again on its own, so
+// that an error is the failing upsert's alone. Statements run without the
+// callers' cancellation, which would roll back the others' records too.
+func (s *store) commitUpserts(group []*groupcommit.Request[[]kgmem.VectorRecord]) {
+	live := make([]*groupcommit.Request[[]kgmem.VectorRecord], 0, len(group))
+	for _, r := range group {
+		if r.Err = r.Ctx.Err(); r.Err == nil {
+			live = append(live, r)
 		}
-		return nil
-	})
+	}
+	write := func(reqs ...*groupcommit.Request[[]kgmem.VectorRecord]) error {
+		ctx := context.Background()
+		return s.tx(ctx, "upsert vectors", func(tx *sql.Tx) error {
+			stmt := tx.StmtContext(ctx, s.upsertOne)
+			for _, req := range reqs {
+				for _, r := range req.Item {
+					if _, err := stmt.ExecContext(ctx, string(r.Namespace), r.ID, string(r.Kind), r.CreatedAt.UnixNano(), encodeVector(r.Vector)); err != nil {
+						return fmt.Errorf("record %s: %w", r.ID, err)
+					}
+				}
+			}
+			return nil
+		})
+	}
+	if len(live) == 0 {
+		return
+	}
+	err := write(live...)
+	if err == nil || len(live) == 1 {
+		for _, r := range live {
+			r.Err = err
+		}
+		return
+	}
+	for _, r := range live {
+		r.Err = write(r)
+	}
 }
 
 // delete removes ids of ns in one transaction.
