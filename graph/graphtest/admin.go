@@ -2,6 +2,7 @@ package graphtest
 
 import (
 	"encoding/json"
+	"math"
 	"reflect"
 	"testing"
 
@@ -81,6 +82,35 @@ func testSetDecay(t *testing.T, open Opener) {
 		}
 		checkDecay(t, "entity updated twice", h.entity(ns, carol.ID).Decay, states[1])
 		if err := h.s.SetDecay(h.ctx, ns, []kgmem.DecayUpdate{{Kind: kgmem.KindEntity, ID: carol.ID}}); err != nil {
+			t.Fatal(err)
+		}
+	})
+	t.Run("ExactValues", func(t *testing.T) {
+		// Stabilities without a short decimal form, on every kind at once.
+		exact := []kgmem.DecayState{
+			{Stability: 1.0 / 3, LastReinforcedAt: at(9), Reinforcements: 7},
+			{Stability: math.Pi * 1e-9, LastReinforcedAt: at(10), Pinned: true},
+			{Stability: 123456.78901234567, ForgottenAt: at(11)},
+			{Stability: math.Nextafter(2, 3), Reinforcements: 1 << 40},
+		}
+		if err := h.s.SetDecay(h.ctx, ns, []kgmem.DecayUpdate{
+			{Kind: kgmem.KindFact, ID: f.ID, State: exact[0]},
+			{Kind: kgmem.KindEntity, ID: bob.ID, State: exact[1]},
+			{Kind: kgmem.KindEpisode, ID: ep.ID, State: exact[2]},
+			{Kind: kgmem.KindEntity, ID: carol.ID, State: exact[3]},
+		}); err != nil {
+			t.Fatal(err)
+		}
+		checkDecay(t, "fact", h.fact(ns, f.ID).Decay, exact[0])
+		checkDecay(t, "entity", h.entity(ns, bob.ID).Decay, exact[1])
+		checkDecay(t, "episode", h.episodes(ns, ep.ID)[0].Decay, exact[2])
+		checkDecay(t, "second entity", h.entity(ns, carol.ID).Decay, exact[3])
+		if err := h.s.SetDecay(h.ctx, ns, []kgmem.DecayUpdate{
+			{Kind: kgmem.KindFact, ID: f.ID, State: states[0]},
+			{Kind: kgmem.KindEntity, ID: bob.ID, State: states[1]},
+			{Kind: kgmem.KindEpisode, ID: ep.ID, State: states[2]},
+			{Kind: kgmem.KindEntity, ID: carol.ID},
+		}); err != nil {
 			t.Fatal(err)
 		}
 	})

@@ -34,8 +34,8 @@ func newApplyGroups(s *Store) *groupcommit.Queue[*pendingApply] {
 	return groupcommit.New(maxGroup, s.commitGroup)
 }
 
-// commitGroup writes the change sets of group in one transaction, each in
-// a savepoint, and gives each its error. A caller whose context ended
+// commitGroup writes the change sets of group in one transaction, each all
+// or nothing, and gives each its error. A caller whose context ended
 // before its turn is not written. Statements run without the callers'
 // cancellation: SQLite rolls the whole transaction back when a write
 // statement is interrupted, which would undo the others' change sets.
@@ -49,26 +49,17 @@ func (s *Store) commitGroup(group []*groupedApply) {
 		}
 	}()
 	ctx := context.Background()
-	tx, err := s.w.BeginTx(ctx, nil)
-	if err != nil {
-		failAll(group, fmt.Errorf("begin: %w", wrapErr(err)))
-		return
+	// Change sets seldom fail: a group is first written without a
+	// savepoint per change set (two statements each). When one fails, that
+	// transaction is rolled back and the group written again with them, so
+	// that the failing change set is rolled back alone.
+	tx, wrote, err := s.writeGroup(ctx, group, false)
+	if errors.Is(err, errRetryInSavepoints) {
+		tx, wrote, err = s.writeGroup(ctx, group, true)
 	}
-	wrote := false
-	for _, r := range group {
-		if err := r.Ctx.Err(); err != nil {
-			r.Err = err
-			continue
-		}
-		if len(group) == 1 {
-			// Alone in its transaction, a change set that fails is rolled
-			// back with it: no savepoint needed (two statements fewer for
-			// every ingest of an unhurried server).
-			r.Err = applyChangeSet(ctx, tx, s, r.Item)
-		} else {
-			r.Err = applyInSavepoint(ctx, tx, s, r.Item)
-		}
-		wrote = wrote || r.Err == nil
+	if err != nil {
+		failAll(group, err)
+		return
 	}
 	if !wrote {
 		_ = tx.Rollback()
@@ -98,6 +89,36 @@ func (s *Store) commitGroup(group []*groupedApply) {
 			s.episodes.fill(p.cs.Namespace, p.a.episodeVersion, p.a.insertedEpisodes)
 		}
 	}
+}
+
+// errRetryInSavepoints: a change set of a group written without savepoints
+// failed, and the transaction was rolled back.
+var errRetryInSavepoints = errors.New("a change set of the group failed")
+
+// writeGroup begins a transaction and writes the change sets of group in
+// it, each in a savepoint of its own with inSavepoints, and gives each its
+// error; wrote says whether any was written. Without savepoints, a failing
+// change set of a group of more than one rolls the transaction back and
+// ends the call with errRetryInSavepoints. A change set whose context has
+// ended is not written.
+func (s *Store) writeGroup(ctx context.Context, group []*groupedApply, inSavepoints bool) (tx *sql.Tx, wrote bool, err error) {
+	tx, err = s.w.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, false, fmt.Errorf("begin: %w", wrapErr(err))
+	}
+	for _, r := range group {
+		if r.Err = r.Ctx.Err(); r.Err != nil {
+			continue
+		}
+		if inSavepoints {
+			r.Err = applyInSavepoint(ctx, tx, s, r.Item)
+		} else if r.Err = applyChangeSet(ctx, tx, s, r.Item); r.Err != nil && len(group) > 1 {
+			_ = tx.Rollback()
+			return nil, false, errRetryInSavepoints
+		}
+		wrote = wrote || r.Err == nil
+	}
+	return tx, wrote, nil
 }
 
 // applyInSavepoint writes r's change set inside tx, all or nothing.
