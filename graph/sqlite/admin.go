@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
-	"unicode/utf8"
 
 	"github.com/kgmem/kgmem"
 )
@@ -42,92 +41,31 @@ func (s *Store) SetDecay(ctx context.Context, ns kgmem.Namespace, updates []kgme
 				return err
 			}
 		}
-		if slices.ContainsFunc(updates, func(u kgmem.DecayUpdate) bool { return !utf8.ValidString(u.ID) }) {
-			return s.setDecayEach(ctx, tx, ns, updates) // JSON would not carry the id as it is
+		stmts := map[string]*sql.Stmt{}
+		for i, u := range updates {
+			table, _, _ := recordTable(u.Kind)
+			st, ok := stmts[table]
+			if !ok {
+				st = tx.StmtContext(ctx, s.ws.setDecay[table])
+				stmts[table] = st
+			}
+			res, err := st.ExecContext(ctx, append(decayArgs(u.State), ns, u.ID)...)
+			if err != nil {
+				return fmt.Errorf("updates[%d]: %w", i, err)
+			}
+			if n, err := res.RowsAffected(); err != nil {
+				return fmt.Errorf("updates[%d]: %w", i, err)
+			} else if n == 0 {
+				return fmt.Errorf("updates[%d]: %s %q in %s: %w", i, u.Kind, u.ID, ns, kgmem.ErrNotFound)
+			}
 		}
-		return s.setDecayBatched(ctx, tx, ns, updates)
+		return nil
 	})
 	if err != nil {
 		return fmt.Errorf("sqlite: set decay: %w", err)
 	}
 	if to != 0 {
 		s.episodes.decayWritten(ns, from, to, updates)
-	}
-	return nil
-}
-
-// setDecayEach writes updates one statement each.
-func (s *Store) setDecayEach(ctx context.Context, tx *sql.Tx, ns kgmem.Namespace, updates []kgmem.DecayUpdate) error {
-	stmts := map[string]*sql.Stmt{}
-	for i, u := range updates {
-		table, _, _ := recordTable(u.Kind)
-		st, ok := stmts[table]
-		if !ok {
-			st = tx.StmtContext(ctx, s.ws.setDecay[table])
-			stmts[table] = st
-		}
-		res, err := st.ExecContext(ctx, append(decayArgs(u.State), ns, u.ID)...)
-		if err != nil {
-			return fmt.Errorf("updates[%d]: %w", i, err)
-		}
-		if n, err := res.RowsAffected(); err != nil {
-			return fmt.Errorf("updates[%d]: %w", i, err)
-		} else if n == 0 {
-			return fmt.Errorf("updates[%d]: %s %q in %s: %w", i, u.Kind, u.ID, ns, kgmem.ErrNotFound)
-		}
-	}
-	return nil
-}
-
-// setDecayBatched writes updates one statement per record table, over a
-// JSON array of rows (a search's reinforcement is ten updates or so: the
-// statements' overhead was most of the reinforcer's CPU under load). A
-// record named twice takes its last state, as when written in order; the
-// first update whose record is missing fails the call.
-func (s *Store) setDecayBatched(ctx context.Context, tx *sql.Tx, ns kgmem.Namespace, updates []kgmem.DecayUpdate) error {
-	type key struct {
-		table, id string
-	}
-	last := make(map[key]int, len(updates))
-	for i, u := range updates {
-		table, _, _ := recordTable(u.Kind)
-		last[key{table, u.ID}] = i
-	}
-	rows := map[string][][]any{}
-	for i, u := range updates {
-		table, _, _ := recordTable(u.Kind)
-		if last[key{table, u.ID}] == i {
-			rows[table] = append(rows[table], append([]any{u.ID}, decayArgs(u.State)...))
-		}
-	}
-	found := make(map[key]bool, len(last))
-	for table, tableRows := range rows {
-		body, err := json.Marshal(tableRows)
-		if err != nil {
-			return fmt.Errorf("encode decay rows: %w", err)
-		}
-		if err := func() error {
-			res, err := tx.StmtContext(ctx, s.ws.setDecays[table]).QueryContext(ctx, ns, string(body))
-			if err != nil {
-				return err
-			}
-			defer res.Close()
-			for res.Next() {
-				var id string
-				if err := res.Scan(&id); err != nil {
-					return err
-				}
-				found[key{table, id}] = true
-			}
-			return res.Err()
-		}(); err != nil {
-			return fmt.Errorf("%s: %w", table, err)
-		}
-	}
-	for i, u := range updates {
-		if table, _, _ := recordTable(u.Kind); !found[key{table, u.ID}] {
-			return fmt.Errorf("updates[%d]: %s %q in %s: %w", i, u.Kind, u.ID, ns, kgmem.ErrNotFound)
-		}
 	}
 	return nil
 }

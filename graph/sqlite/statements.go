@@ -38,10 +38,8 @@ type writeStmts struct {
 	// episode version (episodecache.go).
 	getEpisodeVersion, setEpisodeVersion *sql.Stmt
 	// setDecay is keyed by record table: it overwrites one record's decay
-	// columns (SetDecay). setDecays does so for a JSON array of
-	// [id, stability, reinforced_at, reinforcements, pinned, forgotten_at]
-	// rows in one statement, returning the ids it found.
-	setDecay, setDecays map[string]*sql.Stmt
+	// columns (SetDecay).
+	setDecay map[string]*sql.Stmt
 	// ftsDelete and ftsInsert are keyed by FTS table name; each takes a
 	// JSON array (of rowids; of [rowid, body] pairs) and writes a whole
 	// change set's entries in one statement.
@@ -184,7 +182,7 @@ func (c cachedReader) QueryContext(ctx context.Context, query string, args ...an
 
 // prepareWrites prepares every write statement on db.
 func prepareWrites(ctx context.Context, db *sql.DB) (*writeStmts, error) {
-	w := &writeStmts{ftsDelete: map[string]*sql.Stmt{}, ftsInsert: map[string]*sql.Stmt{}, setDecay: map[string]*sql.Stmt{}, setDecays: map[string]*sql.Stmt{}}
+	w := &writeStmts{ftsDelete: map[string]*sql.Stmt{}, ftsInsert: map[string]*sql.Stmt{}, setDecay: map[string]*sql.Stmt{}}
 	var errs []error
 	prep := func(query string) *sql.Stmt {
 		st, err := db.PrepareContext(ctx, query)
@@ -258,7 +256,6 @@ func prepareWrites(ctx context.Context, db *sql.DB) (*writeStmts, error) {
 	for _, src := range ftsSources() {
 		w.setDecay[src.records] = prep(`UPDATE ` + src.records + ` SET stability = ?, reinforced_at = ?, reinforcements = ?,
 			pinned = ?, forgotten_at = ? WHERE namespace = ? AND id = ?`)
-		w.setDecays[src.records] = prep(setDecaysQuery(src.records))
 		w.ftsDelete[src.fts] = prep(`DELETE FROM ` + src.fts + ` WHERE rowid IN (SELECT value FROM json_each(?))`)
 		w.ftsInsert[src.fts] = prep(`INSERT INTO ` + src.fts + ` (rowid, ns, body)
 			SELECT value ->> 0, ?, value ->> 1 FROM jsonb_each(?)`)
@@ -270,18 +267,6 @@ func prepareWrites(ctx context.Context, db *sql.DB) (*writeStmts, error) {
 	return w, nil
 }
 
-// setDecaysQuery is the setDecays statement of a record table. Each record
-// is sought by its (namespace, id) key through the IN list, and its new
-// columns read from its own row of the array; "UPDATE … FROM jsonb_each"
-// had the planner walk all of the namespace's records instead
-// (TestSetDecayPlans).
-func setDecaysQuery(table string) string {
-	return `UPDATE ` + table + ` AS r SET (stability, reinforced_at, reinforcements, pinned, forgotten_at) =
-		(SELECT u.value ->> 1, u.value ->> 2, u.value ->> 3, u.value ->> 4, u.value ->> 5 FROM jsonb_each(?2) AS u WHERE u.value ->> 0 = r.id)
-		WHERE r.namespace = ?1 AND r.id IN (SELECT value ->> 0 FROM jsonb_each(?2))
-		RETURNING id`
-}
-
 // close closes every prepared statement.
 func (w *writeStmts) close() error {
 	all := []*sql.Stmt{w.registerNS, w.entityExists, w.episodeExists, w.upsertEntity, w.clearNames, w.addName,
@@ -289,9 +274,6 @@ func (w *writeStmts) close() error {
 		w.savepoint, w.release, w.rollbackTo,
 		w.getEpisodeVersion, w.setEpisodeVersion}
 	for _, st := range w.setDecay {
-		all = append(all, st)
-	}
-	for _, st := range w.setDecays {
 		all = append(all, st)
 	}
 	for _, st := range w.ftsDelete {
