@@ -10,9 +10,10 @@
 // Before it takes a group the committer yields the processor once
 // (runtime.Gosched): writers that are runnable at that moment queue first
 // and join the group. On an idle process there is nothing to yield to and
-// the commit starts at once; under cmd/load's 50 clients the graph store's
-// groups grew from about 2 change sets to about 5 (bench/README.md, "Group
-// commits that wait their turn").
+// the commit starts at once; under cmd/load's 50 clients the committer
+// otherwise ran as soon as the first writer waited, and searches queued
+// behind many small commits (bench/README.md, "Group commits that wait
+// their turn").
 package groupcommit
 
 import (
