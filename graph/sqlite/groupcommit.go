@@ -14,9 +14,9 @@ import (
 const maxGroup = 64
 
 // The graph's single writer connection commits concurrent Apply calls
-// together (internal/groupcommit), each change set in a savepoint of its
-// own so that one failing rolls back alone: a goroutine dump under load had
-// ten ingests waiting for the writer, each holding its namespace's lock
+// together (internal/groupcommit), each change set all or nothing, so that
+// one failing rolls back alone: a goroutine dump under load had ten ingests
+// waiting for the writer, each holding its namespace's lock
 // (bench/README.md).
 
 // pendingApply is one Apply call's change set and, once written, what its
@@ -69,8 +69,8 @@ func (s *Store) commitGroup(group []*groupedApply) {
 	// what the group wrote before the memo publishes the new versions, so
 	// that a search which reads a new version finds its views at it. The
 	// other way round, a search between the two found its namespace's views
-	// one version behind and read them whole from the file again (under
-	// cmd/load a few percent of the server's CPU). Without a memo, searches
+	// one version behind and read them whole from the file again (about 2 %
+	// of the server's CPU under scripts/profile-load.sh). Without a memo, searches
 	// read the versions from the file, and the views advance after the
 	// commit.
 	advance := func() {
