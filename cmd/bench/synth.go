@@ -19,6 +19,7 @@ import (
 	"github.com/kgmem/kgmem/embed"
 	"github.com/kgmem/kgmem/graph/neo4j"
 	"github.com/kgmem/kgmem/graph/sqlite"
+	"github.com/kgmem/kgmem/internal/cpuprofile"
 	"github.com/kgmem/kgmem/memory"
 	"github.com/kgmem/kgmem/vector/hnsw"
 	"github.com/kgmem/kgmem/vector/milvus"
@@ -355,7 +356,7 @@ func openSynthStores(ctx context.Context, f synthFlags, embedder kgmem.Embedder)
 
 // buildSynth writes the memory, with a progress bar and a CPU profile when asked.
 func buildSynth(ctx context.Context, f synthFlags, gen *synth.Generator, sink synth.Sink, stderr io.Writer) (synth.BuildStats, error) {
-	stop, err := startProfile(f.buildProfile)
+	stop, err := cpuprofile.Start(f.buildProfile)
 	if err != nil {
 		return synth.BuildStats{}, err
 	}
@@ -439,7 +440,7 @@ func measureSynth(ctx context.Context, f synthFlags, gen *synth.Generator, sink 
 // With times, each pass ends with where its searches' wall time went.
 func searchSynth(ctx context.Context, f synthFlags, gen *synth.Generator, sink synth.Sink, engine *memory.Engine, queries []synth.Query, rep *synthReport, times *synth.CallTimes, stderr io.Writer) error {
 	fmt.Fprintf(stderr, "warming up %d namespaces…\n", f.cfg.Namespaces)
-	stopWarm, err := startProfile(f.warmProfile)
+	stopWarm, err := cpuprofile.Start(f.warmProfile)
 	if err != nil {
 		return err
 	}
@@ -449,7 +450,7 @@ func searchSynth(ctx context.Context, f synthFlags, gen *synth.Generator, sink s
 		return err
 	}
 	rep.WarmUpSecs = warm.Seconds()
-	stop, err := startProfile(f.cpuProfile)
+	stop, err := cpuprofile.Start(f.cpuProfile)
 	if err != nil {
 		return err
 	}
@@ -494,22 +495,6 @@ func writeAllocs(path string) error {
 		return fmt.Errorf("write allocation profile: %w", err)
 	}
 	return out.Close()
-}
-
-// startProfile starts a CPU profile into path ("" : none) and returns its stop.
-func startProfile(path string) (func(), error) {
-	if path == "" {
-		return func() {}, nil
-	}
-	out, err := os.Create(path)
-	if err != nil {
-		return nil, fmt.Errorf("create CPU profile: %w", err)
-	}
-	if err := pprof.StartCPUProfile(out); err != nil {
-		out.Close()
-		return nil, fmt.Errorf("start CPU profile: %w", err)
-	}
-	return func() { pprof.StopCPUProfile(); out.Close() }, nil
 }
 
 // writeHeapProfile writes what the heap holds now, after a collection, to

@@ -28,10 +28,10 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"runtime/pprof"
 	"syscall"
 	"time"
 
+	"github.com/kgmem/kgmem/internal/cpuprofile"
 	"github.com/kgmem/kgmem/internal/gcheadroom"
 )
 
@@ -78,9 +78,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	// was collected many times a second, on the cores the server needs.
 	defer gcheadroom.Start(gcheadroom.Config{Headroom: uint64(*gcHeadroomMiB) << 20}).Stop()
 	if *cpuProfile != "" {
-		stopProfile, err := startCPUProfile(*cpuProfile)
+		stopProfile, err := cpuprofile.Start(*cpuProfile)
 		if err != nil {
-			return err
+			return fmt.Errorf("-cpuprofile: %w", err)
 		}
 		defer stopProfile()
 	}
@@ -126,22 +126,4 @@ func finish(w io.Writer, rep outcome, asJSON bool) error {
 		return fmt.Errorf("print report: %w", err)
 	}
 	return rep.verdict()
-}
-
-// startCPUProfile profiles this process into path until the returned stop
-// is called: what the clients themselves cost on a machine they share with
-// the server.
-func startCPUProfile(path string) (stop func(), err error) {
-	f, err := os.Create(path)
-	if err != nil {
-		return nil, fmt.Errorf("-cpuprofile: %w", err)
-	}
-	if err := pprof.StartCPUProfile(f); err != nil {
-		f.Close()
-		return nil, fmt.Errorf("-cpuprofile: %w", err)
-	}
-	return func() {
-		pprof.StopCPUProfile()
-		f.Close()
-	}, nil
 }

@@ -8,13 +8,13 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"runtime/pprof"
 	"sync/atomic"
 	"time"
 
 	"github.com/kgmem/kgmem"
 	"github.com/kgmem/kgmem/chatlog"
 	"github.com/kgmem/kgmem/chatlog/importer"
+	"github.com/kgmem/kgmem/internal/cpuprofile"
 	"github.com/schollz/progressbar/v3"
 	"golang.org/x/term"
 )
@@ -117,7 +117,7 @@ func ingest(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	log := cfg.logger()
 	defer cfg.startGCHeadroom(log).Stop()
 	if f.cpuProfile != "" {
-		stop, err := startCPUProfile(f.cpuProfile)
+		stop, err := cpuprofile.Start(f.cpuProfile)
 		if err != nil {
 			return fmt.Errorf("--cpuprofile: %w", err)
 		}
@@ -294,20 +294,4 @@ func showProgress(mode string, stderr io.Writer, size int64, counted *countingRe
 		close(done)
 		<-finished
 	}
-}
-
-// startCPUProfile profiles the process's CPU into the file at path until
-// the returned function is called.
-func startCPUProfile(path string) (stop func(), err error) {
-	out, err := os.Create(path)
-	if err != nil {
-		return nil, err
-	}
-	if err := pprof.StartCPUProfile(out); err != nil {
-		return nil, errors.Join(err, out.Close())
-	}
-	return func() {
-		pprof.StopCPUProfile()
-		_ = out.Close()
-	}, nil
 }
