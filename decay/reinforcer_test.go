@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kgmem/kgmem/internal/polltest"
+
 	"github.com/kgmem/kgmem"
 	wal "github.com/kgmem/kgmem/internal/journal"
 )
@@ -24,18 +26,6 @@ func (r *Reinforcer) crash() {
 	close(r.stop)
 	<-r.done
 	r.journal.Abandon() // no final sync: only what Enqueue synced is on disk
-}
-
-// waitFor polls cond until it holds or the deadline passes.
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(5 * time.Millisecond) // polling interval, not a readiness guess
-	}
 }
 
 func newReinforcer(t *testing.T, cfg ReinforcerConfig) *Reinforcer {
@@ -182,7 +172,7 @@ func TestReinforcerCrashLosesNothing(t *testing.T) {
 		clock.Set(epoch.Add(200 * day)) // replay must use the journaled times, not now
 		r2 := newReinforcer(t, ReinforcerConfig{Store: store, JournalPath: path, Clock: clock})
 		// The replayed backlog is applied in the background without any call.
-		waitFor(t, "the replayed journal to be applied", func() bool { return r2.Pending() == 0 })
+		polltest.Until(t, 10*time.Second, "the replayed journal to be applied", func() bool { return r2.Pending() == 0 })
 		for ns, states := range want {
 			for ref, w := range states {
 				if got := stateOf(t, store, ns, ref); !sameState(got, w) {
@@ -219,10 +209,10 @@ func TestReinforcerBatchSizeTriggersApply(t *testing.T) {
 		if err := r.Enqueue(ns, episode); err != nil {
 			t.Fatal(err)
 		}
-		waitFor(t, "a full batch to be applied", func() bool {
+		polltest.Until(t, 10*time.Second, "a full batch to be applied", func() bool {
 			return stateOf(t, store, ns, episode).Reinforcements == 1
 		})
-		waitFor(t, "the queue to drain", func() bool { return r.Pending() == 0 })
+		polltest.Until(t, 10*time.Second, "the queue to drain", func() bool { return r.Pending() == 0 })
 	})
 }
 

@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kgmem/kgmem/internal/polltest"
+
 	"github.com/kgmem/kgmem"
 	"github.com/kgmem/kgmem/embed"
 	"github.com/kgmem/kgmem/episodes"
@@ -97,7 +99,7 @@ func TestOutboxSurvivesSIGKILL(t *testing.T) {
 		t.Fatalf("recovered outbox holds %d ops, want the stalled write's 1", f.engine.OutboxDepth())
 	}
 	runOutbox(t, f.engine)
-	pollUntil(t, 30*time.Second, "the recovered outbox to drain", func() bool { return f.engine.OutboxDepth() == 0 })
+	polltest.Until(t, 30*time.Second, "the recovered outbox to drain", func() bool { return f.engine.OutboxDepth() == 0 })
 	report, err := f.engine.CheckConsistency(ctx, ns)
 	if err != nil {
 		t.Fatal(err)

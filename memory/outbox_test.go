@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kgmem/kgmem/internal/polltest"
+
 	"github.com/kgmem/kgmem"
 	"github.com/kgmem/kgmem/embed"
 	"github.com/kgmem/kgmem/episodes"
@@ -161,20 +163,6 @@ func runOutbox(t *testing.T, eng *memory.Engine) {
 	t.Cleanup(func() { cancel(); <-done })
 }
 
-// pollUntil polls cond every 20 ms until it holds, failing after timeout.
-func pollUntil(t *testing.T, timeout time.Duration, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(timeout)
-	tick := time.NewTicker(20 * time.Millisecond)
-	defer tick.Stop()
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %s waiting for %s", timeout, what)
-		}
-		<-tick.C
-	}
-}
-
 // faultScenario ingests the scenario with the vector index failing from the
 // fourth message on (cut), deletes a fact and purges a namespace while it is
 // down, checks ingest and search keep working, restores it, waits for the
@@ -247,7 +235,7 @@ func faultScenario(t *testing.T, f *faultEngine, verify kgmem.VectorIndex, cut f
 	t.Logf("before restore: %s", time.Since(began).Round(time.Millisecond))
 	restore()
 	restored := time.Now()
-	pollUntil(t, 90*time.Second, "the outbox to drain", func() bool { return f.engine.OutboxDepth() == 0 })
+	polltest.Until(t, 90*time.Second, "the outbox to drain", func() bool { return f.engine.OutboxDepth() == 0 })
 	t.Logf("outbox drained %s after the index came back", time.Since(restored).Round(time.Millisecond))
 	if got := gauge(t, f.reg, "kgmem_vector_outbox_depth"); got != 0 {
 		t.Errorf("kgmem_vector_outbox_depth = %v after the drain, want 0", got)
@@ -427,7 +415,7 @@ func TestOutboxReplaysAfterCrash(t *testing.T) {
 		t.Fatalf("restarted engine found %d queued ops, want the %d the crashed one acknowledged", got, queued)
 	}
 	runOutbox(t, second.engine)
-	pollUntil(t, 30*time.Second, "the replayed outbox to drain", func() bool { return second.engine.OutboxDepth() == 0 })
+	polltest.Until(t, 30*time.Second, "the replayed outbox to drain", func() bool { return second.engine.OutboxDepth() == 0 })
 	report, err := second.engine.CheckConsistency(ctx, ns)
 	if err != nil {
 		t.Fatal(err)
@@ -469,7 +457,7 @@ func TestOutboxWithoutJournal(t *testing.T) {
 			}
 			if tt.draining {
 				runOutbox(t, eng)
-				pollUntil(t, 5*time.Second, "the drain loop to start", eng.OutboxDraining)
+				polltest.Until(t, 5*time.Second, "the drain loop to start", eng.OutboxDraining)
 			}
 			flaky.down.Store(true)
 			const ns = kgmem.Namespace("mem/a")
@@ -481,7 +469,7 @@ func TestOutboxWithoutJournal(t *testing.T) {
 			}
 			flaky.down.Store(false)
 			if tt.draining {
-				pollUntil(t, 10*time.Second, "the in-memory outbox to drain", func() bool { return eng.OutboxDepth() == 0 })
+				polltest.Until(t, 10*time.Second, "the in-memory outbox to drain", func() bool { return eng.OutboxDepth() == 0 })
 			}
 			report, err := eng.CheckConsistency(ctx, ns)
 			if err != nil {

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kgmem/kgmem/internal/polltest"
+
 	"github.com/kgmem/kgmem"
 	"github.com/kgmem/kgmem/embed"
 	"github.com/kgmem/kgmem/graph/neo4j"
@@ -156,7 +158,7 @@ func TestVectorWritesOutliveTheirServer(t *testing.T) {
 			}
 		}
 	}()
-	pollUntil(t, 30*time.Second, "B to apply A's queued vector writes", func() bool {
+	polltest.Until(t, 30*time.Second, "B to apply A's queued vector writes", func() bool {
 		rep, err := b.CheckConsistency(ctx, ns)
 		return err == nil && rep.Consistent() && rep.GraphRecords > 0 && b.OutboxDepth() == 0
 	})

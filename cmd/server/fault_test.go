@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kgmem/kgmem/internal/polltest"
+
 	"github.com/kgmem/kgmem"
 	"github.com/kgmem/kgmem/graph/sqlite"
 	"github.com/kgmem/kgmem/internal/llmtest"
@@ -43,7 +45,7 @@ func TestKillServerDuringBackgroundIngestion(t *testing.T) {
 			t.Fatal(err)
 		}
 		base := "http://" + addr
-		pollUntil(t, 60*time.Second, "the server to answer /healthz", func() bool {
+		polltest.Until(t, 60*time.Second, "the server to answer /healthz", func() bool {
 			resp, err := http.Get(base + "/healthz")
 			if err != nil {
 				return false
@@ -102,7 +104,7 @@ func TestKillServerDuringBackgroundIngestion(t *testing.T) {
 		return n
 	}
 	// Kill once some jobs are done and most are not.
-	pollUntil(t, 60*time.Second, "the first jobs to succeed", func() bool { return succeeded(base) > 0 })
+	polltest.Until(t, 60*time.Second, "the first jobs to succeed", func() bool { return succeeded(base) > 0 })
 	before := succeeded(base)
 	if err := cmd.Process.Kill(); err != nil { // SIGKILL: no shutdown, no flush
 		t.Fatal(err)
@@ -118,7 +120,7 @@ func TestKillServerDuringBackgroundIngestion(t *testing.T) {
 		_ = cmd2.Process.Kill()
 		_ = cmd2.Wait()
 	}()
-	pollUntil(t, 2*time.Minute, "every job to succeed after the restart", func() bool { return succeeded(base2) == len(jobs) })
+	polltest.Until(t, 2*time.Minute, "every job to succeed after the restart", func() bool { return succeeded(base2) == len(jobs) })
 	t.Logf("killed with %d of %d jobs succeeded; after the restart all %d succeeded", before, len(jobs), len(jobs))
 	// The helper process has no signal handling; stop it hard again (every
 	// job is committed by now) so the test can open the data directory.
@@ -164,18 +166,6 @@ func freeAddr(t *testing.T) string {
 	}
 	defer ln.Close()
 	return ln.Addr().String()
-}
-
-// pollUntil checks cond every 50 ms until it holds or the deadline passes.
-func pollUntil(t *testing.T, within time.Duration, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(within)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %s waiting for %s", within, what)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
 }
 
 func postJSON(t *testing.T, u string, body, out any) int {

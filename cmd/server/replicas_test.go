@@ -20,6 +20,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kgmem/kgmem/internal/polltest"
+
 	"github.com/kgmem/kgmem"
 	"github.com/kgmem/kgmem/api/wire"
 	"github.com/kgmem/kgmem/client"
@@ -115,7 +117,7 @@ func (d *deployment) start(name string) *replica {
 	if r.c, err = client.New("http://"+addr, client.WithAPIKey(d.admin)); err != nil {
 		t.Fatal(err)
 	}
-	pollUntil(t, 2*time.Minute, name+" to be ready", func() bool {
+	polltest.Until(t, 2*time.Minute, name+" to be ready", func() bool {
 		_, err := r.c.Readyz(context.Background())
 		return err == nil
 	})
@@ -251,13 +253,13 @@ func TestReplicas(t *testing.T) {
 			}
 			return n
 		}
-		pollUntil(t, time.Minute, "A's first jobs to succeed", func() bool { return succeeded(b) > 0 })
+		polltest.Until(t, time.Minute, "A's first jobs to succeed", func() bool { return succeeded(b) > 0 })
 		a.kill() // mid-queue: its jobs are queued or running under its leases
 		before := succeeded(b)
 		if before == jobsN {
 			t.Fatalf("all %d jobs finished before the kill; the test proves nothing", jobsN)
 		}
-		pollUntil(t, 2*time.Minute, "B or C to finish A's jobs", func() bool { return succeeded(c) == jobsN })
+		polltest.Until(t, 2*time.Minute, "B or C to finish A's jobs", func() bool { return succeeded(c) == jobsN })
 		eps := 0
 		seen := map[string]bool{}
 		for ep, err := range b.c.Episodes(ctx, client.EpisodeQuery{Namespace: ns, Limit: 200}) {

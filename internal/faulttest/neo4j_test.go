@@ -16,6 +16,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kgmem/kgmem/internal/polltest"
+
 	"github.com/kgmem/kgmem"
 	"github.com/kgmem/kgmem/api"
 	"github.com/kgmem/kgmem/embed"
@@ -137,11 +139,11 @@ func TestNeo4jOutageMidIngest(t *testing.T) {
 			return false
 		}
 	}
-	waitFor(t, 60*time.Second, "a third of the batches", func() bool { d, _ := counts(); return d >= batches/3 || writerDone() })
+	polltest.Until(t, 60*time.Second, "a third of the batches", func() bool { d, _ := counts(); return d >= batches/3 || writerDone() })
 	proxy.Cut()
 	cutAt := time.Now()
 	close(cut)
-	waitFor(t, 60*time.Second, "a request to give up with 503", func() bool {
+	polltest.Until(t, 60*time.Second, "a request to give up with 503", func() bool {
 		_, u := counts()
 		return u > 0 && time.Since(cutAt) > 2*time.Second || writerDone()
 	})
@@ -182,17 +184,5 @@ func TestNeo4jOutageMidIngest(t *testing.T) {
 	res, err := eng.Search(ctx, memory.SearchRequest{Namespace: ns, Query: "batch 39 lighthouse", Limit: 5})
 	if err != nil || len(res.Episodes) == 0 {
 		t.Fatalf("search after the outage: %v, %d episodes", err, len(res.Episodes))
-	}
-}
-
-// waitFor polls cond every 50 ms until it holds or the deadline passes.
-func waitFor(t *testing.T, within time.Duration, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(within)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %s waiting for %s", within, what)
-		}
-		time.Sleep(50 * time.Millisecond)
 	}
 }

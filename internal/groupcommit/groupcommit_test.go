@@ -9,19 +9,9 @@ import (
 	"sync"
 	"testing"
 	"time"
-)
 
-// waitFor polls cond until it holds or a deadline passes.
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		runtime.Gosched()
-	}
-}
+	"github.com/kgmem/kgmem/internal/polltest"
+)
 
 // TestGroupsWhatQueuedMeanwhile: while one group commits, the writers that
 // arrive queue, and the next commits take them in order, at most limit at
@@ -48,12 +38,12 @@ func TestGroupsWhatQueuedMeanwhile(t *testing.T) {
 	errs := make([]error, 10)
 	var wg sync.WaitGroup
 	wg.Go(func() { errs[0] = q.Do(t.Context(), 0) })
-	waitFor(t, "the first group", func() bool { return q.Stats().Groups == 1 })
+	polltest.Until(t, 10*time.Second, "the first group", func() bool { return q.Stats().Groups == 1 })
 	for i := 1; i < 10; i++ {
-		waitFor(t, fmt.Sprintf("request %d to queue", i-1), func() bool { return q.Stats().Queued == i-1 })
+		polltest.Until(t, 10*time.Second, fmt.Sprintf("request %d to queue", i-1), func() bool { return q.Stats().Queued == i-1 })
 		wg.Go(func() { errs[i] = q.Do(t.Context(), i) })
 	}
-	waitFor(t, "nine queued requests", func() bool { return q.Stats().Queued == 9 })
+	polltest.Until(t, 10*time.Second, "nine queued requests", func() bool { return q.Stats().Queued == 9 })
 	close(release)
 	wg.Wait()
 
