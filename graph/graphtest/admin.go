@@ -171,6 +171,11 @@ func testPurge(t *testing.T, open Opener) {
 		t.Fatal(err)
 	}
 	epB, bobB, _, fB := seed(h, b, "pb")
+	// Searched before the purge, so that what a store derives from the
+	// namespace for its searches is held when it goes.
+	if hits := h.search(a, kgmem.TextQuery{Text: "bob carol ann tea", IncludeExpired: true}); len(hits) == 0 {
+		t.Error("search before the purge finds nothing")
+	}
 
 	stats, err := h.s.PurgeNamespace(h.ctx, a)
 	if err != nil {

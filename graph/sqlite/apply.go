@@ -61,7 +61,7 @@ type applier struct {
 	// known holds the entity and episode ids known to exist: written by
 	// this change set or found by mustExist, so each is looked up once.
 	known map[string]bool
-	// fts collects the search entries by FTS table, written by flushFTS.
+	// fts collects the search entries by FTS table, written by writeFTS.
 	fts map[string]*ftsBatch
 	// from and to are the namespace's graph versions before and after.
 	from, to int64
@@ -320,10 +320,10 @@ func (a *applier) upsertItem(it kgmem.Item) error {
 
 // replaceFTS sets the search entry of record rid in the FTS table fts: the
 // namespace token in the ns column, the namespace's words in the body column.
-// Entries are collected and written by flushFTS at the end of the change set:
-// FTS5 flushes its pending entries to a new segment at every statement
-// savepoint, so one statement per record made one segment per record (and
-// their merges): 40% of the time of a large Apply.
+// Entries are collected and written by writeFTS at the end of the change set
+// or of its group: FTS5 flushes its pending entries to a new segment at every
+// statement savepoint, so one statement per record made one segment per
+// record (and their merges): 40% of the time of a large Apply.
 func (a *applier) replaceFTS(fts string, rid int64, body string) error {
 	b := a.fts[fts]
 	if b == nil {
@@ -337,30 +337,49 @@ func (a *applier) replaceFTS(fts string, rid int64, body string) error {
 	return nil
 }
 
-// flushFTS writes the collected search entries, per FTS table one statement
-// removing the old entries and one inserting the new.
-func (a *applier) flushFTS() error {
+// writeFTS writes the search entries the appliers collected, per FTS table
+// one statement removing the old entries and one inserting the new. A group
+// commit writes all its change sets' entries at its end: FTS5 flushes its
+// pending entries at every write statement's savepoint, so entries written
+// after each change set were flushed by the next one's first write, a
+// segment (and its merges) per change set. An entry of a record more than
+// one applier wrote is the last one's.
+func writeFTS(ctx context.Context, tx *sql.Tx, st *writeStmts, appliers ...*applier) error {
 	for _, src := range ftsSources() {
-		b := a.fts[src.fts]
-		if b == nil {
+		var rids []int64
+		var entries [][3]any // rowid, namespace token, body
+		at := map[int64]int{}
+		for _, a := range appliers {
+			b := a.fts[src.fts]
+			if b == nil {
+				continue
+			}
+			for _, rid := range b.rids {
+				e := [3]any{rid, a.tok, b.bodies[rid]}
+				if i, ok := at[rid]; ok {
+					entries[i] = e
+					continue
+				}
+				at[rid] = len(entries)
+				rids = append(rids, rid)
+				entries = append(entries, e)
+			}
+		}
+		if len(entries) == 0 {
 			continue
 		}
-		pairs := make([][2]any, len(b.rids))
-		for i, rid := range b.rids {
-			pairs[i] = [2]any{rid, b.bodies[rid]}
-		}
-		rids, err := json.Marshal(b.rids)
+		ridsJSON, err := json.Marshal(rids)
 		if err != nil {
 			return fmt.Errorf("encode %s rowids: %w", src.fts, err)
 		}
-		entries, err := json.Marshal(pairs)
+		entriesJSON, err := json.Marshal(entries)
 		if err != nil {
 			return fmt.Errorf("encode %s entries: %w", src.fts, err)
 		}
-		if _, err := a.stmt(a.st.ftsDelete[src.fts]).ExecContext(a.ctx, string(rids)); err != nil {
+		if _, err := tx.StmtContext(ctx, st.ftsDelete[src.fts]).ExecContext(ctx, string(ridsJSON)); err != nil {
 			return fmt.Errorf("clear search entries in %s: %w", src.fts, err)
 		}
-		if _, err := a.stmt(a.st.ftsInsert[src.fts]).ExecContext(a.ctx, a.tok, string(entries)); err != nil {
+		if _, err := tx.StmtContext(ctx, st.ftsInsert[src.fts]).ExecContext(ctx, string(entriesJSON)); err != nil {
 			return fmt.Errorf("index for search in %s: %w", src.fts, err)
 		}
 	}

@@ -124,19 +124,31 @@ func (s *Store) writeGroup(ctx context.Context, group []*groupedApply, inSavepoi
 	if err != nil {
 		return nil, false, fmt.Errorf("begin: %w", wrapErr(err))
 	}
+	// Without savepoints, the search entries of a group's change sets are
+	// written together at its end (writeFTS says why).
+	deferFTS := !inSavepoints && len(group) > 1
+	var written []*applier
 	for _, r := range group {
 		if r.Err = r.Ctx.Err(); r.Err != nil {
 			continue
 		}
 		if inSavepoints {
 			r.Err = applyInSavepoint(ctx, tx, s, r.Item)
-		} else if r.Err = applyChangeSet(ctx, tx, s, r.Item); r.Err != nil && len(group) > 1 {
+		} else if r.Err = applyChangeSet(ctx, tx, s, r.Item, !deferFTS); r.Err != nil && len(group) > 1 {
 			_ = tx.Rollback()
 			return nil, false, errRetryInSavepoints
 		}
-		wrote = wrote || r.Err == nil
+		if r.Err == nil {
+			written = append(written, r.Item.a)
+		}
 	}
-	return tx, wrote, nil
+	if deferFTS && len(written) > 0 {
+		if err := writeFTS(ctx, tx, s.ws, written...); err != nil {
+			_ = tx.Rollback()
+			return nil, false, errRetryInSavepoints
+		}
+	}
+	return tx, len(written) > 0, nil
 }
 
 // applyInSavepoint writes r's change set inside tx, all or nothing.
@@ -144,7 +156,7 @@ func applyInSavepoint(ctx context.Context, tx *sql.Tx, s *Store, r *pendingApply
 	if _, err := tx.StmtContext(ctx, s.ws.savepoint).ExecContext(ctx); err != nil {
 		return fmt.Errorf("savepoint: %w", wrapErr(err))
 	}
-	if err := applyChangeSet(ctx, tx, s, r); err != nil {
+	if err := applyChangeSet(ctx, tx, s, r, true); err != nil {
 		_, rbErr := tx.StmtContext(ctx, s.ws.rollbackTo).ExecContext(ctx)
 		_, relErr := tx.StmtContext(ctx, s.ws.release).ExecContext(ctx)
 		return errors.Join(err, rbErr, relErr)
@@ -155,14 +167,15 @@ func applyInSavepoint(ctx context.Context, tx *sql.Tx, s *Store, r *pendingApply
 	return nil
 }
 
-// applyChangeSet writes r's change set inside tx; on an error part of it
-// may be written, for the caller to roll back.
-func applyChangeSet(ctx context.Context, tx *sql.Tx, s *Store, r *pendingApply) error {
+// applyChangeSet writes r's change set inside tx, and its search entries
+// with withFTS (else the caller writes them: writeFTS); on an error part of
+// it may be written, for the caller to roll back.
+func applyChangeSet(ctx context.Context, tx *sql.Tx, s *Store, r *pendingApply, withFTS bool) error {
 	r.a = &applier{ctx: ctx, tx: tx, st: s.ws, ns: r.cs.Namespace, tok: nsToken(r.cs.Namespace), pre: wordPrefix(r.cs.Namespace),
 		known: map[string]bool{}, fts: map[string]*ftsBatch{}}
 	err := r.a.apply(r.cs)
-	if err == nil {
-		err = r.a.flushFTS()
+	if err == nil && withFTS {
+		err = writeFTS(ctx, tx, s.ws, r.a)
 	}
 	if err == nil && len(r.a.insertedEpisodes) > 0 {
 		err = tx.StmtContext(ctx, s.ws.getEpisodeVersion).QueryRowContext(ctx, r.cs.Namespace).Scan(&r.a.episodeVersion)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/kgmem/kgmem"
@@ -69,5 +70,64 @@ func TestGroupWithAFailingChangeSet(t *testing.T) {
 			}
 			first += len(group)
 		})
+	}
+}
+
+// TestGroupSearchEntries checks the FTS5 entries a group writes at its end
+// (writeFTS): each change set's in its own namespace, an entity renamed by
+// two change sets of one group under its last name only, and nothing of a
+// change set that failed, whose group was written again in savepoints.
+func TestGroupSearchEntries(t *testing.T) {
+	ctx := t.Context()
+	s, err := Open(ctx, filepath.Join(t.TempDir(), "graph.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	SearchThroughFTS5(s)
+	nsA, nsB := kgmem.Namespace("group/fts-a"), kgmem.Namespace("group/fts-b")
+	episode := func(ns kgmem.Namespace, id, content string) kgmem.ChangeSet {
+		return kgmem.ChangeSet{Namespace: ns, Episodes: []kgmem.Episode{graphtest.Episode(ns, id, "Ann", content)}}
+	}
+	renamed := func(name string) kgmem.ChangeSet {
+		return kgmem.ChangeSet{Namespace: nsA, Entities: []kgmem.Entity{graphtest.Entity(nsA, "ent_renamed", name)}}
+	}
+	failing := episode(nsB, "ep_failing", "quartz marmalade")
+	failing.Facts = []kgmem.Fact{graphtest.Fact(nsB, "fact_failing", "ent_missing", "knows", "ent_missing", "knows")}
+	commit := func(sets ...kgmem.ChangeSet) {
+		var group []*groupedApply
+		for _, cs := range sets {
+			group = append(group, &groupcommit.Request[*pendingApply]{Ctx: ctx, Item: &pendingApply{cs: cs}})
+		}
+		s.commitGroup(group)
+	}
+	commit(episode(nsA, "ep_a", "walrus lantern"), renamed("Zephyrine Okonkwo"), episode(nsB, "ep_b", "walrus harbour"), renamed("Marisol Okonkwo"))
+	commit(episode(nsB, "ep_b2", "harbour quartz"), failing, episode(nsA, "ep_a2", "lantern quartz"))
+	for _, tc := range []struct {
+		ns    kgmem.Namespace
+		query string
+		want  []string // ids found, in any order
+	}{
+		{nsA, "walrus", []string{"ep_a"}},
+		{nsB, "walrus", []string{"ep_b"}},
+		{nsA, "zephyrine", nil},
+		{nsA, "marisol", []string{"ent_renamed"}},
+		{nsA, "okonkwo", []string{"ent_renamed"}},
+		{nsB, "marmalade", nil},
+		{nsB, "quartz", []string{"ep_b2"}},
+		{nsA, "quartz", []string{"ep_a2"}},
+	} {
+		hits, err := s.SearchText(ctx, tc.ns, kgmem.TextQuery{Text: tc.query})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, h := range hits {
+			got = append(got, h.ID)
+		}
+		slices.Sort(got)
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("%s: search %q found %v, want %v", tc.ns, tc.query, got, tc.want)
+		}
 	}
 }

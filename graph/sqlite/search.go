@@ -57,11 +57,12 @@ func (s *Store) SearchText(ctx context.Context, ns kgmem.Namespace, q kgmem.Text
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: search: %w", err)
 	}
-	terms := queryTerms(q.Text)
-	if len(terms) == 0 {
+	// The same words either way (stop words left out), so both are empty
+	// together; the FTS form is made only for a namespace searched in FTS5.
+	indexTerms := lexical.QueryTerms(q.Text)
+	if len(indexTerms) == 0 {
 		return nil, nil
 	}
-	indexTerms := lexical.QueryTerms(q.Text)
 	v, err := s.versionsOf(ctx, ns)
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: search: %w", err)
@@ -96,7 +97,7 @@ func (s *Store) SearchText(ctx context.Context, ns kgmem.Namespace, q kgmem.Text
 				}
 				return nil
 			}
-			fq := ftsQuery{src: src, always: nsToken(ns), prefix: wordPrefix(ns), terms: terms, limit: limit, version: version}
+			fq := ftsQuery{src: src, always: nsToken(ns), prefix: wordPrefix(ns), terms: queryTerms(q.Text), limit: limit, version: version}
 			hits, err := s.searchKind(gctx, ns, fq, currentOnly)
 			if err != nil {
 				return fmt.Errorf("sqlite: search %s: %w", src.kind, err)

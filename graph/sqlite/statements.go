@@ -258,7 +258,7 @@ func prepareWrites(ctx context.Context, db *sql.DB) (*writeStmts, error) {
 			pinned = ?, forgotten_at = ? WHERE namespace = ? AND id = ?`)
 		w.ftsDelete[src.fts] = prep(`DELETE FROM ` + src.fts + ` WHERE rowid IN (SELECT value FROM json_each(?))`)
 		w.ftsInsert[src.fts] = prep(`INSERT INTO ` + src.fts + ` (rowid, ns, body)
-			SELECT value ->> 0, ?, value ->> 1 FROM jsonb_each(?)`)
+			SELECT value ->> 0, value ->> 1, value ->> 2 FROM jsonb_each(?)`)
 	}
 	if err := errors.Join(errs...); err != nil {
 		_ = w.close()

@@ -45,11 +45,16 @@ func TestGet(t *testing.T) {
 			{key: "a", version: 1, loadAs: "a1", size: 1, want: "a1", wantOK: true, loads: 1},
 			{key: "a", version: 1, loadAs: "never", size: 1, want: "a1", wantOK: true, loads: 1},
 		}},
-		{"another version is read again", 10, []step{
+		{"a newer version is read again, an older one served the newer view", 10, []step{
 			{key: "a", version: 1, loadAs: "a1", size: 1, want: "a1", wantOK: true, loads: 1},
 			{key: "a", version: 2, loadAs: "a2", size: 1, want: "a2", wantOK: true, loads: 2},
 			{key: "a", version: 2, loadAs: "never", size: 1, want: "a2", wantOK: true, loads: 2},
-			{key: "a", version: 1, loadAs: "a1 again", size: 1, want: "a1 again", wantOK: true, loads: 3},
+			{key: "a", version: 1, loadAs: "never", size: 1, want: "a2", wantOK: true, loads: 2},
+		}},
+		{"version 0 (never written, or purged) is not served a newer view", 10, []step{
+			{key: "a", version: 2, loadAs: "a2", size: 1, want: "a2", wantOK: true, loads: 1},
+			{key: "a", version: 0, loadAs: "a0", size: 1, want: "a0", wantOK: true, loads: 2},
+			{key: "a", version: 0, loadAs: "never", size: 1, want: "a0", wantOK: true, loads: 2},
 		}},
 		{"too large is not cached", 10, []step{
 			{key: "a", version: 1, loadErr: ErrTooLarge, wantOK: false, loads: 1},
@@ -72,6 +77,7 @@ func TestGet(t *testing.T) {
 		{"a load may be newer than asked", 10, []step{
 			{key: "a", version: 1, loadAs: "a2", size: 1, want: "a2", wantOK: true, loads: 1},
 			{key: "a", version: 2, want: "a2", wantOK: true, loads: 1},
+			{key: "a", version: 1, want: "a2", wantOK: true, loads: 1},
 		}},
 	}
 	for _, tt := range tests {
