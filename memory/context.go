@@ -21,6 +21,7 @@ import (
 //	- [2024-03-02] Bob prefers short answers.
 func RenderContext(res SearchResult) string {
 	var b strings.Builder
+	b.Grow(contextSize(res))
 	if len(res.Facts) > 0 {
 		b.WriteString("# Facts\n")
 		for _, f := range res.Facts {
@@ -50,6 +51,30 @@ func RenderContext(res SearchResult) string {
 		}
 	}
 	return b.String()
+}
+
+// contextSize is about the length of RenderContext(res), a little more
+// rather than less: the block is written once into a buffer of that size
+// instead of through the builder's doublings.
+func contextSize(res SearchResult) int {
+	const line = 48 // a line's fixed parts: "- [2006-01-02 15:04] ", a fact's dates
+	n := 64         // the headings
+	for _, f := range res.Facts {
+		n += line + len(f.Text)
+	}
+	for _, ent := range res.Entities {
+		n += line + len(ent.Name) + len(ent.Type)
+		for _, a := range ent.Aliases {
+			n += len(a) + 2
+		}
+	}
+	for _, ep := range res.Episodes {
+		n += line + len(ep.Name) + len(ep.Content)
+	}
+	for _, it := range res.Items {
+		n += line + len(it.Text)
+	}
+	return n
 }
 
 // factDates renders a fact's validity and status for the context block, one

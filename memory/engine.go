@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/kgmem/kgmem"
@@ -79,6 +80,8 @@ type Engine struct {
 	// timelines caches each namespace's latest time, for relative time
 	// expressions in queries (timeline.go).
 	timelines timelines
+	// fusing keeps fuse's scratch indexes (*fuseScratch) between searches.
+	fusing sync.Pool
 }
 
 // New checks cfg and returns an Engine.

@@ -19,19 +19,26 @@ type fused struct {
 // kind's many hits cannot push another's down) of a retriever of weight w
 // adds w / (RRFK + r). order fixes the order retrievers are read in, which
 // breaks ties (stable sort) and orders each result's sources.
-func fuse(opts SearchOptions, order []string, lists map[string][]kgmem.Hit) map[kgmem.Kind][]*fused {
+//
+// sc holds fuse's own indexes between calls (nil: fresh ones); none of them
+// is part of what fuse returns.
+func fuse(opts SearchOptions, order []string, lists map[string][]kgmem.Hit, sc *fuseScratch) map[kgmem.Kind][]*fused {
 	// A search fuses a few hundred hits twice (fuse was a fifth of the
 	// bytes a server under load allocated, and its map lookups most of its
 	// time): the kinds are few (kgmem's own, so a byte numbers them), each
-	// hit's kind is found in a short slice, and the candidates, their
-	// sources and the indexes are each allocated once, at their final size.
+	// hit's kind is found in a short slice, the candidates and their
+	// sources are each allocated once, at their final size, and the
+	// indexes are the scratch's, kept from earlier searches.
+	if sc == nil {
+		sc = &fuseScratch{}
+	}
 	n := 0
 	for _, name := range order {
 		n += len(lists[name])
 	}
 	// Each hit's kind, in reading order.
 	var kinds []kindCandidates
-	slot := make([]uint8, 0, n)
+	slot := sc.slot[:0]
 	for _, name := range order {
 		for _, h := range lists[name] {
 			k := kindSlot(kinds, h.Kind)
@@ -44,11 +51,12 @@ func fuse(opts SearchOptions, order []string, lists map[string][]kgmem.Hit) map[
 		}
 	}
 	for k := range kinds {
-		kinds[k].ids = make(map[string]int32, kinds[k].hits)
+		kinds[k].ids = sc.index(k, kinds[k].hits)
 	}
 	// Each hit's candidate, the candidates numbered as first read.
-	at := make([]int32, 0, n)
-	var found []int32 // lists that hold each candidate
+	at := sc.at[:0]
+	found := sc.found[:0] // lists that hold each candidate
+	defer func() { sc.slot, sc.at, sc.found = slot, at, found }()
 	j := 0
 	for _, name := range order {
 		for _, h := range lists[name] {
@@ -122,4 +130,32 @@ func kindSlot(kinds []kindCandidates, kind kgmem.Kind) int {
 		}
 	}
 	return -1
+}
+
+// fuseScratch is what fuse indexes hits with, kept for the next call: an
+// Engine keeps them in a pool (Engine.fusing) for its searches.
+type fuseScratch struct {
+	slot      []uint8
+	at, found []int32
+	ids       []map[string]int32 // per kind slot
+}
+
+// maxKeptIndex bounds the candidates of a kind whose index a scratch keeps:
+// clearing a map costs its capacity, and a search of a few hundred
+// candidates should not pay for one that had thousands.
+const maxKeptIndex = 4096
+
+// index returns an empty index of kind slot k for hits hits.
+func (sc *fuseScratch) index(k, hits int) map[string]int32 {
+	for len(sc.ids) <= k {
+		sc.ids = append(sc.ids, nil)
+	}
+	m := sc.ids[k]
+	if m == nil || len(m) > maxKeptIndex {
+		m = make(map[string]int32, hits)
+		sc.ids[k] = m
+		return m
+	}
+	clear(m)
+	return m
 }

@@ -24,6 +24,6 @@ func BenchmarkFuse(b *testing.B) {
 	order := []string{RetrieverVector, RetrieverBM25}
 	b.ReportAllocs()
 	for b.Loop() {
-		fuse(opts, order, lists)
+		fuse(opts, order, lists, nil)
 	}
 }

@@ -15,11 +15,14 @@ import (
 // repeated and shared ids, kinds mixed in every list, empty and unlisted
 // lists, equal relevances. Candidates, their order, relevances (summed in
 // the same order, so equal to the bit) and sources must all agree, and each
-// kind's list and each candidate's sources must be capped.
+// kind's list and each candidate's sources must be capped. One scratch
+// serves every call, and each result is checked after the next call used
+// it, so that nothing fuse returns lives in its scratch.
 func TestFuseMatchesPlainFusion(t *testing.T) {
 	kinds := []kgmem.Kind{kgmem.KindEpisode, kgmem.KindFact, kgmem.KindEntity, kgmem.KindItem}
 	names := []string{RetrieverVector, RetrieverBM25, RetrieverThread, RetrieverGraph, RetrieverSpeaker}
 	r := rand.New(rand.NewPCG(7, 23))
+	sc := &fuseScratch{}
 	for trial := range 300 {
 		opts := SearchOptions{RRFK: float64(1 + r.IntN(60)), VectorWeight: r.Float64(), TextWeight: 1, ThreadWeight: float64(r.IntN(3)), GraphWeight: 0.5}
 		lists := map[string][]kgmem.Hit{}
@@ -30,8 +33,10 @@ func TestFuseMatchesPlainFusion(t *testing.T) {
 			}
 		}
 		order := names[:1+r.IntN(len(names))]
-		got := fuse(opts, order, lists)
+		got := fuse(opts, order, lists, sc)
 		want := plainFusion(opts, order, lists)
+		other := map[string][]kgmem.Hit{RetrieverVector: {{Kind: kinds[trial%len(kinds)], ID: "other", Score: 1}}}
+		fuse(opts, order, other, sc)
 		if len(got) != len(want) {
 			t.Fatalf("trial %d: kinds %d, want %d", trial, len(got), len(want))
 		}

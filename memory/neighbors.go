@@ -38,8 +38,8 @@ func (e *Engine) threadHits(ctx context.Context, ns kgmem.Namespace, opts Search
 		id   string
 		cost int
 	}
-	best := map[string]int{}
-	var order []string
+	best := make(map[string]int, len(near))
+	order := make([]string, 0, len(near))
 	for _, n := range near {
 		d := n.Offset
 		if d < 0 {

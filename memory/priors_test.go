@@ -97,7 +97,7 @@ func TestFuse(t *testing.T) {
 		RetrieverThread: {ep("c")},
 		"unlisted":      {ep("z")},
 	}
-	got := fuse(opts, []string{RetrieverVector, RetrieverBM25, RetrieverThread}, lists)
+	got := fuse(opts, []string{RetrieverVector, RetrieverBM25, RetrieverThread}, lists, nil)
 	want := map[string]float64{
 		"a": 1.0/11 + 2.0/12,
 		"b": 1.0/12 + 2.0/11,

@@ -202,12 +202,17 @@ func (e *Engine) Search(ctx context.Context, req SearchRequest) (SearchResult, e
 	if prioErr != nil { // a time prior that could not date its span: rank without it
 		st.res.Warnings = append(st.res.Warnings, e.degraded(ctx, req.Namespace, "time prior", prioErr))
 	}
-	st.cands = fuse(st.opts, order, st.lists)
+	sc, _ := e.fusing.Get().(*fuseScratch)
+	if sc == nil {
+		sc = &fuseScratch{}
+	}
+	defer e.fusing.Put(sc)
+	st.cands = fuse(st.opts, order, st.lists, sc)
 	for _, phase := range plan.phases[1:] {
 		if err := e.runPhase(ctx, st, phase, false); err != nil {
 			return SearchResult{}, err
 		}
-		st.cands = fuse(st.opts, order, st.lists)
+		st.cands = fuse(st.opts, order, st.lists, sc)
 	}
 	if err := e.hydrate(ctx, st); err != nil {
 		return SearchResult{}, err

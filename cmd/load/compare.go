@@ -48,6 +48,9 @@ type CompareReport struct {
 	// CPUPerRequestRatios are the servers' CPU per request, candidate over
 	// baseline, per round (lower is cheaper).
 	CPUPerRequestRatios []float64 `json:"cpu_per_request_ratios"`
+	// AllocationRatios are the servers' heap bytes allocated per request,
+	// candidate over baseline, per round.
+	AllocationRatios []float64 `json:"allocation_ratios"`
 }
 
 // RunComparison builds both servers and loads them; progress goes to log.
@@ -100,6 +103,7 @@ func RunComparison(ctx context.Context, c Comparison, log io.Writer) (*CompareRe
 		rep.ThroughputRatios = append(rep.ThroughputRatios, ratio(byBuild[1].TotalPerS, byBuild[0].TotalPerS))
 		rep.SearchP99Ratios = append(rep.SearchP99Ratios, ratio(byBuild[1].Ops["search"].P99Ms, byBuild[0].Ops["search"].P99Ms))
 		rep.CPUPerRequestRatios = append(rep.CPUPerRequestRatios, ratio(byBuild[1].CPUMsPerRequest, byBuild[0].CPUMsPerRequest))
+		rep.AllocationRatios = append(rep.AllocationRatios, ratio(byBuild[1].KiBAllocatedPerRequest, byBuild[0].KiBAllocatedPerRequest))
 	}
 	return rep, nil
 }
@@ -225,15 +229,16 @@ func waitReady(ctx context.Context, url string, exited <-chan error, within time
 // print writes every run and the ratios, with their median and range.
 func (r *CompareReport) print(w io.Writer) {
 	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
-	fmt.Fprintf(tw, "round\tbuild\treq/s\tserver CPU ms/req\tsearch p50 ms\tsearch p99 ms\tingest p99 ms\t5xx\n")
+	fmt.Fprintf(tw, "round\tbuild\treq/s\tserver CPU ms/req\tserver KiB allocated/req\tsearch p50 ms\tsearch p99 ms\tingest p99 ms\t5xx\n")
 	for _, run := range r.Runs {
 		s, in := run.Report.Ops["search"], run.Report.Ops["ingest"]
-		fmt.Fprintf(tw, "%d\t%s\t%.0f\t%.2f\t%.1f\t%.1f\t%.1f\t%d\n", run.Round, run.Build, run.Report.TotalPerS, run.Report.CPUMsPerRequest, s.P50Ms, s.P99Ms, in.P99Ms, run.Report.Errors5xx)
+		fmt.Fprintf(tw, "%d\t%s\t%.0f\t%.2f\t%.1f\t%.1f\t%.1f\t%.1f\t%d\n", run.Round, run.Build, run.Report.TotalPerS, run.Report.CPUMsPerRequest, run.Report.KiBAllocatedPerRequest, s.P50Ms, s.P99Ms, in.P99Ms, run.Report.Errors5xx)
 	}
 	_ = tw.Flush()
 	fmt.Fprintf(w, "\ncandidate/baseline req/s: median %.2f, range %s (per round %s)\n", median(r.ThroughputRatios), spread(r.ThroughputRatios), list(r.ThroughputRatios))
 	fmt.Fprintf(w, "candidate/baseline search p99: median %.2f, range %s (per round %s)\n", median(r.SearchP99Ratios), spread(r.SearchP99Ratios), list(r.SearchP99Ratios))
 	fmt.Fprintf(w, "candidate/baseline server CPU per request: median %.2f, range %s (per round %s)\n", median(r.CPUPerRequestRatios), spread(r.CPUPerRequestRatios), list(r.CPUPerRequestRatios))
+	fmt.Fprintf(w, "candidate/baseline server heap allocated per request: median %.2f, range %s (per round %s)\n", median(r.AllocationRatios), spread(r.AllocationRatios), list(r.AllocationRatios))
 }
 
 // verdict fails the comparison when any run got a 5xx.

@@ -98,6 +98,10 @@ type Report struct {
 	// the requests it answered (0 when its metrics have no CPU counter).
 	// In-process (no -url) the process also runs the clients.
 	CPUMsPerRequest float64 `json:"cpu_ms_per_request"`
+	// KiBAllocatedPerRequest is what the server process allocated on its
+	// heap during the run over the requests it answered (0 when its metrics
+	// do not say). In-process, the clients' allocations count too.
+	KiBAllocatedPerRequest float64 `json:"kib_allocated_per_request"`
 }
 
 // sample is one request's outcome.
@@ -254,8 +258,16 @@ func Run(ctx context.Context, cfg Config, log io.Writer) (*Report, error) {
 	rep.summarise(results, elapsed)
 	// CPU per request is steadier than requests/s on a shared machine: a
 	// busy neighbour slows both, but the work per request stays the same.
-	if end, err := scrape(ctx, client); err == nil && baseline.CPUSeconds > 0 && rep.TotalPerS > 0 {
-		rep.CPUMsPerRequest = (end.CPUSeconds - baseline.CPUSeconds) * 1000 / (rep.TotalPerS * elapsed.Seconds())
+	// So are the bytes a request allocates, which the collector's share of
+	// the CPU follows.
+	if end, err := scrape(ctx, client); err == nil && rep.TotalPerS > 0 {
+		requests := rep.TotalPerS * elapsed.Seconds()
+		if baseline.CPUSeconds > 0 {
+			rep.CPUMsPerRequest = (end.CPUSeconds - baseline.CPUSeconds) * 1000 / requests
+		}
+		if baseline.AllocatedBytes > 0 {
+			rep.KiBAllocatedPerRequest = (end.AllocatedBytes - baseline.AllocatedBytes) / 1024 / requests
+		}
 	}
 
 	// Clean up what the run wrote, then wait for the server to settle.
@@ -378,6 +390,9 @@ func (rep *Report) print(w io.Writer) {
 	fmt.Fprintf(w, "total %.1f requests/s over %s with %d clients; 5xx %d, 4xx %d, transport errors %d\n", rep.TotalPerS, rep.Duration, rep.Clients, rep.Errors5xx, rep.Errors4xx, rep.Failed)
 	if rep.CPUMsPerRequest > 0 {
 		fmt.Fprintf(w, "server CPU %.2f ms per request\n", rep.CPUMsPerRequest)
+	}
+	if rep.KiBAllocatedPerRequest > 0 {
+		fmt.Fprintf(w, "server heap allocations %.1f KiB per request\n", rep.KiBAllocatedPerRequest)
 	}
 	fmt.Fprintf(w, "server goroutines %d -> peak %d -> %d; heap in use %.1f -> peak %.1f -> %.1f MiB; RSS %.1f -> peak %.1f -> %.1f MiB\n",
 		rep.Baseline.Goroutines, rep.Peak.Goroutines, rep.After.Goroutines,

@@ -53,6 +53,9 @@ func TestLoadShort(t *testing.T) {
 	if runtime.GOOS == "linux" && (rep.CPUMsPerRequest <= 0 || !strings.Contains(out.String(), "server CPU")) {
 		t.Errorf("CPU per request %v: the process's CPU counter was not read", rep.CPUMsPerRequest)
 	}
+	if rep.KiBAllocatedPerRequest <= 0 || !strings.Contains(out.String(), "server heap allocations") {
+		t.Errorf("KiB allocated per request %v: the process's allocation counter was not read", rep.KiBAllocatedPerRequest)
+	}
 }
 
 func TestLoadFlags(t *testing.T) {
@@ -151,9 +154,18 @@ func TestCompare(t *testing.T) {
 			t.Errorf("CPU ratios %v", rep.CPUPerRequestRatios)
 		}
 	}
+	for _, run := range rep.Runs {
+		if run.Report.KiBAllocatedPerRequest <= 0 {
+			t.Errorf("%s: KiB allocated per request %v, want the server's allocation counter read", run.Build, run.Report.KiBAllocatedPerRequest)
+		}
+	}
+	if len(rep.AllocationRatios) != 1 || rep.AllocationRatios[0] <= 0 {
+		t.Errorf("allocation ratios %v", rep.AllocationRatios)
+	}
 	var out bytes.Buffer
 	rep.print(&out)
-	if !strings.Contains(out.String(), "candidate/baseline req/s: median") || !strings.Contains(out.String(), "candidate/baseline server CPU per request: median") {
+	if !strings.Contains(out.String(), "candidate/baseline req/s: median") || !strings.Contains(out.String(), "candidate/baseline server CPU per request: median") ||
+		!strings.Contains(out.String(), "candidate/baseline server heap allocated per request: median") {
 		t.Errorf("report:\n%s", out.String())
 	}
 	if err := rep.verdict(); err != nil {

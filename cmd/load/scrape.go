@@ -19,6 +19,9 @@ type Process struct {
 	// CPUSeconds is the CPU time the process has used since it started
 	// (process_cpu_seconds_total; 0 off Linux).
 	CPUSeconds float64 `json:"cpu_seconds"`
+	// AllocatedBytes is what the process has allocated on its heap since it
+	// started (go_memstats_alloc_bytes_total): the collector's work follows it.
+	AllocatedBytes float64 `json:"allocated_bytes"`
 }
 
 // scrape reads the Go and process collector gauges from the server's /metrics.
@@ -49,8 +52,13 @@ func scrape(ctx context.Context, client *kgclient.Client) (Process, error) {
 		return p, err
 	}
 	p.RSS, _ = gauge("process_resident_memory_bytes") // absent off Linux
-	if f := fams["process_cpu_seconds_total"]; f != nil && len(f.GetMetric()) > 0 && f.GetMetric()[0].GetCounter() != nil {
-		p.CPUSeconds = f.GetMetric()[0].GetCounter().GetValue()
+	counter := func(name string) float64 {
+		if f := fams[name]; f != nil && len(f.GetMetric()) > 0 && f.GetMetric()[0].GetCounter() != nil {
+			return f.GetMetric()[0].GetCounter().GetValue()
+		}
+		return 0
 	}
+	p.CPUSeconds = counter("process_cpu_seconds_total")
+	p.AllocatedBytes = counter("go_memstats_alloc_bytes_total")
 	return p, nil
 }

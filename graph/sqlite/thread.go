@@ -24,11 +24,6 @@ func (s *Store) ThreadNeighbors(ctx context.Context, ns kgmem.Namespace, q kgmem
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: thread neighbors: %w", err)
 	}
-	type near struct {
-		of     string
-		offset int
-		id     string
-	}
 	if len(q.IDs) == 0 {
 		return nil, nil
 	}
@@ -98,20 +93,20 @@ func (s *Store) ThreadNeighbors(ctx context.Context, ns kgmem.Namespace, q kgmem
 			perID[i][j] = ids
 		}
 	}
-	var found []near
+	n := 0
+	for i := range perID {
+		n += len(perID[i][0]) + len(perID[i][1])
+	}
+	if n == 0 {
+		return nil, nil
+	}
+	out := make([]kgmem.ThreadNeighbor, 0, n)
 	for i, id := range q.IDs {
 		for j, side := range sides {
 			for k, nid := range perID[i][j] {
-				found = append(found, near{of: id, offset: side.sign * (k + 1), id: nid})
+				out = append(out, kgmem.ThreadNeighbor{Of: id, Offset: side.sign * (k + 1), ID: nid})
 			}
 		}
-	}
-	if len(found) == 0 {
-		return nil, nil
-	}
-	out := make([]kgmem.ThreadNeighbor, len(found))
-	for i, f := range found {
-		out[i] = kgmem.ThreadNeighbor{Of: f.of, Offset: f.offset, ID: f.id}
 	}
 	return out, nil
 }

@@ -160,10 +160,13 @@ func (x *Index) Search(ctx context.Context, q kgmem.VectorQuery) ([]kgmem.Hit, e
 	if len(kinds) == 0 {
 		kinds = kgmem.AllKinds()
 	}
-	vec := normalized(q.Vector)
+	var vec []float32 // normalised once a kind has vectors: the engine asks for each kind, most often of none
 	var hits []kgmem.Hit
 	for _, k := range lo.Uniq(kinds) {
 		if sh := sp.shards[k]; sh != nil {
+			if vec == nil {
+				vec = normalized(q.Vector)
+			}
 			hits = append(hits, sh.search(vec, q.K, k)...)
 		}
 	}
