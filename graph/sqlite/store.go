@@ -147,10 +147,13 @@ func Open(ctx context.Context, path string, opts ...Option) (s *Store, err error
 		_ = w.Close()
 		return nil, err
 	}
-	s = &Store{w: w, r: r, ws: ws, topo: topology.NewCache(),
-		names:    nscache.New[*entityNames](entityNamesBudget, entityNamesRefreshAbove),
-		lex:      nscache.New[*lexical.Index](lexicalBudget, lexicalRefreshAbove),
-		threads:  nscache.New[*threadOrder](threadOrderBudget, threadOrderRefreshAbove),
+	// Graph versions are drawn from one counter (graph_versions), so they
+	// only grow: a view one version ahead of a search is served.
+	grows := nscache.VersionsGrow()
+	s = &Store{w: w, r: r, ws: ws, topo: topology.NewCache(grows),
+		names:    nscache.New[*entityNames](entityNamesBudget, entityNamesRefreshAbove, grows),
+		lex:      nscache.New[*lexical.Index](lexicalBudget, lexicalRefreshAbove, grows),
+		threads:  nscache.New[*threadOrder](threadOrderBudget, threadOrderRefreshAbove, grows),
 		episodes: newEpisodeCache(episodeCacheSize), own: own}
 	s.groups = newApplyGroups(s)
 	if o.exclusive {

@@ -25,8 +25,11 @@ const (
 	RefreshAbove = 20_000
 )
 
-// NewCache returns an empty topology cache with the bounds above.
-func NewCache() *nscache.Cache[*Topology] { return nscache.New[*Topology](CacheBudget, RefreshAbove) }
+// NewCache returns an empty topology cache with the bounds above and opts
+// (nscache.VersionsGrow for a store whose versions only grow).
+func NewCache(opts ...nscache.Option) *nscache.Cache[*Topology] {
+	return nscache.New[*Topology](CacheBudget, RefreshAbove, opts...)
+}
 
 // Topology is one namespace's graph shape. It is read-only once built and
 // safe for concurrent use.

@@ -3,13 +3,15 @@
 // graph version of its namespace, within a budget of held items.
 //
 // A graph store raises a namespace's version on every write that can change
-// such a view and reads it on every use. Versions only grow, but for 0 (a
-// namespace never written, or purged): a view read at an older version is
-// read again, and a view read at a newer one is served as it is, since a
-// read of the store now would find that newer state too (under load, a
-// search that read its namespace's version just before a write advanced the
-// views found them one version ahead, and read them whole again: 767 times
-// in 20 seconds of scripts/profile-load.sh). Version 0 matches only 0.
+// such a view and reads it on every use; a view read at another version is
+// read again. Versions are compared for equality, so a store may use a
+// random token per write. A store whose versions only grow (VersionsGrow)
+// is served a view read at a newer version than it asked for as it is,
+// since a read of the store now would find that newer state too: under
+// load, a search that read its namespace's version just before a write
+// advanced the views found them one version ahead, and read them whole
+// again (767 times in 20 seconds of scripts/profile-load.sh). Version 0 (a
+// namespace never written, or purged) matches only 0 either way.
 //
 // A missing or small view is read while the caller waits. A large view that
 // a write made stale is read again in the background, one read per key at a
@@ -47,6 +49,7 @@ type Loaded[V any] struct {
 type Cache[V any] struct {
 	budget       int
 	refreshAbove int
+	grows        bool // VersionsGrow
 	loads        singleflight.Group
 	refreshes    singleflight.Group
 
@@ -62,14 +65,31 @@ type entry[V any] struct {
 	view Loaded[V]
 }
 
+// Option configures New.
+type Option func(*options)
+
+// options are what the Options set.
+type options struct{ grows bool }
+
+// VersionsGrow tells the cache that the store's versions only grow (but
+// for 0), so that a view read at a newer version than a caller asks for
+// serves it (see the package doc). Without it versions are tokens, compared
+// for equality.
+func VersionsGrow() Option { return func(o *options) { o.grows = true } }
+
 // New returns an empty cache holding at most budget units, which reads
 // stale views larger than refreshAbove units in the background.
-func New[V any](budget, refreshAbove int) *Cache[V] {
-	return &Cache[V]{budget: budget, refreshAbove: refreshAbove, entries: map[string]*list.Element{}, lru: list.New()}
+func New[V any](budget, refreshAbove int, opts ...Option) *Cache[V] {
+	var o options
+	for _, opt := range opts {
+		opt(&o)
+	}
+	return &Cache[V]{budget: budget, refreshAbove: refreshAbove, grows: o.grows, entries: map[string]*list.Element{}, lru: list.New()}
 }
 
 // Get returns the view of key at version: the cached one when it was read at
-// that version or a newer one, else the result of load, which is cached. ok is false when
+// that version (or a newer one, with VersionsGrow), else the result of load,
+// which is cached. ok is false when
 // load returned ErrTooLarge or a view larger than the whole budget, and when
 // the cached view is stale and larger than refreshAbove: load then runs in
 // the background (see the package doc). A load is shared by every caller
@@ -122,29 +142,29 @@ func (c *Cache[V]) load(ctx context.Context, key string, version int64, load fun
 	return got.(Loaded[V]).Value, true, nil
 }
 
-// Peek returns the view of key read at version (or a newer one) if it is
-// cached, without reading it when it is not.
+// Peek returns the view of key read at version (or a newer one, with
+// VersionsGrow) if it is cached, without reading it when it is not.
 func (c *Cache[V]) Peek(key string, version int64) (v V, ok bool) {
 	l, ok := c.cached(key, version)
 	return l.Value, ok
 }
 
-// cached returns the view of key read at version, or at a newer one, if it
-// is cached.
+// cached returns the view of key read at version (or a newer one, with
+// VersionsGrow), if it is cached.
 func (c *Cache[V]) cached(key string, version int64) (Loaded[V], bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if el, found := c.entries[key]; found && current(el.Value.(*entry[V]).view.Version, version) {
+	if el, found := c.entries[key]; found && c.serves(el.Value.(*entry[V]).view.Version, version) {
 		c.lru.MoveToFront(el)
 		return el.Value.(*entry[V]).view, true
 	}
 	return Loaded[V]{}, false
 }
 
-// current reports whether a view read at version held serves a caller that
+// serves reports whether a view read at version held serves a caller that
 // read version asked (see the package doc).
-func current(held, asked int64) bool {
-	return held == asked || asked > 0 && held > asked
+func (c *Cache[V]) serves(held, asked int64) bool {
+	return held == asked || c.grows && asked > 0 && held > asked
 }
 
 // put caches l as the view of key, replacing the one cached, and drops the

@@ -40,32 +40,39 @@ func TestGet(t *testing.T) {
 		name   string
 		budget int
 		steps  []step
+		grows  bool // VersionsGrow
 	}{
 		{"same version is served from memory", 10, []step{
 			{key: "a", version: 1, loadAs: "a1", size: 1, want: "a1", wantOK: true, loads: 1},
 			{key: "a", version: 1, loadAs: "never", size: 1, want: "a1", wantOK: true, loads: 1},
-		}},
-		{"a newer version is read again, an older one served the newer view", 10, []step{
+		}, false},
+		{"another version (a token) is read again", 10, []step{
+			{key: "a", version: 1, loadAs: "a1", size: 1, want: "a1", wantOK: true, loads: 1},
+			{key: "a", version: 2, loadAs: "a2", size: 1, want: "a2", wantOK: true, loads: 2},
+			{key: "a", version: 2, loadAs: "never", size: 1, want: "a2", wantOK: true, loads: 2},
+			{key: "a", version: 1, loadAs: "a1 again", size: 1, want: "a1 again", wantOK: true, loads: 3},
+		}, false},
+		{"versions that grow: a newer one is read again, an older one served the newer view", 10, []step{
 			{key: "a", version: 1, loadAs: "a1", size: 1, want: "a1", wantOK: true, loads: 1},
 			{key: "a", version: 2, loadAs: "a2", size: 1, want: "a2", wantOK: true, loads: 2},
 			{key: "a", version: 2, loadAs: "never", size: 1, want: "a2", wantOK: true, loads: 2},
 			{key: "a", version: 1, loadAs: "never", size: 1, want: "a2", wantOK: true, loads: 2},
-		}},
-		{"version 0 (never written, or purged) is not served a newer view", 10, []step{
+		}, true},
+		{"versions that grow: version 0 (never written, or purged) is not served a newer view", 10, []step{
 			{key: "a", version: 2, loadAs: "a2", size: 1, want: "a2", wantOK: true, loads: 1},
 			{key: "a", version: 0, loadAs: "a0", size: 1, want: "a0", wantOK: true, loads: 2},
 			{key: "a", version: 0, loadAs: "never", size: 1, want: "a0", wantOK: true, loads: 2},
-		}},
+		}, true},
 		{"too large is not cached", 10, []step{
 			{key: "a", version: 1, loadErr: ErrTooLarge, wantOK: false, loads: 1},
 			{key: "a", version: 1, loadErr: ErrTooLarge, wantOK: false, loads: 2},
 			{key: "b", version: 1, loadAs: "b1", size: 11, wantOK: false, loads: 3},
 			{key: "b", version: 1, loadAs: "b1", size: 10, want: "b1", wantOK: true, loads: 4},
-		}},
+		}, false},
 		{"errors are returned and not cached", 10, []step{
 			{key: "a", version: 1, loadErr: errRead, wantErr: errRead, loads: 1},
 			{key: "a", version: 1, loadAs: "a1", size: 1, want: "a1", wantOK: true, loads: 2},
-		}},
+		}, false},
 		{"least recently used goes first", 5, []step{
 			{key: "a", version: 1, loadAs: "a1", size: 2, want: "a1", wantOK: true, loads: 1},
 			{key: "b", version: 1, loadAs: "b1", size: 2, want: "b1", wantOK: true, loads: 2},
@@ -73,16 +80,20 @@ func TestGet(t *testing.T) {
 			{key: "c", version: 1, loadAs: "c1", size: 2, want: "c1", wantOK: true, loads: 3},
 			{key: "a", version: 1, want: "a1", wantOK: true, loads: 3},
 			{key: "b", version: 1, loadAs: "b1 again", size: 2, want: "b1 again", wantOK: true, loads: 4},
-		}},
+		}, false},
 		{"a load may be newer than asked", 10, []step{
 			{key: "a", version: 1, loadAs: "a2", size: 1, want: "a2", wantOK: true, loads: 1},
 			{key: "a", version: 2, want: "a2", wantOK: true, loads: 1},
 			{key: "a", version: 1, want: "a2", wantOK: true, loads: 1},
-		}},
+		}, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c := New[string](tt.budget, tt.budget) // every view small: loads while the caller waits
+			var opts []Option
+			if tt.grows {
+				opts = append(opts, VersionsGrow())
+			}
+			c := New[string](tt.budget, tt.budget, opts...) // every view small: loads while the caller waits
 			var l loader
 			for i, s := range tt.steps {
 				version := s.version
