@@ -88,6 +88,29 @@ func BenchmarkApply50Facts(b *testing.B) {
 	}
 }
 
+// BenchmarkApplyMessages measures the change sets of a chat server's ingest
+// without extraction, as cmd/load sends them: 1 to 3 messages of a thread,
+// each one episode, over 20 namespaces, one Apply at a time.
+func BenchmarkApplyMessages(b *testing.B) {
+	s, _ := openTemp(b)
+	c := newCorpus(3, 20_000)
+	at := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	i := 0
+	for b.Loop() {
+		ns := kgmem.Namespace(fmt.Sprintf("bench/messages/%d", i%20))
+		cs := kgmem.ChangeSet{Namespace: ns}
+		for m := range 1 + i%3 {
+			ep := graphtest.Episode(ns, fmt.Sprintf("ep_%d_%d", i, m), "Ann", c.text(20))
+			ep.ThreadID, ep.Timestamp = fmt.Sprintf("thread_%d", i%7), at.Add(time.Duration(i)*time.Second)
+			cs.Episodes = append(cs.Episodes, ep)
+		}
+		i++
+		if err := s.Apply(b.Context(), cs); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
 // fill writes facts facts in 1,000-fact batches into each of the namespaces.
 func fill(b *testing.B, s *sqlite.Store, c *corpus, namespaces []kgmem.Namespace, facts int) {
 	b.Helper()
