@@ -75,10 +75,13 @@ type applier struct {
 }
 
 // ftsBatch is the search entries one change set writes to one FTS table:
-// the last body per rowid, in first-write order.
+// the last body per rowid, in first-write order, and the rowids whose
+// records may have had an entry before (upserted, not inserted), which
+// writeFTS removes first.
 type ftsBatch struct {
-	rids   []int64
-	bodies map[int64]string
+	rids     []int64
+	bodies   map[int64]string
+	replaced []int64
 }
 
 // stmt binds a prepared statement to the transaction.
@@ -287,7 +290,8 @@ func (a *applier) inserted(e kgmem.Episode, meta any, rid int64) error {
 		return err
 	}
 	a.insertedEpisodes = append(a.insertedEpisodes, stored)
-	return a.replaceFTS("episode_fts", rid, episodeText(e.Name, e.Content))
+	// Inserted just now: no entry of its to remove.
+	return a.setFTS("episode_fts", rid, episodeText(e.Name, e.Content), false)
 }
 
 // upsertFact replaces every field of f and its search entry.
@@ -325,6 +329,14 @@ func (a *applier) upsertItem(it kgmem.Item) error {
 // statement savepoint, so one statement per record made one segment per
 // record (and their merges): 40% of the time of a large Apply.
 func (a *applier) replaceFTS(fts string, rid int64, body string) error {
+	return a.setFTS(fts, rid, body, true)
+}
+
+// setFTS collects the search entry of record rid in the FTS table fts;
+// replaced says the record may have had one before (an upsert), which is
+// removed first. A record inserted in this transaction has none: removing
+// it was an FTS5 query per change set that never found anything.
+func (a *applier) setFTS(fts string, rid int64, body string, replaced bool) error {
 	b := a.fts[fts]
 	if b == nil {
 		b = &ftsBatch{bodies: map[int64]string{}}
@@ -332,13 +344,17 @@ func (a *applier) replaceFTS(fts string, rid int64, body string) error {
 	}
 	if _, seen := b.bodies[rid]; !seen {
 		b.rids = append(b.rids, rid)
+		if replaced {
+			b.replaced = append(b.replaced, rid)
+		}
 	}
 	b.bodies[rid] = indexText(a.pre, body)
 	return nil
 }
 
 // writeFTS writes the search entries the appliers collected, per FTS table
-// one statement removing the old entries and one inserting the new. A group
+// one statement removing the old entries of upserted records and one
+// inserting the new. A group
 // commit writes all its change sets' entries at its end: FTS5 flushes its
 // pending entries at every write statement's savepoint, so entries written
 // after each change set were flushed by the next one's first write, a
@@ -346,7 +362,7 @@ func (a *applier) replaceFTS(fts string, rid int64, body string) error {
 // one applier wrote is the last one's.
 func writeFTS(ctx context.Context, tx *sql.Tx, st *writeStmts, appliers ...*applier) error {
 	for _, src := range ftsSources() {
-		var rids []int64
+		var replaced []int64
 		var entries [][3]any // rowid, namespace token, body
 		at := map[int64]int{}
 		for _, a := range appliers {
@@ -354,6 +370,7 @@ func writeFTS(ctx context.Context, tx *sql.Tx, st *writeStmts, appliers ...*appl
 			if b == nil {
 				continue
 			}
+			replaced = append(replaced, b.replaced...)
 			for _, rid := range b.rids {
 				e := [3]any{rid, a.tok, b.bodies[rid]}
 				if i, ok := at[rid]; ok {
@@ -361,23 +378,24 @@ func writeFTS(ctx context.Context, tx *sql.Tx, st *writeStmts, appliers ...*appl
 					continue
 				}
 				at[rid] = len(entries)
-				rids = append(rids, rid)
 				entries = append(entries, e)
 			}
 		}
 		if len(entries) == 0 {
 			continue
 		}
-		ridsJSON, err := json.Marshal(rids)
-		if err != nil {
-			return fmt.Errorf("encode %s rowids: %w", src.fts, err)
+		if len(replaced) > 0 {
+			ridsJSON, err := json.Marshal(replaced)
+			if err != nil {
+				return fmt.Errorf("encode %s rowids: %w", src.fts, err)
+			}
+			if _, err := tx.StmtContext(ctx, st.ftsDelete[src.fts]).ExecContext(ctx, string(ridsJSON)); err != nil {
+				return fmt.Errorf("clear search entries in %s: %w", src.fts, err)
+			}
 		}
 		entriesJSON, err := json.Marshal(entries)
 		if err != nil {
 			return fmt.Errorf("encode %s entries: %w", src.fts, err)
-		}
-		if _, err := tx.StmtContext(ctx, st.ftsDelete[src.fts]).ExecContext(ctx, string(ridsJSON)); err != nil {
-			return fmt.Errorf("clear search entries in %s: %w", src.fts, err)
 		}
 		if _, err := tx.StmtContext(ctx, st.ftsInsert[src.fts]).ExecContext(ctx, string(entriesJSON)); err != nil {
 			return fmt.Errorf("index for search in %s: %w", src.fts, err)

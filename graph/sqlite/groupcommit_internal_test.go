@@ -131,3 +131,53 @@ func TestGroupSearchEntries(t *testing.T) {
 		}
 	}
 }
+
+// TestEpisodeSearchEntryOnAReusedRowid: an episode's search entry is
+// inserted without removing an older one (it has none), so a purge must
+// leave none behind for SQLite to hand the rowid of the namespace's last
+// episode to the next one: the new episode is found by its own words only.
+func TestEpisodeSearchEntryOnAReusedRowid(t *testing.T) {
+	ctx := t.Context()
+	s, err := Open(ctx, filepath.Join(t.TempDir(), "graph.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	SearchThroughFTS5(s)
+	ns := kgmem.Namespace("fts/reused")
+	rid := func(id string) (rid int64) {
+		t.Helper()
+		if err := s.r.QueryRowContext(ctx, `SELECT rid FROM episodes WHERE id = ?`, id).Scan(&rid); err != nil {
+			t.Fatal(err)
+		}
+		return rid
+	}
+	write := func(id, content string) {
+		t.Helper()
+		if err := s.Apply(ctx, kgmem.ChangeSet{Namespace: ns, Episodes: []kgmem.Episode{graphtest.Episode(ns, id, "Ann", content)}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("ep_before", "walrus lantern")
+	before := rid("ep_before")
+	if _, err := s.PurgeNamespace(ctx, ns); err != nil {
+		t.Fatal(err)
+	}
+	write("ep_after", "harbour lantern")
+	if after := rid("ep_after"); after != before {
+		t.Fatalf("the new episode has rowid %d, the purged one had %d: the case is not exercised", after, before)
+	}
+	for query, want := range map[string][]string{"walrus": nil, "harbour": {"ep_after"}, "lantern": {"ep_after"}} {
+		hits, err := s.SearchText(ctx, ns, kgmem.TextQuery{Text: query})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, h := range hits {
+			got = append(got, h.ID)
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("search %q found %v, want %v", query, got, want)
+		}
+	}
+}
