@@ -20,11 +20,7 @@ import (
 // and a lone failing change set, are covered as well.
 func TestGroupWithAFailingChangeSet(t *testing.T) {
 	ctx := t.Context()
-	s, err := Open(ctx, filepath.Join(t.TempDir(), "graph.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := openStore(t)
 	ended, cancel := context.WithCancel(ctx)
 	cancel()
 	ns := kgmem.Namespace("group/fail")
@@ -79,11 +75,7 @@ func TestGroupWithAFailingChangeSet(t *testing.T) {
 // change set that failed, whose group was written again in savepoints.
 func TestGroupSearchEntries(t *testing.T) {
 	ctx := t.Context()
-	s, err := Open(ctx, filepath.Join(t.TempDir(), "graph.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := openStore(t)
 	SearchThroughFTS5(s)
 	nsA, nsB := kgmem.Namespace("group/fts-a"), kgmem.Namespace("group/fts-b")
 	episode := func(ns kgmem.Namespace, id, content string) kgmem.ChangeSet {
@@ -117,16 +109,7 @@ func TestGroupSearchEntries(t *testing.T) {
 		{nsB, "quartz", []string{"ep_b2"}},
 		{nsA, "quartz", []string{"ep_a2"}},
 	} {
-		hits, err := s.SearchText(ctx, tc.ns, kgmem.TextQuery{Text: tc.query})
-		if err != nil {
-			t.Fatal(err)
-		}
-		var got []string
-		for _, h := range hits {
-			got = append(got, h.ID)
-		}
-		slices.Sort(got)
-		if !slices.Equal(got, tc.want) {
+		if got := searchIDs(t, s, tc.ns, tc.query); !slices.Equal(got, tc.want) {
 			t.Errorf("%s: search %q found %v, want %v", tc.ns, tc.query, got, tc.want)
 		}
 	}
@@ -138,11 +121,7 @@ func TestGroupSearchEntries(t *testing.T) {
 // episode to the next one: the new episode is found by its own words only.
 func TestEpisodeSearchEntryOnAReusedRowid(t *testing.T) {
 	ctx := t.Context()
-	s, err := Open(ctx, filepath.Join(t.TempDir(), "graph.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := openStore(t)
 	SearchThroughFTS5(s)
 	ns := kgmem.Namespace("fts/reused")
 	rid := func(id string) (rid int64) {
@@ -168,16 +147,35 @@ func TestEpisodeSearchEntryOnAReusedRowid(t *testing.T) {
 		t.Fatalf("the new episode has rowid %d, the purged one had %d: the case is not exercised", after, before)
 	}
 	for query, want := range map[string][]string{"walrus": nil, "harbour": {"ep_after"}, "lantern": {"ep_after"}} {
-		hits, err := s.SearchText(ctx, ns, kgmem.TextQuery{Text: query})
-		if err != nil {
-			t.Fatal(err)
-		}
-		var got []string
-		for _, h := range hits {
-			got = append(got, h.ID)
-		}
-		if !slices.Equal(got, want) {
+		if got := searchIDs(t, s, ns, query); !slices.Equal(got, want) {
 			t.Errorf("search %q found %v, want %v", query, got, want)
 		}
 	}
+}
+
+// openStore opens a Store on a new file in t's temporary directory, closed
+// when t ends.
+func openStore(t *testing.T) *Store {
+	t.Helper()
+	s, err := Open(t.Context(), filepath.Join(t.TempDir(), "graph.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = s.Close() })
+	return s
+}
+
+// searchIDs returns the ids SearchText finds for query in ns, sorted.
+func searchIDs(t *testing.T, s *Store, ns kgmem.Namespace, query string) []string {
+	t.Helper()
+	hits, err := s.SearchText(t.Context(), ns, kgmem.TextQuery{Text: query})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, h := range hits {
+		ids = append(ids, h.ID)
+	}
+	slices.Sort(ids)
+	return ids
 }

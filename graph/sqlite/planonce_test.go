@@ -3,7 +3,6 @@ package sqlite
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -11,7 +10,6 @@ import (
 	"github.com/kgmem/kgmem"
 	"github.com/kgmem/kgmem/graph/graphtest"
 	"github.com/kgmem/kgmem/internal/nscache"
-	"github.com/kgmem/kgmem/lexical"
 	msqlite "modernc.org/sqlite"
 )
 
@@ -25,14 +23,10 @@ import (
 // on every execution (see limitParam).
 func TestCachedReadsArePlannedOnce(t *testing.T) {
 	ctx := t.Context()
-	s, err := Open(ctx, filepath.Join(t.TempDir(), "graph.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := openStore(t)
 	// Every read through SQL: FTS5 ranking, thread walks and episodes
 	// uncached, on one reader connection the authorizer watches.
-	s.lex = nscache.New[*lexical.Index](0, 0)
+	SearchThroughFTS5(s)
 	s.threads = nscache.New[*threadOrder](0, 0)
 	s.episodes = newEpisodeCache(0)
 	s.r.SetMaxOpenConns(1)
