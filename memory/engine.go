@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/kgmem/kgmem"
@@ -82,6 +83,8 @@ type Engine struct {
 	timelines timelines
 	// fusing keeps fuse's scratch indexes (*fuseScratch) between searches.
 	fusing sync.Pool
+	// searching counts the searches in flight (fanOut).
+	searching atomic.Int64
 }
 
 // New checks cfg and returns an Engine.

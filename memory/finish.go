@@ -5,7 +5,6 @@ import (
 
 	"github.com/kgmem/kgmem"
 	"github.com/kgmem/kgmem/decay"
-	"golang.org/x/sync/errgroup"
 )
 
 // finish completes a search's final results: provenance and the result
@@ -14,10 +13,8 @@ import (
 // reinforcement of what was returned (off the request path).
 func (e *Engine) finish(ctx context.Context, st *searchState) error {
 	res := &st.res
-	var (
-		provenance [][]kgmem.Episode
-		g          errgroup.Group
-	)
+	var provenance [][]kgmem.Episode
+	g := e.fanOut()
 	g.Go(func() (err error) {
 		provenance, err = e.provenance(ctx, st.req.Namespace, res.Facts)
 		return err

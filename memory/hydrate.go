@@ -9,7 +9,6 @@ import (
 
 	"github.com/kgmem/kgmem"
 	"github.com/samber/lo"
-	"golang.org/x/sync/errgroup"
 )
 
 // hydrate loads the records behind the fused candidates, drops what the
@@ -47,7 +46,7 @@ func (e *Engine) hydrate(ctx context.Context, st *searchState) error {
 	res := &st.res
 	epBonus := e.speakerBonuses(ctx, st, cands[kgmem.KindEpisode], depth, speakerBonus)
 	// The kinds load at once; each writes only its own field.
-	var g errgroup.Group
+	g := e.fanOut()
 	g.Go(func() (err error) {
 		res.Facts, err = pick(cands[kgmem.KindFact], depth,
 			func(ids []string) ([]kgmem.Fact, error) { return e.graph.Facts(ctx, ns, ids) },

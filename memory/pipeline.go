@@ -7,7 +7,6 @@ import (
 
 	"github.com/kgmem/kgmem"
 	"github.com/kgmem/kgmem/decay"
-	"golang.org/x/sync/errgroup"
 )
 
 // The search pipeline, in one place:
@@ -195,7 +194,7 @@ func (e *Engine) buildPriors(ctx context.Context, st *searchState, names []strin
 func (e *Engine) runPhase(ctx context.Context, st *searchState, phase []retriever, first bool) error {
 	hits := make([][]kgmem.Hit, len(phase))
 	errs := make([]error, len(phase))
-	var g errgroup.Group
+	g := e.fanOut()
 	for i, r := range phase {
 		g.Go(func() error {
 			hits[i], errs[i] = withDeadline(ctx, st.opts.RetrieverTimeout, func(ctx context.Context) ([]kgmem.Hit, error) {

@@ -18,37 +18,7 @@ import (
 // finds first, and that it finds nothing it should not.
 func TestRetrievers(t *testing.T) {
 	ctx := t.Context()
-	dir := t.TempDir()
-	g, err := sqlite.Open(ctx, filepath.Join(dir, "graph.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = g.Close() })
-	emb := embed.NewHashing(256)
-	v, err := hnsw.Open(ctx, filepath.Join(dir, "vectors.db"), emb.Dimension(), hnsw.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = v.Close() })
-	e, err := New(Config{Graph: g, Vectors: v, Embedder: emb, Logger: slog.New(slog.DiscardHandler)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ns := kgmem.Namespace("memtest/retrievers")
-	at := time.Date(2024, 5, 1, 10, 0, 0, 0, time.UTC)
-	if _, err := e.Ingest(ctx, IngestRequest{Namespace: ns, ThreadID: "t", Messages: []episodes.Message{
-		{ID: "m1", Role: "user", Name: "Ann", Content: "What did you research last week?", Timestamp: at},
-		{ID: "m2", Role: "user", Name: "Ben", Content: "Adoption agencies, mostly.", Timestamp: at.Add(time.Minute)},
-		{ID: "m3", Role: "user", Name: "Ann", Content: "I baked bread today.", Timestamp: at.Add(2 * time.Minute)},
-	}}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := e.AddFacts(ctx, AddFactsRequest{Namespace: ns, Facts: []kgmem.Triple{
-		{Subject: "Ann", Predicate: "manages", Object: "Falcon", Text: "Ann manages Falcon."},
-		{Subject: "Falcon", Predicate: "builds", Object: "Rocket", Text: "Falcon builds Rocket."},
-	}}); err != nil {
-		t.Fatal(err)
-	}
+	e, g, ns := newSmallEngine(t)
 	episodeID := func(msg string) string {
 		eps, err := g.ListEpisodes(ctx, ns, kgmem.Page{Limit: 10})
 		if err != nil {
@@ -118,4 +88,44 @@ func TestRetrievers(t *testing.T) {
 			}
 		})
 	}
+}
+
+// newSmallEngine opens an engine on the embedded backends in a temporary
+// directory, with one namespace holding three episodes of two speakers and
+// two facts.
+func newSmallEngine(t *testing.T) (*Engine, kgmem.GraphStore, kgmem.Namespace) {
+	t.Helper()
+	ctx := t.Context()
+	dir := t.TempDir()
+	g, err := sqlite.Open(ctx, filepath.Join(dir, "graph.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = g.Close() })
+	emb := embed.NewHashing(256)
+	v, err := hnsw.Open(ctx, filepath.Join(dir, "vectors.db"), emb.Dimension(), hnsw.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = v.Close() })
+	e, err := New(Config{Graph: g, Vectors: v, Embedder: emb, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ns := kgmem.Namespace("memtest/retrievers")
+	at := time.Date(2024, 5, 1, 10, 0, 0, 0, time.UTC)
+	if _, err := e.Ingest(ctx, IngestRequest{Namespace: ns, ThreadID: "t", Messages: []episodes.Message{
+		{ID: "m1", Role: "user", Name: "Ann", Content: "What did you research last week?", Timestamp: at},
+		{ID: "m2", Role: "user", Name: "Ben", Content: "Adoption agencies, mostly.", Timestamp: at.Add(time.Minute)},
+		{ID: "m3", Role: "user", Name: "Ann", Content: "I baked bread today.", Timestamp: at.Add(2 * time.Minute)},
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.AddFacts(ctx, AddFactsRequest{Namespace: ns, Facts: []kgmem.Triple{
+		{Subject: "Ann", Predicate: "manages", Object: "Falcon", Text: "Ann manages Falcon."},
+		{Subject: "Falcon", Predicate: "builds", Object: "Rocket", Text: "Falcon builds Rocket."},
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	return e, g, ns
 }

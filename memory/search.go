@@ -10,7 +10,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/kgmem/kgmem"
-	"golang.org/x/sync/errgroup"
 )
 
 // SearchRequest is one query.
@@ -157,6 +156,8 @@ func (e *Engine) Search(ctx context.Context, req SearchRequest) (SearchResult, e
 	if err := e.ValidateSearch(&req); err != nil {
 		return SearchResult{}, err
 	}
+	e.searching.Add(1)
+	defer e.searching.Add(-1)
 	ctx, cancel := context.WithTimeout(ctx, e.search.Timeout)
 	defer cancel()
 	st := &searchState{req: req, opts: e.search, query: parseQuery(req.Query), lists: map[string][]kgmem.Hit{}}
@@ -167,8 +168,8 @@ func (e *Engine) Search(ctx context.Context, req SearchRequest) (SearchResult, e
 	// (the graph retriever's seeds), the namespace's decay model and the
 	// priors (the time prior may read the namespace's timeline); none needs
 	// another's answer.
+	first := e.fanOut()
 	var (
-		first             errgroup.Group
 		phaseErr          error
 		modelErr, prioErr error
 	)
