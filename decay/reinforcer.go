@@ -17,7 +17,7 @@ import (
 // Reinforcer defaults.
 const (
 	DefaultReinforceInterval = 5 * time.Second
-	DefaultReinforceBatch    = 512
+	DefaultReinforceBatch    = 65536
 	DefaultApplyTimeout      = 30 * time.Second
 )
 
@@ -35,7 +35,9 @@ type ReinforcerConfig struct {
 	// Interval between background applies; 0 means DefaultReinforceInterval.
 	Interval time.Duration
 	// BatchSize is the number of queued refs that triggers an apply before the
-	// interval is up; 0 means DefaultReinforceBatch.
+	// interval is up, bounding the queue's memory; 0 means
+	// DefaultReinforceBatch. An apply writes each recalled record once, so
+	// the fewer applies, the fewer writes of records recalled again and again.
 	BatchSize int
 	// ApplyTimeout bounds one background apply; 0 means DefaultApplyTimeout.
 	ApplyTimeout time.Duration

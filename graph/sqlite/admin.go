@@ -42,14 +42,21 @@ func (s *Store) SetDecay(ctx context.Context, ns kgmem.Namespace, updates []kgme
 			}
 		}
 		stmts := map[string]*sql.Stmt{}
+		// Each update is one row, microseconds long: the context is checked
+		// between rows rather than watched during each (the driver starts a
+		// goroutine per statement to watch a cancellable context).
+		rowCtx := context.WithoutCancel(ctx)
 		for i, u := range updates {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
 			table, _, _ := recordTable(u.Kind)
 			st, ok := stmts[table]
 			if !ok {
-				st = tx.StmtContext(ctx, s.ws.setDecay[table])
+				st = tx.StmtContext(rowCtx, s.ws.setDecay[table])
 				stmts[table] = st
 			}
-			res, err := st.ExecContext(ctx, append(decayArgs(u.State), ns, u.ID)...)
+			res, err := st.ExecContext(rowCtx, append(decayArgs(u.State), ns, u.ID)...)
 			if err != nil {
 				return fmt.Errorf("updates[%d]: %w", i, err)
 			}
