@@ -1,7 +1,6 @@
 package sqlite
 
 import (
-	"container/list"
 	"context"
 	"database/sql"
 	"fmt"
@@ -32,24 +31,41 @@ const episodeCacheSize = 20_000
 // Versions are compared by order: a cached namespace newer than the version
 // a reader read (this Store's SetDecay committed after that read) is served
 // as it is, never filled from that read. A namespace is held only while
-// some of its episodes are. An episodeCache is safe for concurrent use.
+// some of its episodes are.
+//
+// When full, the cache evicts by the clock algorithm: a read marks its
+// episodes used, and the hand going round the slots spares a used episode
+// once (clearing the mark) and evicts the first that is not. It keeps
+// about what a least-recently-used list keeps, without moving an element
+// of a list on every read, which cost a search under load more than its map
+// lookups. An episodeCache is safe for concurrent use.
 type episodeCache struct {
 	capacity int
 
 	mu     sync.Mutex
-	lru    *list.List // of kgmem.Episode, most recently used first
+	slots  []cacheSlot // grown up to capacity
+	free   []int32     // slots emptied by drops, reused first
+	hand   int         // the next slot the clock looks at
 	spaces map[kgmem.Namespace]*cachedSpace
 }
 
-// cachedSpace is what the cache holds of one namespace, valid at version.
+// cacheSlot holds one cached episode, or none (the zero value).
+type cacheSlot struct {
+	ep kgmem.Episode
+	// used marks an episode read since the hand last passed.
+	used bool
+}
+
+// cachedSpace is what the cache holds of one namespace, valid at version:
+// the slot of each of its episodes.
 type cachedSpace struct {
 	version int64
-	byID    map[string]*list.Element
+	byID    map[string]int32
 }
 
 // newEpisodeCache returns an empty cache of at most capacity episodes.
 func newEpisodeCache(capacity int) *episodeCache {
-	return &episodeCache{capacity: capacity, lru: list.New(), spaces: map[kgmem.Namespace]*cachedSpace{}}
+	return &episodeCache{capacity: capacity, spaces: map[kgmem.Namespace]*cachedSpace{}}
 }
 
 // lookup returns the cached episodes of ns among ids, in the order of ids,
@@ -73,9 +89,10 @@ func (c *episodeCache) lookup(ns kgmem.Namespace, version int64, ids []string) (
 	}
 	hits = make([]kgmem.Episode, 0, found) // empty rather than nil when none
 	for _, id := range ids {
-		if el, ok := sp.get(id); ok {
-			c.lru.MoveToFront(el)
-			hits = append(hits, cloneEpisode(el.Value.(kgmem.Episode)))
+		if i, ok := sp.get(id); ok {
+			slot := &c.slots[i]
+			slot.used = true
+			hits = append(hits, cloneEpisode(slot.ep))
 		} else {
 			missing = append(missing, id)
 		}
@@ -83,13 +100,13 @@ func (c *episodeCache) lookup(ns kgmem.Namespace, version int64, ids []string) (
 	return hits, missing
 }
 
-// get returns the list element of the episode id; sp may be nil.
-func (sp *cachedSpace) get(id string) (*list.Element, bool) {
+// get returns the slot of the episode id; sp may be nil.
+func (sp *cachedSpace) get(id string) (int32, bool) {
 	if sp == nil {
-		return nil, false
+		return 0, false
 	}
-	el, ok := sp.byID[id]
-	return el, ok
+	i, ok := sp.byID[id]
+	return i, ok
 }
 
 // fill adds episodes of ns read after reading its episode version as
@@ -97,7 +114,7 @@ func (sp *cachedSpace) get(id string) (*list.Element, bool) {
 // namespace; a newer one (this Store's SetDecay committed since) keeps what
 // it holds.
 func (c *episodeCache) fill(ns kgmem.Namespace, version int64, eps []kgmem.Episode) {
-	if len(eps) == 0 {
+	if len(eps) == 0 || c.capacity <= 0 {
 		return
 	}
 	c.mu.Lock()
@@ -111,16 +128,47 @@ func (c *episodeCache) fill(ns kgmem.Namespace, version int64, eps []kgmem.Episo
 		sp = nil
 	}
 	if sp == nil {
-		sp = &cachedSpace{version: version, byID: map[string]*list.Element{}}
-		c.spaces[ns] = sp
+		sp = &cachedSpace{version: version, byID: map[string]int32{}}
 	}
 	for _, ep := range eps {
-		if _, ok := sp.byID[ep.ID]; !ok {
-			sp.byID[ep.ID] = c.lru.PushFront(cloneEpisode(ep))
+		if _, ok := sp.byID[ep.ID]; ok {
+			continue
 		}
+		i := c.takeSlotLocked()
+		// Unmarked: an episode loaded once and not read again goes first.
+		c.slots[i] = cacheSlot{ep: cloneEpisode(ep)}
+		sp.byID[ep.ID] = i
+		// Taking the slot may have evicted the namespace's last episode,
+		// and with it the namespace.
+		c.spaces[ns] = sp
 	}
-	for c.lru.Len() > c.capacity {
-		c.evictLocked(c.lru.Back())
+}
+
+// takeSlotLocked returns an empty slot: a dropped one, a new one while the
+// cache is below capacity, or the one the clock evicts.
+func (c *episodeCache) takeSlotLocked() int32 {
+	if n := len(c.free); n > 0 {
+		i := c.free[n-1]
+		c.free = c.free[:n-1]
+		return i
+	}
+	if len(c.slots) < c.capacity {
+		c.slots = append(c.slots, cacheSlot{})
+		return int32(len(c.slots) - 1)
+	}
+	// Every slot is held: within two turns the hand finds one not used.
+	for {
+		if c.hand >= len(c.slots) {
+			c.hand = 0
+		}
+		i := c.hand
+		c.hand++
+		if slot := &c.slots[i]; slot.used {
+			slot.used = false
+			continue
+		}
+		c.evictLocked(int32(i))
+		return int32(i)
 	}
 }
 
@@ -137,10 +185,8 @@ func (c *episodeCache) decayWritten(ns kgmem.Namespace, from, to int64, updates 
 		// Nothing held, or read after the commit.
 	case sp.version == from:
 		for _, u := range updates {
-			if el, ok := sp.byID[u.ID]; ok && u.Kind == kgmem.KindEpisode {
-				ep := el.Value.(kgmem.Episode)
-				ep.Decay = storedDecay(u.State)
-				el.Value = ep
+			if i, ok := sp.byID[u.ID]; ok && u.Kind == kgmem.KindEpisode {
+				c.slots[i].ep.Decay = storedDecay(u.State)
 			}
 		}
 		sp.version = to
@@ -160,15 +206,18 @@ func (c *episodeCache) purged(ns kgmem.Namespace) {
 
 // dropLocked forgets the namespace sp and its episodes.
 func (c *episodeCache) dropLocked(ns kgmem.Namespace, sp *cachedSpace) {
-	for _, el := range sp.byID {
-		c.lru.Remove(el)
+	for _, i := range sp.byID {
+		c.slots[i] = cacheSlot{}
+		c.free = append(c.free, i)
 	}
 	delete(c.spaces, ns)
 }
 
-// evictLocked removes one episode; a namespace left empty is forgotten.
-func (c *episodeCache) evictLocked(el *list.Element) {
-	ep := c.lru.Remove(el).(kgmem.Episode)
+// evictLocked empties slot i, which holds an episode; a namespace left
+// with none is forgotten.
+func (c *episodeCache) evictLocked(i int32) {
+	ep := c.slots[i].ep
+	c.slots[i] = cacheSlot{}
 	sp := c.spaces[ep.Namespace]
 	delete(sp.byID, ep.ID)
 	if len(sp.byID) == 0 {
