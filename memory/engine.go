@@ -57,6 +57,12 @@ type Config struct {
 	Outbox kgmem.VectorOutbox
 	// OutboxOptions tune vector write and recall deadlines and the drain.
 	OutboxOptions OutboxOptions
+	// InlineWhenBusy runs a search stage's parts one after another once as
+	// many searches are in flight as the process has cores (fanOut). Set it
+	// when Graph and Vectors run in this process (the embedded SQLite store
+	// and HNSW index), whose parts spend CPU; leave it off for backends
+	// over a network, whose parts mostly wait and gain from overlapping.
+	InlineWhenBusy bool
 }
 
 // Engine runs ingestion and search over one graph store and one vector index.
@@ -83,8 +89,10 @@ type Engine struct {
 	timelines timelines
 	// fusing keeps fuse's scratch indexes (*fuseScratch) between searches.
 	fusing sync.Pool
-	// searching counts the searches in flight (fanOut).
-	searching atomic.Int64
+	// searching counts the searches in flight, and inlineWhenBusy is
+	// Config.InlineWhenBusy (fanOut).
+	searching      atomic.Int64
+	inlineWhenBusy bool
 }
 
 // New checks cfg and returns an Engine.
@@ -116,6 +124,8 @@ func New(cfg Config) (*Engine, error) {
 		reinforcer: cfg.Reinforcer,
 		metrics:    newMetrics(cfg.Metrics),
 		writeLocks: cfg.WriteLocks,
+
+		inlineWhenBusy: cfg.InlineWhenBusy,
 	}
 	if e.writeLocks == nil {
 		e.writeLocks = new(nslock.Striped)

@@ -9,25 +9,27 @@ import (
 )
 
 // TestFanOut checks both ways a stage's parts run: in goroutines of their
-// own while fewer searches than cores are in flight (a part waiting for a
-// later one finishes), in the calling goroutine once as many are (each part
-// has run when Go returns). Either way every part runs and Wait returns the
-// first part's error.
+// own while fewer searches than cores are in flight, or always without
+// InlineWhenBusy (a part waiting for a later one finishes), in the calling
+// goroutine once as many are (each part has run when Go returns). Either
+// way every part runs and Wait returns the first part's error.
 func TestFanOut(t *testing.T) {
 	errFirst, errSecond := errors.New("first"), errors.New("second")
 	cores := int64(runtime.GOMAXPROCS(0))
 	for _, tc := range []struct {
-		name      string
-		searching int64
-		inline    bool
+		name           string
+		inlineWhenBusy bool
+		searching      int64
+		inline         bool
 	}{
-		{"idle", 0, cores == 1},
-		{"one search per core but one", cores - 1, cores == 1},
-		{"one search per core", cores, true},
-		{"more searches than cores", cores + 5, true},
+		{"idle", true, 0, cores == 1},
+		{"one search per core but one", true, cores - 1, cores == 1},
+		{"one search per core", true, cores, true},
+		{"more searches than cores", true, cores + 5, true},
+		{"network backends, more searches than cores", false, cores + 5, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			e := &Engine{}
+			e := &Engine{inlineWhenBusy: tc.inlineWhenBusy}
 			e.searching.Store(tc.searching)
 			g := e.fanOut()
 			if g.inline != tc.inline {
@@ -76,6 +78,7 @@ func TestFanOut(t *testing.T) {
 func TestSearchInlineAnswersAsFannedOut(t *testing.T) {
 	e, _, ns := newSmallEngine(t)
 	e.clock = frozenClock(e.now()) // both runs weigh decay at one instant
+	e.inlineWhenBusy = true
 	busy := int64(runtime.GOMAXPROCS(0))
 	for _, q := range []string{"What did Ann research?", "Falcon rocket", "bread", "Ben adoption agencies last week"} {
 		var answers [2]SearchResult

@@ -389,6 +389,8 @@ func measureSynth(ctx context.Context, f synthFlags, gen *synth.Generator, sink 
 		Graph: graph, Vectors: vectors, Embedder: sink.Embedder,
 		Logger: slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
 		Search: memory.SearchOptions{VectorWeight: f.vectorWeight, TextWeight: f.textWeight},
+		// As the server sets it (cmd/server/backends.go).
+		InlineWhenBusy: f.graph == "sqlite" && f.vector == "hnsw",
 	})
 	if err != nil {
 		return err

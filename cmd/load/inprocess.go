@@ -49,7 +49,8 @@ func startInProcess(ctx context.Context, dir string) (*inProcess, error) {
 		_, _ = v.Close(), g.Close()
 		return nil, fmt.Errorf("open recall journal: %w", err)
 	}
-	eng, err := memory.New(memory.Config{Graph: g, Vectors: v, Embedder: emb, Decay: models, Reinforcer: rf, WriteLocks: locks, Logger: quiet, Metrics: reg})
+	eng, err := memory.New(memory.Config{Graph: g, Vectors: v, Embedder: emb, Decay: models, Reinforcer: rf, WriteLocks: locks, Logger: quiet, Metrics: reg,
+		InlineWhenBusy: true})
 	if err != nil {
 		_, _ = v.Close(), g.Close()
 		return nil, err

@@ -151,6 +151,10 @@ func openBackendsWith(ctx context.Context, cfg *config, log *slog.Logger, withOu
 		Search:   cfg.searchOptions(),
 		Reranker: reranker,
 		Metrics:  b.metrics,
+		// Both stores in this process: a search's parts spend CPU rather
+		// than wait on a network, so they stop fanning out once the cores
+		// are busy.
+		InlineWhenBusy: cfg.Graph == "sqlite" && cfg.Vector == "hnsw",
 	})
 	if err != nil {
 		return nil, err
