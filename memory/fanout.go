@@ -9,8 +9,8 @@ import (
 // fanOut runs the independent parts of a search stage (a phase's
 // retrievers, a retriever's kinds, the kinds hydrate loads): each in a
 // goroutine of its own, or, with Config.InlineWhenBusy, one after another
-// in the calling goroutine once at least as many searches are in flight as
-// the process has cores (GOMAXPROCS). Parts that spend CPU (in-process
+// in the calling goroutine when the search started with at least as many
+// searches in flight as the process has cores (GOMAXPROCS; Engine.busy). Parts that spend CPU (in-process
 // backends) cannot run in parallel under that load anyway: a goroutine
 // each only adds its creation and a wait in the scheduler's run queue,
 // behind every other request's goroutines, to each stage of the search.
@@ -25,10 +25,16 @@ type fanOut struct {
 	err    error
 }
 
-// fanOut starts a stage's fan-out.
-func (e *Engine) fanOut() *fanOut {
-	return &fanOut{inline: e.inlineWhenBusy && e.searching.Load() >= int64(runtime.GOMAXPROCS(0))}
+// busy reports whether a search starting now runs its stages' parts
+// inline: with InlineWhenBusy, once the searches in flight (itself
+// included) reach GOMAXPROCS. A search asks once, at its start: reading
+// GOMAXPROCS takes the scheduler's lock.
+func (e *Engine) busy() bool {
+	return e.inlineWhenBusy && e.searching.Load() >= int64(runtime.GOMAXPROCS(0))
 }
+
+// fanOut starts a fan-out of one of the search's stages.
+func (st *searchState) fanOut() *fanOut { return &fanOut{inline: st.inline} }
 
 // Go runs task, at once or in a goroutine of its own.
 func (f *fanOut) Go(task func() error) {

@@ -31,7 +31,7 @@ func TestFanOut(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			e := &Engine{inlineWhenBusy: tc.inlineWhenBusy}
 			e.searching.Store(tc.searching)
-			g := e.fanOut()
+			g := (&searchState{inline: e.busy()}).fanOut()
 			if g.inline != tc.inline {
 				t.Fatalf("inline = %v with %d searches in flight and %d cores, want %v", g.inline, tc.searching, cores, tc.inline)
 			}

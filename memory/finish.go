@@ -14,7 +14,7 @@ import (
 func (e *Engine) finish(ctx context.Context, st *searchState) error {
 	res := &st.res
 	var provenance [][]kgmem.Episode
-	g := e.fanOut()
+	g := st.fanOut()
 	g.Go(func() (err error) {
 		provenance, err = e.provenance(ctx, st.req.Namespace, res.Facts)
 		return err

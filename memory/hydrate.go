@@ -46,7 +46,7 @@ func (e *Engine) hydrate(ctx context.Context, st *searchState) error {
 	res := &st.res
 	epBonus := e.speakerBonuses(ctx, st, cands[kgmem.KindEpisode], depth, speakerBonus)
 	// The kinds load at once; each writes only its own field.
-	g := e.fanOut()
+	g := st.fanOut()
 	g.Go(func() (err error) {
 		res.Facts, err = pick(cands[kgmem.KindFact], depth,
 			func(ids []string) ([]kgmem.Fact, error) { return e.graph.Facts(ctx, ns, ids) },

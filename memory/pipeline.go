@@ -42,6 +42,8 @@ type searchState struct {
 	// priors weigh the loaded results (besides decay).
 	priors []prior
 	res    SearchResult
+	// inline says the stages' parts run one after another (fanOut).
+	inline bool
 }
 
 // parsedQuery is the question read once for every stage.
@@ -194,7 +196,7 @@ func (e *Engine) buildPriors(ctx context.Context, st *searchState, names []strin
 func (e *Engine) runPhase(ctx context.Context, st *searchState, phase []retriever, first bool) error {
 	hits := make([][]kgmem.Hit, len(phase))
 	errs := make([]error, len(phase))
-	g := e.fanOut()
+	g := st.fanOut()
 	for i, r := range phase {
 		g.Go(func() error {
 			hits[i], errs[i] = withDeadline(ctx, st.opts.RetrieverTimeout, func(ctx context.Context) ([]kgmem.Hit, error) {

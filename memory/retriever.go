@@ -39,7 +39,7 @@ func (r vectorRetriever) Retrieve(ctx context.Context, st *searchState) ([]kgmem
 	}
 	k := st.req.Limit * st.opts.Candidates
 	perKind := make([][]kgmem.Hit, len(st.req.Include))
-	g := r.e.fanOut()
+	g := st.fanOut()
 	for i, kind := range st.req.Include {
 		g.Go(func() error {
 			hits, err := r.e.vectors.Search(ctx, kgmem.VectorQuery{Namespace: st.req.Namespace, Vector: vecs[0], Kinds: []kgmem.Kind{kind}, K: k})
@@ -65,7 +65,7 @@ func (r textRetriever) Retrieve(ctx context.Context, st *searchState) ([]kgmem.H
 	k := st.req.Limit * st.opts.Candidates
 	text := strings.Join(st.query.keywords, " ")
 	perKind := make([][]kgmem.Hit, len(st.req.Include))
-	g := r.e.fanOut()
+	g := st.fanOut()
 	for i, kind := range st.req.Include {
 		g.Go(func() error {
 			hits, err := r.e.graph.SearchText(ctx, st.req.Namespace, kgmem.TextQuery{Text: text, Kinds: []kgmem.Kind{kind}, IncludeExpired: st.req.IncludeHistory || !st.req.AsOf.IsZero(), Limit: k})

@@ -160,7 +160,7 @@ func (e *Engine) Search(ctx context.Context, req SearchRequest) (SearchResult, e
 	defer e.searching.Add(-1)
 	ctx, cancel := context.WithTimeout(ctx, e.search.Timeout)
 	defer cancel()
-	st := &searchState{req: req, opts: e.search, query: parseQuery(req.Query), lists: map[string][]kgmem.Hit{}}
+	st := &searchState{req: req, opts: e.search, query: parseQuery(req.Query), lists: map[string][]kgmem.Hit{}, inline: e.busy()}
 	plan := e.plan(req, st.opts, st.query)
 	order := plan.fusionOrder()
 
@@ -168,7 +168,7 @@ func (e *Engine) Search(ctx context.Context, req SearchRequest) (SearchResult, e
 	// (the graph retriever's seeds), the namespace's decay model and the
 	// priors (the time prior may read the namespace's timeline); none needs
 	// another's answer.
-	first := e.fanOut()
+	first := st.fanOut()
 	var (
 		phaseErr          error
 		modelErr, prioErr error
