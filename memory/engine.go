@@ -93,6 +93,9 @@ type Engine struct {
 	// Config.InlineWhenBusy (fanOut).
 	searching      atomic.Int64
 	inlineWhenBusy bool
+	// predicates keeps the stems of predicates' words for the graph
+	// retriever (expand.go).
+	predicates predicateStems
 }
 
 // New checks cfg and returns an Engine.

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/kgmem/kgmem"
 	"github.com/kljensen/snowball/english"
@@ -109,14 +111,14 @@ func (e *Engine) graphHits(ctx context.Context, st *searchState, linked []string
 		entity string
 	}
 	bestAt := make(map[hopEntity]float64, 2*len(facts))
-	matches := map[string]bool{} // predicate → predicateMatches, computed once
+	matches := map[string]bool{} // predicate → its match, computed once
 	hits := make([]kgmem.Hit, 0, len(facts))
 	for _, hf := range facts {
 		f := &sub.Facts[hf.f]
 		best := bestAt[hopEntity{hf.hop - 1, hf.near}]
 		m, ok := matches[f.Predicate]
 		if !ok {
-			m = predicateMatches(f.Predicate, stems)
+			m = e.predicates.matches(f.Predicate, stems)
 			matches[f.Predicate] = m
 		}
 		if m {
@@ -133,8 +135,40 @@ func (e *Engine) graphHits(ctx context.Context, st *searchState, linked []string
 	}
 	// Score, then id, orders every hit (a walk reaches a fact once); like
 	// the other retrievers, the graph contributes Candidates per result.
-	slices.SortFunc(hits, func(a, b kgmem.Hit) int { return cmp.Or(cmp.Compare(b.Score, a.Score), cmp.Compare(a.ID, b.ID)) })
-	return hits[:min(len(hits), req.Limit*st.opts.Candidates)], nil
+	return best(hits, req.Limit*st.opts.Candidates, func(a, b kgmem.Hit) int {
+		return cmp.Or(cmp.Compare(b.Score, a.Score), cmp.Compare(a.ID, b.ID))
+	}), nil
+}
+
+// best returns the first k of s in the order of compare, in that order,
+// reordering s: a walk reaches far more facts than the graph retriever
+// keeps, and sorting them all cost more than keeping the best while
+// reading them. compare must be a strict total order (no two elements
+// equal), so that the result is what sorting all of s would give.
+func best[T any](s []T, k int, compare func(a, b T) int) []T {
+	if len(s) <= k {
+		slices.SortFunc(s, compare)
+		return s
+	}
+	if k <= 0 {
+		return s[:0]
+	}
+	// s[:n] holds the best of those read so far, in order; each element
+	// read later that beats the last held is moved in by binary search.
+	n := 0
+	for i := range s {
+		if n == k && compare(s[i], s[k-1]) >= 0 {
+			continue
+		}
+		x := s[i]
+		at, _ := slices.BinarySearchFunc(s[:n], x, compare)
+		if n < k {
+			n++
+		}
+		copy(s[at+1:n], s[at:n-1])
+		s[at] = x
+	}
+	return s[:k]
 }
 
 // distance is the hop count of an entity in a traversal, large when unknown.
@@ -153,11 +187,45 @@ func confidenceOr1(c float64) float64 {
 	return c
 }
 
-// predicateMatches reports whether a word of a lower_snake predicate
-// ("leads", "works_at") has the stem of a query keyword.
-func predicateMatches(predicate string, stems map[string]bool) bool {
+// predicateStems keeps the stems of the words of predicates, which a store
+// shares among many facts and searches: stemming them again for every
+// search was a tenth of the graph retriever's CPU. It holds at most
+// maxPredicateStems predicates (past it, others are stemmed each time).
+// Safe for concurrent use.
+type predicateStems struct {
+	stems sync.Map // predicate → []string
+	held  atomic.Int64
+}
+
+// maxPredicateStems bounds predicateStems: a schema names tens of
+// predicates, and an LLM left free makes hundreds.
+const maxPredicateStems = 10_000
+
+// of returns the stems of the words of a lower_snake predicate ("leads",
+// "works_at").
+func (p *predicateStems) of(predicate string) []string {
+	if v, ok := p.stems.Load(predicate); ok {
+		return v.([]string)
+	}
+	var out []string
 	for _, w := range strings.Split(predicate, "_") {
-		if w != "" && stems[english.Stem(w, false)] {
+		if w != "" {
+			out = append(out, english.Stem(w, false))
+		}
+	}
+	if p.held.Load() < maxPredicateStems {
+		if _, loaded := p.stems.LoadOrStore(predicate, out); !loaded {
+			p.held.Add(1)
+		}
+	}
+	return out
+}
+
+// matches reports whether a word of predicate has the stem of a query
+// keyword (stems).
+func (p *predicateStems) matches(predicate string, stems map[string]bool) bool {
+	for _, s := range p.of(predicate) {
+		if stems[s] {
 			return true
 		}
 	}

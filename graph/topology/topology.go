@@ -8,6 +8,7 @@ package topology
 
 import (
 	"cmp"
+	"math/bits"
 	"slices"
 	"time"
 
@@ -85,7 +86,15 @@ func New(ns kgmem.Namespace, facts []kgmem.Fact) *Topology {
 		names[s] = s
 		return s
 	}
-	for i, f := range facts {
+	// Edges are kept in fact id order, so that an order of edge indexes is
+	// the order of their ids: Walk lists what it reached by index.
+	byID := make([]int, len(facts))
+	for i := range byID {
+		byID[i] = i
+	}
+	slices.SortFunc(byID, func(a, b int) int { return cmp.Compare(facts[a].ID, facts[b].ID) })
+	for i, at := range byID {
+		f := &facts[at]
 		t.edges[i] = edge{id: f.ID, subject: intern(f.SubjectID), predicate: intern(f.Predicate), object: intern(f.ObjectID),
 			confidence: f.Confidence, importance: f.Importance,
 			validAt: instantOf(f.ValidAt), invalidAt: instantOf(f.InvalidAt), created: instantOf(f.CreatedAt), expired: instantOf(f.ExpiredAt)}
@@ -116,7 +125,8 @@ func (t *Topology) Walk(seeds []string, depth, fanOut int, includeExpired bool) 
 		g.Distance[id] = 0
 	}
 	seen := make([]uint64, (len(t.edges)+63)/64)
-	var kept, level []int32
+	var level []int32
+	kept := 0
 	for d := 0; d < depth && len(frontier) > 0; d++ {
 		level = t.expandEdges(level[:0], frontier, fanOut, includeExpired)
 		var next []string
@@ -125,7 +135,7 @@ func (t *Topology) Walk(seeds []string, depth, fanOut int, includeExpired bool) 
 				continue
 			}
 			seen[i/64] |= 1 << (i % 64)
-			kept = append(kept, i)
+			kept++
 			// One end is on the frontier (already placed); the other, if
 			// new, is one hop further.
 			for _, end := range [2]string{t.edges[i].subject, t.edges[i].object} {
@@ -135,16 +145,17 @@ func (t *Topology) Walk(seeds []string, depth, fanOut int, includeExpired bool) 
 				}
 			}
 		}
-		slices.Sort(next)
-		frontier = next
+		frontier = next // its order changes nothing: each entity expands alike
 	}
-	if len(kept) == 0 {
+	if kept == 0 {
 		return g
 	}
-	slices.SortFunc(kept, func(a, b int32) int { return cmp.Compare(t.edges[a].id, t.edges[b].id) })
-	g.Facts = make([]kgmem.Fact, len(kept))
-	for j, i := range kept {
-		g.Facts[j] = t.edges[i].fact(t.ns)
+	// The edges reached, in index order, which is id order.
+	g.Facts = make([]kgmem.Fact, 0, kept)
+	for w, word := range seen {
+		for ; word != 0; word &= word - 1 {
+			g.Facts = append(g.Facts, t.edges[w*64+bits.TrailingZeros64(word)].fact(t.ns))
+		}
 	}
 	return g
 }
@@ -190,10 +201,10 @@ func (t *Topology) firstOf(dst, side []int32, n int, includeExpired bool) []int3
 	return dst
 }
 
-// walkOrder orders edge indexes most important first, then by fact id.
+// walkOrder orders edge indexes most important first, then by fact id
+// (edges are in id order).
 func (t *Topology) walkOrder(a, b int32) int {
-	ea, eb := &t.edges[a], &t.edges[b]
-	return cmp.Or(cmp.Compare(eb.importance, ea.importance), cmp.Compare(ea.id, eb.id))
+	return cmp.Or(cmp.Compare(t.edges[b].importance, t.edges[a].importance), cmp.Compare(a, b))
 }
 
 // fact returns the edge as a fact of ns with its graph fields only.
