@@ -63,7 +63,7 @@ func (e *Engine) linkEntities(ctx context.Context, ns kgmem.Namespace, query str
 // follows manages, then leads). Only facts in the request's temporal view
 // (current by default) are ranked; history still carries paths.
 func (e *Engine) graphHits(ctx context.Context, st *searchState, linked []string, cands map[kgmem.Kind][]*fused) ([]kgmem.Hit, error) {
-	req := st.req
+	req := &st.req
 	seeds := slices.Clone(linked)
 	for _, c := range cands[kgmem.KindEntity][:min(seedEntityHits, len(cands[kgmem.KindEntity]))] {
 		if !slices.Contains(seeds, c.id) {
@@ -128,7 +128,7 @@ func (e *Engine) graphHits(ctx context.Context, st *searchState, linked []string
 			k := hopEntity{hf.hop, end}
 			bestAt[k] = max(bestAt[k], best)
 		}
-		if !inView(req, *f) {
+		if !inView(req, f) {
 			continue // a path through history, not an answer
 		}
 		hits = append(hits, kgmem.Hit{Kind: kgmem.KindFact, ID: f.ID, Score: confidenceOr1(f.Confidence) * (1 + best) / float64(hf.hop)})
@@ -136,7 +136,10 @@ func (e *Engine) graphHits(ctx context.Context, st *searchState, linked []string
 	// Score, then id, orders every hit (a walk reaches a fact once); like
 	// the other retrievers, the graph contributes Candidates per result.
 	return best(hits, req.Limit*st.opts.Candidates, func(a, b kgmem.Hit) int {
-		return cmp.Or(cmp.Compare(b.Score, a.Score), cmp.Compare(a.ID, b.ID))
+		if a.Score != b.Score { // ids compared only on a tie (cmp.Or would compare both)
+			return cmp.Compare(b.Score, a.Score)
+		}
+		return strings.Compare(a.ID, b.ID)
 	}), nil
 }
 

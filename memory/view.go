@@ -13,7 +13,7 @@ import (
 // inView reports whether a fact belongs to the request's temporal view:
 // with history, every fact; with as_of, the facts valid then (never one
 // not yet true); otherwise those not invalidated by a contradiction.
-func inView(req SearchRequest, f kgmem.Fact) bool {
+func inView(req *SearchRequest, f *kgmem.Fact) bool {
 	switch {
 	case req.IncludeHistory:
 		return true
