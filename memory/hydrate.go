@@ -11,12 +11,12 @@ import (
 	"github.com/samber/lo"
 )
 
-// hydrate loads the records behind the fused candidates, drops what the
-// request excludes (history, forgotten, not valid at AsOf, deleted since
-// indexing), scores each — the speaker bonus for episodes said by someone
-// the query names, the forgetting-curve weight, then the priors — and keeps
-// the top of each kind (diversified by MMR when MMRLambda < 1).
-func (e *Engine) hydrate(ctx context.Context, st *searchState) error {
+// hydrate loads the records behind the fused candidates (cands) of kinds,
+// drops what the request excludes (history, forgotten, not valid at AsOf,
+// deleted since indexing), scores each — the speaker bonus for episodes said
+// by someone the query names, the forgetting-curve weight, then the priors —
+// and keeps the top of each kind (diversified by MMR when MMRLambda < 1).
+func (e *Engine) hydrate(ctx context.Context, st *searchState, cands map[kgmem.Kind][]*fused, kinds []kgmem.Kind) error {
 	req, opts := st.req, st.opts
 	ns := req.Namespace
 	at := req.AsOf
@@ -42,12 +42,15 @@ func (e *Engine) hydrate(ctx context.Context, st *searchState) error {
 	if opts.SpeakerWeight > 0 {
 		speakerBonus = opts.SpeakerWeight / (opts.RRFK + 1)
 	}
-	cands := st.cands
 	res := &st.res
-	epBonus := e.speakerBonuses(ctx, st, cands[kgmem.KindEpisode], depth, speakerBonus)
 	// The kinds load at once; each writes only its own field.
 	g := st.fanOut()
-	g.Go(func() (err error) {
+	goKind := func(k kgmem.Kind, load func() error) {
+		if slices.Contains(kinds, k) {
+			g.Go(load)
+		}
+	}
+	goKind(kgmem.KindFact, func() (err error) {
 		res.Facts, err = pick(cands[kgmem.KindFact], depth,
 			func(ids []string) ([]kgmem.Fact, error) { return e.graph.Facts(ctx, ns, ids) },
 			func(f kgmem.Fact) string { return f.ID },
@@ -63,7 +66,8 @@ func (e *Engine) hydrate(ctx context.Context, st *searchState) error {
 		}
 		return nil
 	})
-	g.Go(func() (err error) {
+	goKind(kgmem.KindEpisode, func() (err error) {
+		epBonus := e.speakerBonuses(ctx, st, cands[kgmem.KindEpisode], depth, speakerBonus)
 		res.Episodes, err = pick(cands[kgmem.KindEpisode], depth,
 			func(ids []string) ([]kgmem.Episode, error) { return e.graph.Episodes(ctx, ns, ids) },
 			func(ep kgmem.Episode) string { return ep.ID },
@@ -85,7 +89,7 @@ func (e *Engine) hydrate(ctx context.Context, st *searchState) error {
 		}
 		return nil
 	})
-	g.Go(func() (err error) {
+	goKind(kgmem.KindEntity, func() (err error) {
 		res.Entities, err = pick(cands[kgmem.KindEntity], depth,
 			func(ids []string) ([]kgmem.Entity, error) { return e.graph.Entities(ctx, ns, ids) },
 			func(ent kgmem.Entity) string { return ent.ID },
@@ -103,7 +107,7 @@ func (e *Engine) hydrate(ctx context.Context, st *searchState) error {
 		}
 		return nil
 	})
-	g.Go(func() (err error) {
+	goKind(kgmem.KindItem, func() (err error) {
 		items, err := pick(cands[kgmem.KindItem], depth,
 			func(ids []string) ([]kgmem.Item, error) { return e.graph.Items(ctx, ns, ids) },
 			func(it kgmem.Item) string { return it.ID },

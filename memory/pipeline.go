@@ -3,10 +3,13 @@ package memory
 import (
 	"context"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/kgmem/kgmem"
 	"github.com/kgmem/kgmem/decay"
+	"github.com/samber/lo"
 )
 
 // The search pipeline, in one place:
@@ -14,7 +17,8 @@ import (
 //	parse     keywords, named words, time expression, tense, "when"
 //	retrieve  vector | bm25                (at once; with entity linking and the decay model)
 //	fuse      weighted reciprocal rank fusion, per kind
-//	retrieve  thread | graph               (from the fused candidates, at once)
+//	retrieve  thread | graph               (from the fused candidates, at once;
+//	          meanwhile hydrate the kinds they do not rank: settledKinds)
 //	fuse      again, over all lists
 //	hydrate   load records, keep the request's view; speaker bonus; priors:
 //	          decay (retention), currency, time, when; MMR
@@ -72,6 +76,9 @@ type searchPlan struct {
 	mmr bool
 	// rerank is true when a reranker reorders the results.
 	rerank bool
+	// settled are the requested kinds hydrated while the later phases run
+	// (no retriever of theirs ranks them); rest those hydrated after them.
+	settled, rest []kgmem.Kind
 }
 
 // plan declares the pipeline for a request: retrievers whose weight is 0 or
@@ -102,9 +109,11 @@ func (e *Engine) plan(req SearchRequest, opts SearchOptions, q parsedQuery) sear
 	if has(kgmem.KindFact) && opts.GraphWeight > 0 {
 		second = append(second, graphRetriever{e})
 	}
-	p := searchPlan{phases: [][]retriever{first}, mmr: opts.MMRLambda < 1, rerank: e.reranker != nil}
+	p := searchPlan{phases: [][]retriever{first}, mmr: opts.MMRLambda < 1, rerank: e.reranker != nil, rest: req.Include}
 	if len(second) > 0 {
 		p.phases = append(p.phases, second)
+		p.settled = p.settledKinds(req.Include)
+		p.rest = slices.DeleteFunc(slices.Clone(req.Include), func(k kgmem.Kind) bool { return slices.Contains(p.settled, k) })
 	}
 	qt := q.time
 	if opts.CurrencyFactor < 1 && req.AsOf.IsZero() && !req.IncludeHistory && qt.expr == nil && !qt.past && !qt.when {
@@ -119,10 +128,31 @@ func (e *Engine) plan(req SearchRequest, opts SearchOptions, q parsedQuery) sear
 	return p
 }
 
+// settledKinds returns the kinds of include that no retriever after the
+// first phase ranks: their fused candidates are final after the first
+// fusion, so they are hydrated while the later phases run. The graph
+// retriever walks on one core; hydrating entities meanwhile uses the other
+// (bench/README.md, "Entities hydrated while the graph is walked").
+func (p searchPlan) settledKinds(include []kgmem.Kind) []kgmem.Kind {
+	return slices.DeleteFunc(slices.Clone(include), func(k kgmem.Kind) bool {
+		for _, phase := range p.phases[1:] {
+			for _, r := range phase {
+				if r.Ranks(k) {
+					return true
+				}
+			}
+		}
+		return false
+	})
+}
+
 // stageNames lists the plan's stages in order, as TestPlan pins them.
 func (p searchPlan) stageNames() []string {
 	var out []string
-	for _, phase := range p.phases {
+	kinds := func(ks []kgmem.Kind) string {
+		return strings.Join(lo.Map(ks, func(k kgmem.Kind, _ int) string { return string(k) }), "|")
+	}
+	for i, phase := range p.phases {
 		names := ""
 		for i, r := range phase {
 			if i > 0 {
@@ -130,9 +160,12 @@ func (p searchPlan) stageNames() []string {
 			}
 			names += r.Name()
 		}
+		if i > 0 && len(p.settled) > 0 {
+			names += " & hydrate:" + kinds(p.settled)
+		}
 		out = append(out, "retrieve:"+names, "fuse")
 	}
-	out = append(out, "hydrate")
+	out = append(out, "hydrate:"+kinds(p.rest))
 	for _, pr := range p.priors {
 		out = append(out, "prior:"+pr)
 	}

@@ -14,6 +14,8 @@ func TestPlan(t *testing.T) {
 	e := &Engine{}
 	all := kgmem.AllKinds()
 	def := DefaultSearchOptions()
+	noThread := def
+	noThread.ThreadWeight = -1
 	off := def
 	off.ThreadWeight, off.GraphWeight, off.CurrencyFactor, off.TimeFactor, off.WhenFactor, off.MMRLambda = -1, -1, 1, -1, 1, 0.7
 	tests := []struct {
@@ -23,21 +25,23 @@ func TestPlan(t *testing.T) {
 		stage []string
 	}{
 		{"present tense, every kind", SearchRequest{Query: "Where does Alice live?", Include: all}, def,
-			[]string{"retrieve:vector|bm25", "fuse", "retrieve:thread|graph", "fuse", "hydrate", "prior:currency", "provenance", "context"}},
+			[]string{"retrieve:vector|bm25", "fuse", "retrieve:thread|graph & hydrate:entity|item", "fuse", "hydrate:fact|episode", "prior:currency", "provenance", "context"}},
 		{"past tense", SearchRequest{Query: "Where did Alice live?", Include: all}, def,
-			[]string{"retrieve:vector|bm25", "fuse", "retrieve:thread|graph", "fuse", "hydrate", "provenance", "context"}},
+			[]string{"retrieve:vector|bm25", "fuse", "retrieve:thread|graph & hydrate:entity|item", "fuse", "hydrate:fact|episode", "provenance", "context"}},
 		{"a year", SearchRequest{Query: "Where did Kim live in 2021?", Include: all}, def,
-			[]string{"retrieve:vector|bm25", "fuse", "retrieve:thread|graph", "fuse", "hydrate", "prior:time", "provenance", "context"}},
+			[]string{"retrieve:vector|bm25", "fuse", "retrieve:thread|graph & hydrate:entity|item", "fuse", "hydrate:fact|episode", "prior:time", "provenance", "context"}},
 		{"as_of", SearchRequest{Query: "Where does Alice live?", Include: all, AsOf: time.Now()}, def,
-			[]string{"retrieve:vector|bm25", "fuse", "retrieve:thread|graph", "fuse", "hydrate", "provenance", "context"}},
+			[]string{"retrieve:vector|bm25", "fuse", "retrieve:thread|graph & hydrate:entity|item", "fuse", "hydrate:fact|episode", "provenance", "context"}},
 		{"history", SearchRequest{Query: "Where does Alice live?", Include: all, IncludeHistory: true}, def,
-			[]string{"retrieve:vector|bm25", "fuse", "retrieve:thread|graph", "fuse", "hydrate", "provenance", "context"}},
+			[]string{"retrieve:vector|bm25", "fuse", "retrieve:thread|graph & hydrate:entity|item", "fuse", "hydrate:fact|episode", "provenance", "context"}},
 		{"episodes only", SearchRequest{Query: "Where does Alice live?", Include: []kgmem.Kind{kgmem.KindEpisode}}, def,
-			[]string{"retrieve:vector|bm25", "fuse", "retrieve:thread", "fuse", "hydrate", "prior:currency", "provenance", "context"}},
+			[]string{"retrieve:vector|bm25", "fuse", "retrieve:thread", "fuse", "hydrate:episode", "prior:currency", "provenance", "context"}},
 		{"facts only", SearchRequest{Query: "When did Alice move?", Include: []kgmem.Kind{kgmem.KindFact}}, def,
-			[]string{"retrieve:vector|bm25", "fuse", "retrieve:graph", "fuse", "hydrate", "prior:when", "provenance", "context"}},
+			[]string{"retrieve:vector|bm25", "fuse", "retrieve:graph", "fuse", "hydrate:fact", "prior:when", "provenance", "context"}},
+		{"thread off: episodes hydrated while the graph is walked", SearchRequest{Query: "Where did Alice live?", Include: all}, noThread,
+			[]string{"retrieve:vector|bm25", "fuse", "retrieve:graph & hydrate:entity|episode|item", "fuse", "hydrate:fact", "provenance", "context"}},
 		{"stages off, MMR on", SearchRequest{Query: "When did Alice move in 2021?", Include: all}, off,
-			[]string{"retrieve:vector|bm25", "fuse", "hydrate", "mmr", "provenance", "context"}},
+			[]string{"retrieve:vector|bm25", "fuse", "hydrate:fact|entity|episode|item", "mmr", "provenance", "context"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -18,6 +18,8 @@ type retriever interface {
 	Name() string
 	// Retrieve returns the retriever's ranked hits.
 	Retrieve(ctx context.Context, st *searchState) ([]kgmem.Hit, error)
+	// Ranks reports whether the retriever's hits can be records of kind k.
+	Ranks(k kgmem.Kind) bool
 }
 
 // vectorRetriever is vector recall: the query's embedding against the
@@ -26,6 +28,9 @@ type vectorRetriever struct{ e *Engine }
 
 // Name implements retriever.
 func (vectorRetriever) Name() string { return RetrieverVector }
+
+// Ranks implements retriever.
+func (vectorRetriever) Ranks(kgmem.Kind) bool { return true }
 
 // Retrieve embeds the query once and searches every requested kind at once.
 // A query with nothing to embed (punctuation only) gives no hits and no error.
@@ -58,6 +63,9 @@ type textRetriever struct{ e *Engine }
 // Name implements retriever.
 func (textRetriever) Name() string { return RetrieverBM25 }
 
+// Ranks implements retriever.
+func (textRetriever) Ranks(kgmem.Kind) bool { return true }
+
 // Retrieve searches every requested kind at once; with history or as_of
 // asked for, invalidated facts are searched too (the view drops what does
 // not belong to it later).
@@ -84,6 +92,9 @@ type threadRetriever struct{ e *Engine }
 // Name implements retriever.
 func (threadRetriever) Name() string { return RetrieverThread }
 
+// Ranks implements retriever.
+func (threadRetriever) Ranks(k kgmem.Kind) bool { return k == kgmem.KindEpisode }
+
 // Retrieve starts from the first Limit fused episode candidates.
 func (r threadRetriever) Retrieve(ctx context.Context, st *searchState) ([]kgmem.Hit, error) {
 	eps := st.cands[kgmem.KindEpisode]
@@ -96,6 +107,9 @@ type graphRetriever struct{ e *Engine }
 
 // Name implements retriever.
 func (graphRetriever) Name() string { return RetrieverGraph }
+
+// Ranks implements retriever.
+func (graphRetriever) Ranks(k kgmem.Kind) bool { return k == kgmem.KindFact }
 
 // Retrieve walks from the linked entities and the best entity candidates.
 func (r graphRetriever) Retrieve(ctx context.Context, st *searchState) ([]kgmem.Hit, error) {

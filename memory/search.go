@@ -1,6 +1,7 @@
 package memory
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -209,13 +210,26 @@ func (e *Engine) Search(ctx context.Context, req SearchRequest) (SearchResult, e
 	}
 	defer e.fusing.Put(sc)
 	st.cands = fuse(st.opts, order, st.lists, sc)
-	for _, phase := range plan.phases[1:] {
-		if err := e.runPhase(ctx, st, phase, false); err != nil {
+	if len(plan.phases) > 1 {
+		// Meanwhile, the kinds the later phases do not rank are hydrated
+		// from the first fusion (settledKinds).
+		first := st.cands
+		meanwhile := st.fanOut()
+		if len(plan.settled) > 0 {
+			meanwhile.Go(func() error { return e.hydrate(ctx, st, first, plan.settled) })
+		}
+		var phaseErr error
+		for _, phase := range plan.phases[1:] {
+			if phaseErr = e.runPhase(ctx, st, phase, false); phaseErr != nil {
+				break
+			}
+			st.cands = fuse(st.opts, order, st.lists, sc)
+		}
+		if err := cmp.Or(meanwhile.Wait(), phaseErr); err != nil {
 			return SearchResult{}, err
 		}
-		st.cands = fuse(st.opts, order, st.lists, sc)
 	}
-	if err := e.hydrate(ctx, st); err != nil {
+	if err := e.hydrate(ctx, st, st.cands, plan.rest); err != nil {
 		return SearchResult{}, err
 	}
 	e.rerank(ctx, req, &st.res)
