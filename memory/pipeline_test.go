@@ -1,6 +1,8 @@
 package memory
 
 import (
+	"cmp"
+	"encoding/json"
 	"slices"
 	"testing"
 	"time"
@@ -69,6 +71,32 @@ func TestSearchOptionsDefaults(t *testing.T) {
 	for _, tc := range tests {
 		if got := (SearchOptions{TimeFactor: tc.in}).withDefaults().TimeFactor; got != tc.want {
 			t.Errorf("TimeFactor %v → %v, want %v", tc.in, got, tc.want)
+		}
+	}
+}
+
+// TestKindsNotAskedForAreEmptyLists searches one kind at a time: the other
+// kinds are empty lists, not null, in the JSON answer (each kind is
+// hydrated in a stage of its own, and one not asked for in none).
+func TestKindsNotAskedForAreEmptyLists(t *testing.T) {
+	e, _, ns := newSmallEngine(t)
+	for _, k := range kgmem.AllKinds() {
+		res, err := e.Search(t.Context(), SearchRequest{Namespace: ns, Query: "Ann Falcon bread", Include: []kgmem.Kind{k}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, err := json.Marshal(res)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var fields map[string]json.RawMessage
+		if err := json.Unmarshal(body, &fields); err != nil {
+			t.Fatal(err)
+		}
+		for _, name := range []string{"facts", "episodes", "entities", "items", "warnings"} {
+			if v := string(fields[name]); v == "" || v == "null" {
+				t.Errorf("include %s: %q is %s, want a list", k, name, cmp.Or(v, "missing"))
+			}
 		}
 	}
 }

@@ -236,6 +236,9 @@ func (e *Engine) Search(ctx context.Context, req SearchRequest) (SearchResult, e
 	if err := e.finish(ctx, st); err != nil {
 		return SearchResult{}, err
 	}
-	st.res.Warnings = nonNil(st.res.Warnings)
+	// Kinds not asked for are empty lists, never null.
+	res := &st.res
+	res.Facts, res.Episodes, res.Entities, res.Items = nonNil(res.Facts), nonNil(res.Episodes), nonNil(res.Entities), nonNil(res.Items)
+	res.Warnings = nonNil(res.Warnings)
 	return st.res, nil
 }
