@@ -10,10 +10,11 @@ import (
 // retrievers, a retriever's kinds, the kinds hydrate loads): each in a
 // goroutine of its own, or, with Config.InlineWhenBusy, one after another
 // in the calling goroutine when the search started with at least as many
-// searches in flight as the process has cores (GOMAXPROCS; Engine.busy). Parts that spend CPU (in-process
-// backends) cannot run in parallel under that load anyway: a goroutine
-// each only adds its creation and a wait in the scheduler's run queue,
-// behind every other request's goroutines, to each stage of the search.
+// searches in flight as the process has cores (GOMAXPROCS; Engine.busy).
+// Parts that spend CPU (in-process backends) cannot run in parallel under
+// that load anyway: a goroutine each only adds its creation and a wait in
+// the scheduler's run queue, behind every other request's goroutines, to
+// each stage of the search.
 // Parts that wait on a network overlap their waits whatever the load, so
 // they always fan out.
 //

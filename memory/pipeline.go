@@ -112,8 +112,7 @@ func (e *Engine) plan(req SearchRequest, opts SearchOptions, q parsedQuery) sear
 	p := searchPlan{phases: [][]retriever{first}, mmr: opts.MMRLambda < 1, rerank: e.reranker != nil, rest: req.Include}
 	if len(second) > 0 {
 		p.phases = append(p.phases, second)
-		p.settled = p.settledKinds(req.Include)
-		p.rest = slices.DeleteFunc(slices.Clone(req.Include), func(k kgmem.Kind) bool { return slices.Contains(p.settled, k) })
+		p.settled, p.rest = p.settledKinds(req.Include)
 	}
 	qt := q.time
 	if opts.CurrencyFactor < 1 && req.AsOf.IsZero() && !req.IncludeHistory && qt.expr == nil && !qt.past && !qt.when {
@@ -128,22 +127,24 @@ func (e *Engine) plan(req SearchRequest, opts SearchOptions, q parsedQuery) sear
 	return p
 }
 
-// settledKinds returns the kinds of include that no retriever after the
-// first phase ranks: their fused candidates are final after the first
-// fusion, so they are hydrated while the later phases run. The graph
-// retriever walks on one core; hydrating entities meanwhile uses the other
-// (bench/README.md, "Entities hydrated while the graph is walked").
-func (p searchPlan) settledKinds(include []kgmem.Kind) []kgmem.Kind {
-	return slices.DeleteFunc(slices.Clone(include), func(k kgmem.Kind) bool {
-		for _, phase := range p.phases[1:] {
-			for _, r := range phase {
-				if r.Ranks(k) {
-					return true
-				}
-			}
+// settledKinds splits include into the kinds no retriever after the first
+// phase ranks (settled: their fused candidates are final after the first
+// fusion, so they are hydrated while the later phases run) and the others
+// (rest). The graph retriever walks on one core; hydrating entities
+// meanwhile uses the other (bench/README.md, "Entities hydrated while the
+// graph is walked").
+func (p searchPlan) settledKinds(include []kgmem.Kind) (settled, rest []kgmem.Kind) {
+	for _, k := range include {
+		later := slices.ContainsFunc(p.phases[1:], func(phase []retriever) bool {
+			return slices.ContainsFunc(phase, func(r retriever) bool { return r.Ranks(k) })
+		})
+		if later {
+			rest = append(rest, k)
+		} else {
+			settled = append(settled, k)
 		}
-		return false
-	})
+	}
+	return settled, rest
 }
 
 // stageNames lists the plan's stages in order, as TestPlan pins them.

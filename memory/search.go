@@ -218,14 +218,14 @@ func (e *Engine) Search(ctx context.Context, req SearchRequest) (SearchResult, e
 		if len(plan.settled) > 0 {
 			meanwhile.Go(func() error { return e.hydrate(ctx, st, first, plan.settled) })
 		}
-		var phaseErr error
+		var laterErr error
 		for _, phase := range plan.phases[1:] {
-			if phaseErr = e.runPhase(ctx, st, phase, false); phaseErr != nil {
+			if laterErr = e.runPhase(ctx, st, phase, false); laterErr != nil {
 				break
 			}
 			st.cands = fuse(st.opts, order, st.lists, sc)
 		}
-		if err := cmp.Or(meanwhile.Wait(), phaseErr); err != nil {
+		if err := cmp.Or(meanwhile.Wait(), laterErr); err != nil {
 			return SearchResult{}, err
 		}
 	}
