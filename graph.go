@@ -66,6 +66,12 @@ type GraphStore interface {
 	// Neighborhood returns the entities and facts within q.Depth hops of the seed
 	// entities, visiting at most q.FanOut facts per entity.
 	Neighborhood(ctx context.Context, ns Namespace, q NeighborhoodQuery) (Subgraph, error)
+	// WalkFacts is Neighborhood with FactsOnly for a caller that scores the
+	// facts a walk reaches and keeps none of them (graph expansion): it calls
+	// visit once per fact reached, in id order, instead of returning them. A
+	// store walking in memory hands each fact without making a Fact of it
+	// (VisitSubgraph is the walk of any other).
+	WalkFacts(ctx context.Context, ns Namespace, q NeighborhoodQuery, visit func(WalkedFact)) error
 	// ThreadNeighbors returns, for each episode of q.IDs, the ids of the
 	// episodes up to q.Window places before and after it in its thread (see ThreadNeighbor
 	// for the order). Unknown ids are left out.
@@ -201,6 +207,15 @@ type Subgraph struct {
 	Facts    []Fact
 	// Distance maps each entity id to its hop count from the nearest seed (seeds: 0).
 	Distance map[string]int
+}
+
+// WalkedFact is a fact a walk reached (GraphStore.WalkFacts), with the hop
+// count from the nearest seed to each of its ends.
+type WalkedFact struct {
+	// Fact holds the graph fields (NeighborhoodQuery.FactsOnly). It is valid
+	// only during the visit: the store may reuse it for the next fact.
+	Fact                            *Fact
+	SubjectDistance, ObjectDistance int
 }
 
 // DecayUpdate sets the decay state of one record.

@@ -119,3 +119,24 @@ func sortFactsByID(facts []Fact) {
 		}
 	}
 }
+
+// UnreachedDistance is the distance VisitSubgraph gives an end a walk did
+// not place: past any walk's depth, and small enough to add hops to.
+const UnreachedDistance = 1 << 30
+
+// VisitSubgraph calls visit for each fact of g, in the order of g.Facts,
+// with its ends' distances from g.Distance (an end it lacks gets
+// UnreachedDistance): GraphStore.WalkFacts over a walk that returned its
+// facts.
+func VisitSubgraph(g Subgraph, visit func(WalkedFact)) {
+	distance := func(id string) int {
+		if d, ok := g.Distance[id]; ok {
+			return d
+		}
+		return UnreachedDistance
+	}
+	for i := range g.Facts {
+		f := &g.Facts[i]
+		visit(WalkedFact{Fact: f, SubjectDistance: distance(f.SubjectID), ObjectDistance: distance(f.ObjectID)})
+	}
+}

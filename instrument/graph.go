@@ -101,6 +101,10 @@ func (s *graph) Neighborhood(ctx context.Context, ns kgmem.Namespace, q kgmem.Ne
 	return v, s.e.observe(s.backend, "Neighborhood", err)
 }
 
+func (s *graph) WalkFacts(ctx context.Context, ns kgmem.Namespace, q kgmem.NeighborhoodQuery, visit func(kgmem.WalkedFact)) error {
+	return s.e.observe(s.backend, "WalkFacts", s.g.WalkFacts(ctx, ns, q, visit))
+}
+
 func (s *graph) ThreadNeighbors(ctx context.Context, ns kgmem.Namespace, q kgmem.ThreadNeighborsQuery) ([]kgmem.ThreadNeighbor, error) {
 	v, err := s.g.ThreadNeighbors(ctx, ns, q)
 	return v, s.e.observe(s.backend, "ThreadNeighbors", err)

@@ -73,69 +73,87 @@ func (e *Engine) graphHits(ctx context.Context, st *searchState, linked []string
 	if len(seeds) == 0 {
 		return nil, nil
 	}
-	sub, err := e.graph.Neighborhood(ctx, req.Namespace, kgmem.NeighborhoodQuery{
-		Seeds: seeds, Depth: st.opts.GraphDepth, FanOut: st.opts.GraphFanOut, IncludeExpired: true, FactsOnly: true,
-	})
-	if err != nil {
-		return nil, fmt.Errorf("graph expansion: %w", err)
-	}
 	stems := map[string]bool{}
 	for _, w := range st.query.keywords {
 		stems[english.Stem(w, false)] = true
 	}
-	// A fact's path score is 1 per predicate matching a query word along its
-	// best path from a seed: facts are visited nearest first, and a fact's
-	// parents are the facts that reach its nearer end one hop closer. The best
-	// score among the facts of each hop touching each entity is kept as the
-	// walk goes, so the scoring is linear in the facts reached.
-	// Within a hop the order does not matter (each hop reads only the one
-	// before it), so the facts are grouped by hop, as indexes.
-	type hopFact struct {
-		f    int // index in sub.Facts
-		hop  int
-		near string
+	walk := func(visit func(kgmem.WalkedFact)) error {
+		return e.graph.WalkFacts(ctx, req.Namespace, kgmem.NeighborhoodQuery{
+			Seeds: seeds, Depth: st.opts.GraphDepth, FanOut: st.opts.GraphFanOut, IncludeExpired: true, FactsOnly: true,
+		}, visit)
 	}
-	facts := make([]hopFact, len(sub.Facts))
-	for i := range sub.Facts {
-		f := &sub.Facts[i]
-		ds, do := distance(sub.Distance, f.SubjectID), distance(sub.Distance, f.ObjectID)
-		near := f.SubjectID
-		if do < ds {
-			near = f.ObjectID
+	hits, err := pathHits(walk, func(predicate string) bool { return e.predicates.matches(predicate, stems) },
+		func(f *kgmem.Fact) bool { return inView(req, f) }, req.Limit*st.opts.Candidates)
+	if err != nil {
+		return nil, fmt.Errorf("graph expansion: %w", err)
+	}
+	return hits, nil
+}
+
+// pathHits scores the facts walk reaches and returns the best k of those
+// that answer, by score, then id. A fact's path score is 1 per predicate
+// matching (matches) along its best path from a seed. Facts are scored
+// nearest first: a fact h hops away (1 + the nearer end's distance) extends
+// the best path reaching its nearer end, which the facts h-1 hops away that
+// reach that entity as their farther end carried on. Keeping that best per
+// entity as the walk goes makes the scoring linear in the facts reached; an
+// entity's best is written only by the facts of the hop equal to its
+// distance and read only by those one hop further, so one number per entity
+// holds it. Facts that do not answer (a path through history) still carry
+// paths.
+func pathHits(walk func(visit func(kgmem.WalkedFact)) error, matches func(predicate string) bool,
+	answers func(*kgmem.Fact) bool, k int) ([]kgmem.Hit, error) {
+	type reachedFact struct {
+		id        string
+		near, far string // far is empty when both ends are as near
+		hop       int
+		weight    float64 // confidence, 1 when unset
+		matched   bool
+		answers   bool
+	}
+	var reached []reachedFact
+	matched := map[string]bool{} // predicate → its match, computed once
+	err := walk(func(w kgmem.WalkedFact) {
+		f := w.Fact
+		r := reachedFact{id: f.ID, near: f.SubjectID, hop: 1 + min(w.SubjectDistance, w.ObjectDistance),
+			weight: confidenceOr1(f.Confidence), answers: answers(f)}
+		switch {
+		case w.ObjectDistance < w.SubjectDistance:
+			r.near, r.far = f.ObjectID, f.SubjectID
+		case w.SubjectDistance < w.ObjectDistance:
+			r.far = f.ObjectID
 		}
-		facts[i] = hopFact{f: i, hop: 1 + min(ds, do), near: near}
-	}
-	slices.SortFunc(facts, func(a, b hopFact) int { return cmp.Compare(a.hop, b.hop) })
-	type hopEntity struct {
-		hop    int
-		entity string
-	}
-	bestAt := make(map[hopEntity]float64, 2*len(facts))
-	matches := map[string]bool{} // predicate → its match, computed once
-	hits := make([]kgmem.Hit, 0, len(facts))
-	for _, hf := range facts {
-		f := &sub.Facts[hf.f]
-		best := bestAt[hopEntity{hf.hop - 1, hf.near}]
-		m, ok := matches[f.Predicate]
+		m, ok := matched[f.Predicate]
 		if !ok {
-			m = e.predicates.matches(f.Predicate, stems)
-			matches[f.Predicate] = m
+			m = matches(f.Predicate)
+			matched[f.Predicate] = m
 		}
-		if m {
+		r.matched = m
+		reached = append(reached, r)
+	})
+	if err != nil {
+		return nil, err
+	}
+	// Within a hop the order does not matter: each hop reads only the one
+	// before it.
+	slices.SortFunc(reached, func(a, b reachedFact) int { return cmp.Compare(a.hop, b.hop) })
+	bestAt := make(map[string]float64, len(reached))
+	hits := make([]kgmem.Hit, 0, len(reached))
+	for _, r := range reached {
+		best := bestAt[r.near]
+		if r.matched {
 			best++
 		}
-		for _, end := range []string{f.SubjectID, f.ObjectID} {
-			k := hopEntity{hf.hop, end}
-			bestAt[k] = max(bestAt[k], best)
+		if r.far != "" {
+			bestAt[r.far] = max(bestAt[r.far], best)
 		}
-		if !inView(req, f) {
-			continue // a path through history, not an answer
+		if r.answers {
+			hits = append(hits, kgmem.Hit{Kind: kgmem.KindFact, ID: r.id, Score: r.weight * (1 + best) / float64(r.hop)})
 		}
-		hits = append(hits, kgmem.Hit{Kind: kgmem.KindFact, ID: f.ID, Score: confidenceOr1(f.Confidence) * (1 + best) / float64(hf.hop)})
 	}
 	// Score, then id, orders every hit (a walk reaches a fact once); like
 	// the other retrievers, the graph contributes Candidates per result.
-	return best(hits, req.Limit*st.opts.Candidates, func(a, b kgmem.Hit) int {
+	return best(hits, k, func(a, b kgmem.Hit) int {
 		if a.Score != b.Score { // ids compared only on a tie (cmp.Or would compare both)
 			return cmp.Compare(b.Score, a.Score)
 		}
@@ -172,14 +190,6 @@ func best[T any](s []T, k int, compare func(a, b T) int) []T {
 		s[at] = x
 	}
 	return s[:k]
-}
-
-// distance is the hop count of an entity in a traversal, large when unknown.
-func distance(d map[string]int, id string) int {
-	if n, ok := d[id]; ok {
-		return n
-	}
-	return 1 << 20
 }
 
 // confidenceOr1 treats an unset confidence as certain.

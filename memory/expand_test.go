@@ -6,8 +6,10 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/kgmem/kgmem"
+	"github.com/kgmem/kgmem/graph/topology"
 )
 
 // TestBestIsTheHeadOfTheSort checks best against sorting everything, on
@@ -63,4 +65,97 @@ func TestPredicateStems(t *testing.T) {
 	if _, kept := p.stems.Load("led_by"); kept {
 		t.Error("a predicate was kept past the bound")
 	}
+}
+
+// TestPathHitsMatchesScoringEveryPath checks pathHits against the scoring
+// it replaced, which kept the best path score per (hop, entity) for both
+// ends of every fact, on random walks of random graphs: through
+// kgmem.VisitSubgraph and through the topology's own Visit.
+func TestPathHitsMatchesScoringEveryPath(t *testing.T) {
+	rng := rand.New(rand.NewPCG(23, 29))
+	expired := time.Date(2025, 3, 1, 0, 0, 0, 0, time.UTC)
+	matches := func(p string) bool { return p == "p0" || p == "p1" }
+	answers := func(f *kgmem.Fact) bool { return f.ExpiredAt.IsZero() }
+	for round := range 400 {
+		entities := 2 + rng.IntN(15)
+		var facts []kgmem.Fact
+		for i := range rng.IntN(80) {
+			f := kgmem.Fact{ID: fmt.Sprintf("f%03d", rng.IntN(1000)*100+i), SubjectID: fmt.Sprint("e", rng.IntN(entities)),
+				Predicate: fmt.Sprint("p", rng.IntN(4)), ObjectID: fmt.Sprint("e", rng.IntN(entities)), Importance: rng.IntN(3),
+				Confidence: float64(rng.IntN(5)) / 4}
+			if rng.IntN(4) == 0 {
+				f.ExpiredAt = expired
+			}
+			facts = append(facts, f)
+		}
+		topo := topology.New("ns", facts)
+		var seeds []string
+		for range 1 + rng.IntN(3) {
+			seeds = append(seeds, fmt.Sprint("e", rng.IntN(entities)))
+		}
+		depth, fanOut, k := 1+rng.IntN(4), 1+rng.IntN(6), 1+rng.IntN(30)
+		sub := topo.Walk(seeds, depth, fanOut, true)
+		want := scoreEveryPath(sub, matches, answers, k)
+		for name, walk := range map[string]func(func(kgmem.WalkedFact)) error{
+			"VisitSubgraph": func(visit func(kgmem.WalkedFact)) error { kgmem.VisitSubgraph(sub, visit); return nil },
+			"Visit":         func(visit func(kgmem.WalkedFact)) error { topo.Visit(seeds, depth, fanOut, true, visit); return nil },
+		} {
+			got, err := pathHits(walk, matches, answers, k)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(got, want) {
+				t.Fatalf("round %d, %s (depth %d, fan-out %d, seeds %v): pathHits = %v\nwant %v", round, name, depth, fanOut, seeds, got, want)
+			}
+		}
+	}
+}
+
+// scoreEveryPath is the graph retriever's scoring before pathHits, over a
+// walk's subgraph: the reference pathHits is checked against.
+func scoreEveryPath(sub kgmem.Subgraph, matches func(string) bool, answers func(*kgmem.Fact) bool, k int) []kgmem.Hit {
+	distance := func(id string) int {
+		if n, ok := sub.Distance[id]; ok {
+			return n
+		}
+		return 1 << 20
+	}
+	type hopFact struct {
+		f    int
+		hop  int
+		near string
+	}
+	facts := make([]hopFact, len(sub.Facts))
+	for i := range sub.Facts {
+		f := &sub.Facts[i]
+		ds, do := distance(f.SubjectID), distance(f.ObjectID)
+		near := f.SubjectID
+		if do < ds {
+			near = f.ObjectID
+		}
+		facts[i] = hopFact{f: i, hop: 1 + min(ds, do), near: near}
+	}
+	slices.SortFunc(facts, func(a, b hopFact) int { return cmp.Compare(a.hop, b.hop) })
+	type hopEntity struct {
+		hop    int
+		entity string
+	}
+	bestAt := map[hopEntity]float64{}
+	var hits []kgmem.Hit
+	for _, hf := range facts {
+		f := &sub.Facts[hf.f]
+		best := bestAt[hopEntity{hf.hop - 1, hf.near}]
+		if matches(f.Predicate) {
+			best++
+		}
+		for _, end := range []string{f.SubjectID, f.ObjectID} {
+			key := hopEntity{hf.hop, end}
+			bestAt[key] = max(bestAt[key], best)
+		}
+		if answers(f) {
+			hits = append(hits, kgmem.Hit{Kind: kgmem.KindFact, ID: f.ID, Score: confidenceOr1(f.Confidence) * (1 + best) / float64(hf.hop)})
+		}
+	}
+	slices.SortFunc(hits, func(a, b kgmem.Hit) int { return cmp.Or(cmp.Compare(b.Score, a.Score), cmp.Compare(a.ID, b.ID)) })
+	return hits[:min(k, len(hits))]
 }

@@ -305,6 +305,14 @@ func (g stalledGraph) Neighborhood(ctx context.Context, ns kgmem.Namespace, q kg
 	return g.GraphStore.Neighborhood(ctx, ns, q)
 }
 
+func (g stalledGraph) WalkFacts(ctx context.Context, ns kgmem.Namespace, q kgmem.NeighborhoodQuery, visit func(kgmem.WalkedFact)) error {
+	if g.hood {
+		<-ctx.Done()
+		return ctx.Err()
+	}
+	return g.GraphStore.WalkFacts(ctx, ns, q, visit)
+}
+
 // TestRetrieverDeadline checks that a retriever that hangs is dropped at its
 // own deadline with a warning naming it, and the others still answer.
 func TestRetrieverDeadline(t *testing.T) {

@@ -50,32 +50,33 @@ func chromiumPath(t testing.TB) string {
 	return ""
 }
 
-var (
-	buildOnce sync.Once
-	binPath   string
-	buildErr  error
-)
+// serverBin is the cmd/server binary TestMain builds for the whole run, in
+// a temporary directory it removes at the end.
+var serverBin string
 
-// serverBinary builds cmd/server once per test process.
-func serverBinary(t testing.TB) string {
-	t.Helper()
-	buildOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "kgmem-ui-bin")
-		if err != nil {
-			buildErr = err
-			return
-		}
-		binPath = filepath.Join(dir, "kgmem")
-		out, err := exec.Command("go", "build", "-o", binPath, "../cmd/server").CombinedOutput()
-		if err != nil {
-			buildErr = fmt.Errorf("go build ./cmd/server: %v\n%s", err, out)
-		}
-	})
-	if buildErr != nil {
-		t.Fatal(buildErr)
-	}
-	return binPath
+func TestMain(m *testing.M) {
+	os.Exit(runWithServerBinary(m))
 }
+
+// runWithServerBinary builds cmd/server into a temporary directory, runs
+// the tests, and removes the directory (left behind, it was 48 MB per run).
+func runWithServerBinary(m *testing.M) int {
+	dir, err := os.MkdirTemp("", "kgmem-ui-bin")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "ui tests: temporary directory:", err)
+		return 1
+	}
+	defer os.RemoveAll(dir)
+	serverBin = filepath.Join(dir, "kgmem")
+	if out, err := exec.Command("go", "build", "-o", serverBin, "../cmd/server").CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "ui tests: go build ./cmd/server: %v\n%s", err, out)
+		return 1
+	}
+	return m.Run()
+}
+
+// serverBinary is the kgmem server binary TestMain built.
+func serverBinary(testing.TB) string { return serverBin }
 
 // backendPair is how the server is started for one backend pair.
 type backendPair struct {

@@ -93,6 +93,11 @@ func (g timedGraph) Neighborhood(ctx context.Context, ns kgmem.Namespace, q kgme
 	return g.GraphStore.Neighborhood(ctx, ns, q)
 }
 
+func (g timedGraph) WalkFacts(ctx context.Context, ns kgmem.Namespace, q kgmem.NeighborhoodQuery, visit func(kgmem.WalkedFact)) error {
+	defer g.t.record("graph WalkFacts", time.Now())
+	return g.GraphStore.WalkFacts(ctx, ns, q, visit)
+}
+
 func (g timedGraph) ThreadNeighbors(ctx context.Context, ns kgmem.Namespace, q kgmem.ThreadNeighborsQuery) ([]kgmem.ThreadNeighbor, error) {
 	defer g.t.record("graph ThreadNeighbors", time.Now())
 	return g.GraphStore.ThreadNeighbors(ctx, ns, q)

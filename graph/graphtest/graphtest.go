@@ -154,6 +154,21 @@ func (h *h) neighborhood(ns kgmem.Namespace, q kgmem.NeighborhoodQuery) kgmem.Su
 	return g
 }
 
+// walkFacts runs WalkFacts and fails the test on error; it returns the facts
+// visited (copied: the store may reuse the one it hands) and their visits.
+func (h *h) walkFacts(ns kgmem.Namespace, q kgmem.NeighborhoodQuery) ([]kgmem.Fact, []kgmem.WalkedFact) {
+	h.t.Helper()
+	var facts []kgmem.Fact
+	var visits []kgmem.WalkedFact
+	err := h.s.WalkFacts(h.ctx, ns, q, func(w kgmem.WalkedFact) {
+		facts, visits = append(facts, *w.Fact), append(visits, w)
+	})
+	if err != nil {
+		h.t.Fatalf("WalkFacts(%s, %+v): %v", ns, q, err)
+	}
+	return facts, visits
+}
+
 // namespaces lists the namespaces and fails the test on error.
 func (h *h) namespaces() []kgmem.Namespace {
 	h.t.Helper()

@@ -3,6 +3,8 @@ package graphtest
 import (
 	"fmt"
 	"maps"
+	"reflect"
+	"slices"
 	"testing"
 
 	"github.com/kgmem/kgmem"
@@ -74,6 +76,18 @@ func testNeighborhood(t *testing.T, open Opener) {
 			sameSet(t, "facts", factIDs(g.Facts), tc.wantFacts)
 			if !maps.Equal(g.Distance, tc.wantDist) && (len(g.Distance) != 0 || len(tc.wantDist) != 0) {
 				t.Fatalf("Distance = %v, want %v", g.Distance, tc.wantDist)
+			}
+			// WalkFacts visits the same facts in id order, each with its
+			// ends' distances.
+			facts, visits := h.walkFacts(ns, tc.q)
+			if ids := factIDs(facts); !slices.Equal(ids, slices.Sorted(slices.Values(tc.wantFacts))) {
+				t.Errorf("WalkFacts visited %v, want %v in id order", ids, tc.wantFacts)
+			}
+			for i, w := range visits {
+				if f := facts[i]; w.SubjectDistance != tc.wantDist[f.SubjectID] || w.ObjectDistance != tc.wantDist[f.ObjectID] {
+					t.Errorf("WalkFacts visited %s at distances %d, %d, want %d, %d", f.ID, w.SubjectDistance, w.ObjectDistance,
+						tc.wantDist[f.SubjectID], tc.wantDist[f.ObjectID])
+				}
 			}
 		})
 	}
@@ -198,8 +212,31 @@ func testFactsOnlyOrder(t *testing.T, h *h) {
 			if !maps.Equal(lean.Distance, full.Distance) {
 				t.Errorf("FactsOnly Distance = %v, full %v", lean.Distance, full.Distance)
 			}
+			// WalkFacts hands the FactsOnly walk's facts, in its order.
+			facts, visits := h.walkFacts(ns, tc.q)
+			if !reflect.DeepEqual(facts, lean.Facts) {
+				t.Errorf("WalkFacts visited %v, FactsOnly walk %v", factIDs(facts), factIDs(lean.Facts))
+			}
+			for i, w := range visits {
+				if f := facts[i]; w.SubjectDistance != lean.Distance[f.SubjectID] || w.ObjectDistance != lean.Distance[f.ObjectID] {
+					t.Errorf("WalkFacts visited %s at distances %d, %d, want %d, %d", f.ID, w.SubjectDistance, w.ObjectDistance,
+						lean.Distance[f.SubjectID], lean.Distance[f.ObjectID])
+				}
+			}
 		})
 	}
+	t.Run("WalkFactsRejectsBadQueries", func(t *testing.T) {
+		for _, q := range []kgmem.NeighborhoodQuery{{Seeds: []string{hub.ID}, Depth: -1}, {Seeds: []string{hub.ID}, FanOut: -1}} {
+			visited := 0
+			err := h.s.WalkFacts(h.ctx, ns, q, func(kgmem.WalkedFact) { visited++ })
+			wantErr(t, "WalkFacts", err, kgmem.ErrInvalid)
+			if visited != 0 {
+				t.Errorf("WalkFacts(%+v) visited %d facts before failing", q, visited)
+			}
+		}
+		err := h.s.WalkFacts(h.ctx, "bad namespace!", kgmem.NeighborhoodQuery{Seeds: []string{hub.ID}}, func(kgmem.WalkedFact) {})
+		wantErr(t, "WalkFacts", err, kgmem.ErrInvalid)
+	})
 }
 
 // checkSubgraph checks the invariants of any traversal result: every entity

@@ -69,6 +69,34 @@ func (s *Store) Neighborhood(ctx context.Context, ns kgmem.Namespace, q kgmem.Ne
 	return g, nil
 }
 
+// WalkFacts is Neighborhood with FactsOnly handed to visit (kgmem.GraphStore):
+// over the namespace's cached topology without making a fact of each, or
+// over the walk in Cypher when there is none to walk.
+func (s *Store) WalkFacts(ctx context.Context, ns kgmem.Namespace, q kgmem.NeighborhoodQuery, visit func(kgmem.WalkedFact)) error {
+	if err := checkNamespace(ns); err != nil {
+		return fmt.Errorf("neo4j: walk facts: %w", err)
+	}
+	depth, fanOut, err := s.checkNeighborhoodQuery(q)
+	if err != nil {
+		return fmt.Errorf("neo4j: walk facts: %w", err)
+	}
+	topo, existing, ok, err := s.topologyWalk(ctx, ns, q)
+	if err != nil {
+		return fmt.Errorf("neo4j: walk facts in %s: %w", ns, err)
+	}
+	if ok {
+		topo.Visit(existing, depth, fanOut, q.IncludeExpired, visit)
+		return nil
+	}
+	q.FactsOnly = true
+	g, err := s.Neighborhood(ctx, ns, q)
+	if err != nil {
+		return err
+	}
+	kgmem.VisitSubgraph(g, visit)
+	return nil
+}
+
 // walk is the breadth-first traversal inside one transaction: one query
 // per level (kgmem.WalkNeighborhood keeps the books).
 func walk(ctx context.Context, tx neo4j.ManagedTransaction, ns kgmem.Namespace, key string, q kgmem.NeighborhoodQuery, depth, fanOut int) (kgmem.Subgraph, error) {

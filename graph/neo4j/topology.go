@@ -49,38 +49,47 @@ var topologyFields = []string{"id", "subject_id", "predicate", "object_id", "con
 	"valid_at", "invalid_at", "created_at", "expired_at"}
 
 // walkFactsOnly answers a FactsOnly Neighborhood query in memory, over the
-// cached topology of ns (graph/topology) current as of its graph version
-// (version.go): one round trip reads the version and the seeds that exist,
-// and a topology missing or read at another version is read again
-// (readTopology). ok is false, and the caller walks in Cypher, when ns has
-// more facts than the cache's budget or is being purged.
+// cached topology of ns (topologyWalk); ok is false, and the caller walks in
+// Cypher, when there is none to walk.
 func (s *Store) walkFactsOnly(ctx context.Context, ns kgmem.Namespace, q kgmem.NeighborhoodQuery, depth, fanOut int) (g kgmem.Subgraph, ok bool, err error) {
+	topo, existing, ok, err := s.topologyWalk(ctx, ns, q)
+	if err != nil || !ok {
+		return g, false, err
+	}
+	return topo.Walk(existing, depth, fanOut, q.IncludeExpired), true, nil
+}
+
+// topologyWalk returns the cached topology of ns (graph/topology) current
+// as of its graph version (version.go) and the seeds of q that exist: one
+// round trip reads the version and the seeds, and a topology missing or read
+// at another version is read again (readTopology). ok is false when ns has
+// more facts than the cache's budget or is being purged.
+func (s *Store) topologyWalk(ctx context.Context, ns kgmem.Namespace, q kgmem.NeighborhoodQuery) (topo *topology.Topology, existing []string, ok bool, err error) {
 	key := s.key(ns)
 	seeds := slices.Compact(slices.Sorted(slices.Values(q.Seeds)))
 	recs, err := s.read(ctx, qSeedsAndVersion, map[string]any{"ns": key, "ids": seeds})
 	if err != nil {
-		return g, false, fmt.Errorf("seeds and graph version: %w", err)
+		return nil, nil, false, fmt.Errorf("seeds and graph version: %w", err)
 	}
 	v, err := decodeVersion(recs, 0, 1)
 	if err != nil {
-		return g, false, err
+		return nil, nil, false, err
 	}
 	if v.purging {
-		return g, false, nil
+		return nil, nil, false, nil
 	}
-	topo, ok, err := s.topology(ctx, key, ns, v.version)
+	topo, ok, err = s.topology(ctx, key, ns, v.version)
 	if err != nil || !ok {
-		return g, false, err
+		return nil, nil, false, err
 	}
 	// With FactsOnly the walk needs only which seeds exist.
-	var existing []string
 	list, _ := recs[0].Values[2].([]any)
 	for _, id := range list {
 		if id, ok := id.(string); ok && slices.Contains(seeds, id) {
 			existing = append(existing, id)
 		}
 	}
-	return topo.Walk(existing, depth, fanOut, q.IncludeExpired), true, nil
+	return topo, existing, true, nil
 }
 
 // topology returns the topology of the namespace key (ns to callers) at

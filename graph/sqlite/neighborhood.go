@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"github.com/kgmem/kgmem"
+	"github.com/kgmem/kgmem/graph/topology"
 )
 
 // Neighborhood defaults, for zero fields of kgmem.NeighborhoodQuery.
@@ -34,23 +35,11 @@ func (s *Store) Neighborhood(ctx context.Context, ns kgmem.Namespace, q kgmem.Ne
 		return kgmem.Subgraph{}, fmt.Errorf("sqlite: neighborhood: %w", err)
 	}
 	if q.FactsOnly {
-		topo, ok, err := s.topology(ctx, ns)
+		topo, existing, ok, err := s.topologyWalk(ctx, ns, q)
 		if err != nil {
 			return kgmem.Subgraph{}, fmt.Errorf("sqlite: neighborhood: %w", err)
 		}
 		if ok {
-			// Only the seeds are looked up (FactsOnly), to know which
-			// exist: the entity names in memory say so for most.
-			var existing []string
-			if seeds := slices.Compact(slices.Sorted(slices.Values(q.Seeds))); len(seeds) > 0 {
-				found, err := s.seedEntities(ctx, ns, seeds)
-				if err != nil {
-					return kgmem.Subgraph{}, fmt.Errorf("sqlite: neighborhood: seeds: %w", err)
-				}
-				for _, e := range found {
-					existing = append(existing, e.ID)
-				}
-			}
 			return topo.Walk(existing, depth, fanOut, q.IncludeExpired), nil
 		}
 	}
@@ -132,6 +121,55 @@ func (s *Store) entitiesTx(ctx context.Context, q querier, ns kgmem.Namespace, i
 		func(ctx context.Context, cond string, args []any) ([]kgmem.Entity, error) {
 			return s.entities(ctx, q, ns, "e."+cond, args...)
 		})
+}
+
+// WalkFacts is Neighborhood with FactsOnly handed to visit (kgmem.GraphStore):
+// over the namespace's cached topology without making a fact of each, or
+// over the statements' walk when the namespace is too large to cache.
+func (s *Store) WalkFacts(ctx context.Context, ns kgmem.Namespace, q kgmem.NeighborhoodQuery, visit func(kgmem.WalkedFact)) error {
+	if err := checkNamespace(ns); err != nil {
+		return err
+	}
+	depth, fanOut, err := checkNeighborhoodQuery(q)
+	if err != nil {
+		return fmt.Errorf("sqlite: walk facts: %w", err)
+	}
+	topo, existing, ok, err := s.topologyWalk(ctx, ns, q)
+	if err != nil {
+		return fmt.Errorf("sqlite: walk facts: %w", err)
+	}
+	if ok {
+		topo.Visit(existing, depth, fanOut, q.IncludeExpired, visit)
+		return nil
+	}
+	q.FactsOnly = true
+	g, err := s.Neighborhood(ctx, ns, q)
+	if err != nil {
+		return err
+	}
+	kgmem.VisitSubgraph(g, visit)
+	return nil
+}
+
+// topologyWalk returns the cached topology of ns and the seeds of q that
+// exist, or ok false when ns is too large to cache. Only the seeds are
+// looked up, to know which exist: the entity names in memory say so for
+// most.
+func (s *Store) topologyWalk(ctx context.Context, ns kgmem.Namespace, q kgmem.NeighborhoodQuery) (topo *topology.Topology, existing []string, ok bool, err error) {
+	topo, ok, err = s.topology(ctx, ns)
+	if err != nil || !ok {
+		return nil, nil, false, err
+	}
+	if seeds := slices.Compact(slices.Sorted(slices.Values(q.Seeds))); len(seeds) > 0 {
+		found, err := s.seedEntities(ctx, ns, seeds)
+		if err != nil {
+			return nil, nil, false, fmt.Errorf("seeds: %w", err)
+		}
+		for _, e := range found {
+			existing = append(existing, e.ID)
+		}
+	}
+	return topo, existing, true, nil
 }
 
 // checkNeighborhoodQuery validates q and returns its effective depth and fan-out.

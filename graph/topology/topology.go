@@ -37,14 +37,21 @@ func NewCache(opts ...nscache.Option) *nscache.Cache[*Topology] {
 type Topology struct {
 	ns    kgmem.Namespace
 	edges []edge
-	// bySubject and byObject list the edges of each entity in that role,
-	// most important first, then by id: the order of the stores' walks.
-	bySubject, byObject map[string][]int32
+	// entities are the ends of the edges, each once; edges and the lists
+	// below refer to them by index, so that a walk keeps its books in
+	// index space instead of hashing entity ids.
+	entities []string
+	entityAt map[string]int32
+	// bySubject and byObject list the edges of each entity (by index) in
+	// that role, most important first, then by id: the order of the
+	// stores' walks.
+	bySubject, byObject [][]int32
 }
 
-// edge is a fact's graph fields.
+// edge is a fact's graph fields, its ends as indexes into entities.
 type edge struct {
-	id, subject, predicate, object       string
+	id, predicate                        string
+	subject, object                      int32
 	confidence                           float64
 	importance                           int
 	validAt, invalidAt, created, expired instant
@@ -76,15 +83,24 @@ func (i instant) time() time.Time {
 // fields (id, ends, predicate, confidence, importance, the four times) are
 // kept.
 func New(ns kgmem.Namespace, facts []kgmem.Fact) *Topology {
-	t := &Topology{ns: ns, edges: make([]edge, len(facts)), bySubject: map[string][]int32{}, byObject: map[string][]int32{}}
-	// Entity ids and predicates repeat across facts: keep one copy of each.
-	names := map[string]string{}
+	t := &Topology{ns: ns, edges: make([]edge, len(facts)), entityAt: map[string]int32{}}
+	// Predicates repeat across facts: keep one copy of each.
+	predicates := map[string]string{}
 	intern := func(s string) string {
-		if v, ok := names[s]; ok {
+		if v, ok := predicates[s]; ok {
 			return v
 		}
-		names[s] = s
+		predicates[s] = s
 		return s
+	}
+	entity := func(id string) int32 {
+		if i, ok := t.entityAt[id]; ok {
+			return i
+		}
+		i := int32(len(t.entities))
+		t.entities, t.entityAt[id] = append(t.entities, id), i
+		t.bySubject, t.byObject = append(t.bySubject, nil), append(t.byObject, nil)
+		return i
 	}
 	// Edges are kept in fact id order, so that an order of edge indexes is
 	// the order of their ids: Walk lists what it reached by index.
@@ -95,18 +111,19 @@ func New(ns kgmem.Namespace, facts []kgmem.Fact) *Topology {
 	slices.SortFunc(byID, func(a, b int) int { return cmp.Compare(facts[a].ID, facts[b].ID) })
 	for i, at := range byID {
 		f := &facts[at]
-		t.edges[i] = edge{id: f.ID, subject: intern(f.SubjectID), predicate: intern(f.Predicate), object: intern(f.ObjectID),
+		t.edges[i] = edge{id: f.ID, subject: entity(f.SubjectID), predicate: intern(f.Predicate), object: entity(f.ObjectID),
 			confidence: f.Confidence, importance: f.Importance,
 			validAt: instantOf(f.ValidAt), invalidAt: instantOf(f.InvalidAt), created: instantOf(f.CreatedAt), expired: instantOf(f.ExpiredAt)}
 		e := &t.edges[i]
 		t.bySubject[e.subject] = append(t.bySubject[e.subject], int32(i))
 		t.byObject[e.object] = append(t.byObject[e.object], int32(i))
 	}
-	for _, m := range []map[string][]int32{t.bySubject, t.byObject} {
-		for _, idx := range m {
+	for _, sides := range [][][]int32{t.bySubject, t.byObject} {
+		for _, idx := range sides {
 			slices.SortFunc(idx, t.walkOrder)
 		}
 	}
+	t.entities = slices.Clip(t.entities)
 	return t
 }
 
@@ -120,51 +137,96 @@ func (t *Topology) Len() int { return len(t.edges) }
 // end: a walk from a hub reaches the same facts through many entities.
 func (t *Topology) Walk(seeds []string, depth, fanOut int, includeExpired bool) kgmem.Subgraph {
 	g := kgmem.Subgraph{Distance: make(map[string]int, len(seeds))}
-	frontier := slices.Compact(slices.Sorted(slices.Values(seeds)))
-	for _, id := range frontier {
-		g.Distance[id] = 0
+	for _, id := range seeds {
+		g.Distance[id] = 0 // a seed without facts is placed, and expands to nothing
 	}
-	seen := make([]uint64, (len(t.edges)+63)/64)
+	r := t.reach(seeds, depth, fanOut, includeExpired)
+	if r.kept == 0 {
+		return g
+	}
+	for end, d := range r.distance {
+		if d > 0 {
+			g.Distance[t.entities[end]] = d
+		}
+	}
+	g.Facts = make([]kgmem.Fact, 0, r.kept)
+	r.each(func(i int) { g.Facts = append(g.Facts, t.fact(i)) })
+	return g
+}
+
+// Visit is Walk for kgmem.GraphStore.WalkFacts: it calls visit for each
+// fact reached, in id order, with its ends' distances, filling one Fact for
+// all of them instead of making a Fact of each and a map of distances.
+func (t *Topology) Visit(seeds []string, depth, fanOut int, includeExpired bool, visit func(kgmem.WalkedFact)) {
+	r := t.reach(seeds, depth, fanOut, includeExpired)
+	var f kgmem.Fact
+	r.each(func(i int) {
+		f = t.fact(i)
+		e := &t.edges[i]
+		visit(kgmem.WalkedFact{Fact: &f, SubjectDistance: r.distance[e.subject], ObjectDistance: r.distance[e.object]})
+	})
+}
+
+// reached is what a walk reached, in index space.
+type reached struct {
+	// seen has the bit of each edge reached; kept counts them.
+	seen []uint64
+	kept int
+	// distance is the hop count of each entity reached (seeds: 0).
+	distance map[int32]int
+}
+
+// each calls fn with each edge reached, in index order, which is id order.
+func (r *reached) each(fn func(i int)) {
+	for w, word := range r.seen {
+		for ; word != 0; word &= word - 1 {
+			fn(w*64 + bits.TrailingZeros64(word))
+		}
+	}
+}
+
+// reach walks from the seeds that have facts, keeping its books by edge and
+// entity index: hashing entity ids was a quarter of a walk's time.
+func (t *Topology) reach(seeds []string, depth, fanOut int, includeExpired bool) reached {
+	r := reached{seen: make([]uint64, (len(t.edges)+63)/64), distance: make(map[int32]int, len(seeds))}
+	var frontier []int32
+	for _, id := range seeds {
+		if i, ok := t.entityAt[id]; ok {
+			if _, dup := r.distance[i]; !dup {
+				r.distance[i] = 0
+				frontier = append(frontier, i)
+			}
+		}
+	}
 	var level []int32
-	kept := 0
 	for d := 0; d < depth && len(frontier) > 0; d++ {
 		level = t.expandEdges(level[:0], frontier, fanOut, includeExpired)
-		var next []string
+		var next []int32
 		for _, i := range level {
-			if seen[i/64]&(1<<(i%64)) != 0 {
+			if r.seen[i/64]&(1<<(i%64)) != 0 {
 				continue
 			}
-			seen[i/64] |= 1 << (i % 64)
-			kept++
+			r.seen[i/64] |= 1 << (i % 64)
+			r.kept++
 			// One end is on the frontier (already placed); the other, if
 			// new, is one hop further.
-			for _, end := range [2]string{t.edges[i].subject, t.edges[i].object} {
-				if _, ok := g.Distance[end]; !ok {
-					g.Distance[end] = d + 1
+			for _, end := range [2]int32{t.edges[i].subject, t.edges[i].object} {
+				if _, ok := r.distance[end]; !ok {
+					r.distance[end] = d + 1
 					next = append(next, end)
 				}
 			}
 		}
 		frontier = next // its order changes nothing: each entity expands alike
 	}
-	if kept == 0 {
-		return g
-	}
-	// The edges reached, in index order, which is id order.
-	g.Facts = make([]kgmem.Fact, 0, kept)
-	for w, word := range seen {
-		for ; word != 0; word &= word - 1 {
-			g.Facts = append(g.Facts, t.edges[w*64+bits.TrailingZeros64(word)].fact(t.ns))
-		}
-	}
-	return g
+	return r
 }
 
 // expandEdges appends to all, for each entity of frontier, at most fanOut of
 // its facts in either role (unexpired ones unless includeExpired), most
 // important first, then by id, as edge indexes: the expansion of one level
 // of Walk (kgmem.NeighborhoodSteps.Expand over the topology).
-func (t *Topology) expandEdges(all []int32, frontier []string, fanOut int, includeExpired bool) []int32 {
+func (t *Topology) expandEdges(all []int32, frontier []int32, fanOut int, includeExpired bool) []int32 {
 	subj, obj := make([]int32, 0, fanOut), make([]int32, 0, fanOut)
 	for _, ent := range frontier {
 		subj, obj = t.firstOf(subj[:0], t.bySubject[ent], fanOut, includeExpired), t.firstOf(obj[:0], t.byObject[ent], fanOut, includeExpired)
@@ -207,9 +269,11 @@ func (t *Topology) walkOrder(a, b int32) int {
 	return cmp.Or(cmp.Compare(t.edges[b].importance, t.edges[a].importance), cmp.Compare(a, b))
 }
 
-// fact returns the edge as a fact of ns with its graph fields only.
-func (e *edge) fact(ns kgmem.Namespace) kgmem.Fact {
-	return kgmem.Fact{ID: e.id, Namespace: ns, SubjectID: e.subject, Predicate: e.predicate, ObjectID: e.object,
+// fact returns edge i as a fact of the namespace with its graph fields
+// only.
+func (t *Topology) fact(i int) kgmem.Fact {
+	e := &t.edges[i]
+	return kgmem.Fact{ID: e.id, Namespace: t.ns, SubjectID: t.entities[e.subject], Predicate: e.predicate, ObjectID: t.entities[e.object],
 		Confidence: e.confidence, Importance: e.importance, ValidAt: e.validAt.time(), InvalidAt: e.invalidAt.time(),
 		CreatedAt: e.created.time(), ExpiredAt: e.expired.time()}
 }

@@ -113,7 +113,8 @@ func TestExpandMatchesSortingBothSides(t *testing.T) {
 
 // TestWalkMatchesWalkNeighborhood checks the topology's own walk against
 // kgmem.WalkNeighborhood over appendExpand, on random graphs: the same facts
-// in the same order with the same fields, the same distances.
+// in the same order with the same fields, the same distances; and Visit
+// against the same walk visited (kgmem.VisitSubgraph).
 func TestWalkMatchesWalkNeighborhood(t *testing.T) {
 	rng := rand.New(rand.NewPCG(13, 17))
 	expired := time.Date(2025, 3, 1, 0, 0, 0, 0, time.UTC)
@@ -155,14 +156,39 @@ func TestWalkMatchesWalkNeighborhood(t *testing.T) {
 		if !reflect.DeepEqual(got, want) {
 			t.Fatalf("round %d (depth %d, fan-out %d, seeds %v):\n got %+v\nwant %+v", round, depth, fanOut, seeds, got, want)
 		}
+		// Visit hands the same facts in the same order, with their ends'
+		// distances.
+		var visited []kgmem.WalkedFact
+		var visitedFacts []kgmem.Fact
+		topo.Visit(seeds, depth, fanOut, q.IncludeExpired, func(w kgmem.WalkedFact) {
+			visitedFacts = append(visitedFacts, *w.Fact)
+			visited = append(visited, w)
+		})
+		var wantVisits []kgmem.WalkedFact
+		kgmem.VisitSubgraph(want, func(w kgmem.WalkedFact) { wantVisits = append(wantVisits, w) })
+		if len(visitedFacts) != len(want.Facts) || len(visitedFacts) > 0 && !reflect.DeepEqual(visitedFacts, want.Facts) {
+			t.Fatalf("round %d: Visit's facts = %+v\nwant %+v", round, visitedFacts, want.Facts)
+		}
+		for i, w := range visited {
+			if w.SubjectDistance != wantVisits[i].SubjectDistance || w.ObjectDistance != wantVisits[i].ObjectDistance {
+				t.Fatalf("round %d: fact %s visited at distances %d, %d, want %d, %d", round, visitedFacts[i].ID,
+					w.SubjectDistance, w.ObjectDistance, wantVisits[i].SubjectDistance, wantVisits[i].ObjectDistance)
+			}
+		}
 	}
 }
 
 // appendExpand appends to dst the facts of expandEdges: the
 // kgmem.NeighborhoodSteps.Expand the topology's walk is checked against.
 func (t *Topology) appendExpand(dst []kgmem.Fact, frontier []string, fanOut int, includeExpired bool) []kgmem.Fact {
-	for _, i := range t.expandEdges(nil, frontier, fanOut, includeExpired) {
-		dst = append(dst, t.edges[i].fact(t.ns))
+	var indexes []int32
+	for _, id := range frontier {
+		if i, ok := t.entityAt[id]; ok {
+			indexes = append(indexes, i)
+		}
+	}
+	for _, i := range t.expandEdges(nil, indexes, fanOut, includeExpired) {
+		dst = append(dst, t.fact(int(i)))
 	}
 	return dst
 }
