@@ -11,8 +11,9 @@ import (
 )
 
 // Bounds of the entity-name cache: the names (entity_names rows) it holds
-// over all namespaces, about 100 bytes each, and the size above which a
-// stale view is read again in the background (nscache).
+// over all namespaces, about 100 bytes each (and 40 more per entity for the
+// name and type facts show), and the size above which a stale view is read
+// again in the background (nscache).
 const (
 	entityNamesBudget       = 2_000_000
 	entityNamesRefreshAbove = 50_000
@@ -30,7 +31,14 @@ type entityNames struct {
 	// byNorm holds, for each normalized name or alias, its entities as
 	// indexes into ids (an index takes a quarter of a string header).
 	byNorm map[string][]int32
+	// shown holds each entity's name and type as stored, in the order of
+	// ids: what a fact shows of its ends (Facts), without joining the
+	// entities table for every fact loaded.
+	shown []shownEntity
 }
+
+// shownEntity is what a fact shows of one of its ends.
+type shownEntity struct{ name, typ string }
 
 // entityNamesOf returns the current entity names of ns, reading them when
 // the cached view is missing or was read at another graph version, or ok
@@ -60,9 +68,57 @@ func (s *Store) entityNamesOf(ctx context.Context, ns kgmem.Namespace) (*entityN
 				i, _ := slices.BinarySearch(n.ids, r.id)
 				n.byNorm[r.norm] = append(n.byNorm[r.norm], int32(i))
 			}
+			if n.shown, err = readShown(ctx, q, ns, n.ids); err != nil {
+				return nil, 0, err
+			}
 			return n, len(rows), nil
 		})
 	})
+}
+
+// readShown reads the name and type of each entity of ids (sorted) in ns, in
+// the order of ids, in one pass over the namespace's entities in id order.
+// Types repeat: one copy of each is kept.
+func readShown(ctx context.Context, q querier, ns kgmem.Namespace, ids []string) ([]shownEntity, error) {
+	type row struct{ id, name, typ string }
+	rows, err := collect(ctx, q, func(r *sql.Rows) (row, error) {
+		var x row
+		return x, r.Scan(&x.id, &x.name, &x.typ)
+	}, `SELECT id, name, type FROM entities WHERE namespace = ? ORDER BY id`, ns)
+	if err != nil {
+		return nil, fmt.Errorf("read entity names shown: %w", err)
+	}
+	types := map[string]string{}
+	shown := make([]shownEntity, len(ids))
+	j := 0
+	for i, id := range ids {
+		for j < len(rows) && rows[j].id < id {
+			j++
+		}
+		if j < len(rows) && rows[j].id == id {
+			typ, ok := types[rows[j].typ]
+			if !ok {
+				typ = rows[j].typ
+				types[typ] = typ
+			}
+			shown[i] = shownEntity{name: rows[j].name, typ: typ}
+		}
+	}
+	return shown, nil
+}
+
+// show fills the names and types of f's ends, and reports whether it knew
+// both: an entity without a name row is not held, and the caller reads
+// the fact with them from the file.
+func (n *entityNames) show(f *kgmem.Fact) bool {
+	s, sok := slices.BinarySearch(n.ids, f.SubjectID)
+	o, ook := slices.BinarySearch(n.ids, f.ObjectID)
+	if !sok || !ook {
+		return false
+	}
+	f.SubjectName, f.SubjectType = n.shown[s].name, n.shown[s].typ
+	f.ObjectName, f.ObjectType = n.shown[o].name, n.shown[o].typ
+	return true
 }
 
 // named returns the ids, sorted and unique, of the entities with one of

@@ -1,6 +1,7 @@
 package sqlite_test
 
 import (
+	"database/sql"
 	"fmt"
 	"math/rand/v2"
 	"reflect"
@@ -11,11 +12,11 @@ import (
 	"github.com/kgmem/kgmem/graph/sqlite"
 )
 
-// TestEntityNamesFollowWrites checks that finding entities by name, and
-// graph expansion's seeds, from the names held in memory answer as SQL does
-// after every write: entities added, renamed and given aliases by either of
-// two stores on one file,
-// facts and episodes (which keep the names), and purges.
+// TestEntityNamesFollowWrites checks that finding entities by name, graph
+// expansion's seeds, and the names and types facts show of their ends, from
+// the names held in memory answer as SQL does after every write: entities
+// added, renamed, retyped and given aliases by either of two stores on one
+// file, facts and episodes (which keep the names), and purges.
 func TestEntityNamesFollowWrites(t *testing.T) {
 	ctx := t.Context()
 	writer, inSQL := openPair(t)
@@ -23,6 +24,8 @@ func TestEntityNamesFollowWrites(t *testing.T) {
 	const ns = kgmem.Namespace("names/follow")
 	rng := rand.New(rand.NewPCG(3, 9))
 	words := []string{"Ann", "Bo", "Cy", "Lisbon", "ML team", "Dana Smith", "ann"}
+	types := []string{"person", "place", "team"}
+	var factIDs []string
 	queries := [][]string{{"Ann"}, {"bo", "cy"}, {"Lisbon", "ML team", "nobody"}, {"Dana Smith", "Smith"}, words}
 	for step := range 60 {
 		if step%20 == 19 {
@@ -35,6 +38,7 @@ func TestEntityNamesFollowWrites(t *testing.T) {
 		case 0: // entities, new or renamed, with aliases
 			for range 1 + rng.IntN(3) {
 				e := graphtest.Entity(ns, fmt.Sprintf("ent_%d", rng.IntN(8)), words[rng.IntN(len(words))])
+				e.Type = types[rng.IntN(len(types))]
 				if rng.IntN(2) == 0 {
 					e.Aliases = []string{words[rng.IntN(len(words))]}
 				}
@@ -44,6 +48,7 @@ func TestEntityNamesFollowWrites(t *testing.T) {
 			a, b := graphtest.Entity(ns, fmt.Sprintf("ent_%d", rng.IntN(8)), words[rng.IntN(len(words))]), graphtest.Entity(ns, fmt.Sprintf("ent_%d", rng.IntN(8)), "Eve")
 			cs.Entities = []kgmem.Entity{a, b}
 			cs.Facts = []kgmem.Fact{graphtest.Fact(ns, fmt.Sprintf("fact_%d", step), a.ID, "knows", b.ID, "they know each other")}
+			factIDs = append(factIDs, cs.Facts[0].ID)
 		default: // an episode: the names stay as they are
 			cs.Episodes = []kgmem.Episode{graphtest.Episode(ns, fmt.Sprintf("ep_%d", step), "Ann", "hello")}
 		}
@@ -53,6 +58,17 @@ func TestEntityNamesFollowWrites(t *testing.T) {
 		}
 		if err := by.Apply(ctx, cs); err != nil {
 			t.Fatal(err)
+		}
+		gotFacts, err := writer.Facts(ctx, ns, factIDs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantFacts, err := inSQL.Facts(ctx, ns, factIDs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(gotFacts, wantFacts) {
+			t.Fatalf("step %d: facts from memory's names %+v\nin SQL %+v", step, gotFacts, wantFacts)
 		}
 		for _, names := range queries {
 			for _, f := range []kgmem.EntityFilter{{Names: names, Page: kgmem.Page{Limit: 100}}, {Names: names, Page: kgmem.Page{After: "ent_3", Limit: 2}}} {
@@ -83,6 +99,63 @@ func TestEntityNamesFollowWrites(t *testing.T) {
 		if !reflect.DeepEqual(got.Distance, want.Distance) || len(got.Facts) != len(want.Facts) {
 			t.Fatalf("step %d: neighbourhood distances %v and %d facts from memory, %v and %d in SQL", step, got.Distance, len(got.Facts), want.Distance, len(want.Facts))
 		}
+	}
+}
+
+// TestFactsShowTheirEndsFromMemory checks that Facts takes the names and
+// types of a fact's ends from the entity names in memory when it holds
+// both, and joins the entities table when one has no name row (a file
+// written before every name had a letter or digit).
+func TestFactsShowTheirEndsFromMemory(t *testing.T) {
+	ctx := t.Context()
+	s, path := openTemp(t)
+	const ns = kgmem.Namespace("names/shown")
+	ann, eve, odd := graphtest.Entity(ns, "ent_ann", "Ann"), graphtest.Entity(ns, "ent_eve", "Eve"), graphtest.Entity(ns, "ent_odd", "Odd")
+	ann.Type, eve.Type, odd.Type = "person", "person", "symbol"
+	named := graphtest.Fact(ns, "fact_named", ann.ID, "knows", eve.ID, "Ann knows Eve.")
+	unnamed := graphtest.Fact(ns, "fact_unnamed", ann.ID, "draws", odd.ID, "Ann draws Odd.")
+	if err := s.Apply(ctx, kgmem.ChangeSet{Namespace: ns, Entities: []kgmem.Entity{ann, eve, odd}, Facts: []kgmem.Fact{named, unnamed}}); err != nil {
+		t.Fatal(err)
+	}
+	// Before anything reads the names into memory, Odd loses its name row.
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.ExecContext(ctx, `DELETE FROM entity_names WHERE entity_id = ?`, odd.ID); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name       string
+		ids        []string
+		fromMemory bool
+		want       [][4]string // subject name, subject type, object name, object type
+	}{
+		{"both ends named", []string{named.ID}, true, [][4]string{{"Ann", "person", "Eve", "person"}}},
+		{"an end without a name row", []string{named.ID, unnamed.ID}, false, [][4]string{{"Ann", "person", "Eve", "person"}, {"Ann", "person", "Odd", "symbol"}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			fromMemory, err := sqlite.FactsShownFromMemory(ctx, s, ns, tt.ids)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if fromMemory != tt.fromMemory {
+				t.Errorf("shown from memory = %v, want %v", fromMemory, tt.fromMemory)
+			}
+			fs, err := s.Facts(ctx, ns, tt.ids)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got [][4]string
+			for _, f := range fs {
+				got = append(got, [4]string{f.SubjectName, f.SubjectType, f.ObjectName, f.ObjectType})
+			}
+			if !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("Facts(%v) shows %v, want %v", tt.ids, got, tt.want)
+			}
+		})
 	}
 }
 

@@ -64,3 +64,10 @@ func FileVersions(ctx context.Context, s *Store, ns kgmem.Namespace) (graph, epi
 // FindEntitiesInSQL makes s match entity names in SQL, as it does for a
 // namespace with too many names to hold in memory.
 func FindEntitiesInSQL(s *Store) { s.names = nscache.New[*entityNames](0, 0) }
+
+// FactsShownFromMemory reports whether Facts would show the ends of the
+// facts of ids from the entity names in memory (factsShown).
+func FactsShownFromMemory(ctx context.Context, s *Store, ns kgmem.Namespace, ids []string) (bool, error) {
+	_, ok, err := s.factsShown(ctx, ns, ids)
+	return ok, err
+}
