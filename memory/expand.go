@@ -104,12 +104,17 @@ func (e *Engine) graphHits(ctx context.Context, st *searchState, linked []string
 func pathHits(walk func(visit func(kgmem.WalkedFact)) error, matches func(predicate string) bool,
 	answers func(*kgmem.Fact) bool, k int) ([]kgmem.Hit, error) {
 	type reachedFact struct {
-		id        string
-		near, far string // far is empty when both ends are as near
-		hop       int
-		weight    float64 // confidence, 1 when unset
-		matched   bool
-		answers   bool
+		id   string
+		near string
+		// far is the other end when its distance is hop (the path goes on
+		// through it); empty when both ends are as near, or when the walk
+		// placed the other end further (the fan-out kept this fact from
+		// the nearer end's expansion), whose best is another hop's.
+		far     string
+		hop     int
+		weight  float64 // confidence, 1 when unset
+		matched bool
+		answers bool
 	}
 	var reached []reachedFact
 	matched := map[string]bool{} // predicate → its match, computed once
@@ -117,11 +122,12 @@ func pathHits(walk func(visit func(kgmem.WalkedFact)) error, matches func(predic
 		f := w.Fact
 		r := reachedFact{id: f.ID, near: f.SubjectID, hop: 1 + min(w.SubjectDistance, w.ObjectDistance),
 			weight: confidenceOr1(f.Confidence), answers: answers(f)}
-		switch {
-		case w.ObjectDistance < w.SubjectDistance:
-			r.near, r.far = f.ObjectID, f.SubjectID
-		case w.SubjectDistance < w.ObjectDistance:
-			r.far = f.ObjectID
+		far, farDistance := f.ObjectID, w.ObjectDistance
+		if w.ObjectDistance < w.SubjectDistance {
+			r.near, far, farDistance = f.ObjectID, f.SubjectID, w.SubjectDistance
+		}
+		if farDistance == r.hop {
+			r.far = far
 		}
 		m, ok := matched[f.Predicate]
 		if !ok {

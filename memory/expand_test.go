@@ -69,8 +69,9 @@ func TestPredicateStems(t *testing.T) {
 
 // TestPathHitsMatchesScoringEveryPath checks pathHits against the scoring
 // it replaced, which kept the best path score per (hop, entity) for both
-// ends of every fact, on random walks of random graphs: through
-// kgmem.VisitSubgraph and through the topology's own Visit.
+// ends of every fact, on random walks of random graphs (half of them deep,
+// with a small fan-out, where a fact's ends can lie more than one hop
+// apart): through kgmem.VisitSubgraph and through the topology's own Visit.
 func TestPathHitsMatchesScoringEveryPath(t *testing.T) {
 	rng := rand.New(rand.NewPCG(23, 29))
 	expired := time.Date(2025, 3, 1, 0, 0, 0, 0, time.UTC)
@@ -94,6 +95,11 @@ func TestPathHitsMatchesScoringEveryPath(t *testing.T) {
 			seeds = append(seeds, fmt.Sprint("e", rng.IntN(entities)))
 		}
 		depth, fanOut, k := 1+rng.IntN(4), 1+rng.IntN(6), 1+rng.IntN(30)
+		if round%2 == 0 {
+			// Deep walks with a small fan-out: facts whose farther end the
+			// walk placed two or more hops past the nearer one.
+			depth, fanOut = 3+rng.IntN(2), 1+rng.IntN(2)
+		}
 		sub := topo.Walk(seeds, depth, fanOut, true)
 		want := scoreEveryPath(sub, matches, answers, k)
 		for name, walk := range map[string]func(func(kgmem.WalkedFact)) error{
@@ -158,4 +164,41 @@ func scoreEveryPath(sub kgmem.Subgraph, matches func(string) bool, answers func(
 	}
 	slices.SortFunc(hits, func(a, b kgmem.Hit) int { return cmp.Or(cmp.Compare(b.Score, a.Score), cmp.Compare(a.ID, b.ID)) })
 	return hits[:min(k, len(hits))]
+}
+
+// TestPathHitsFarEndPlacedFurther pins the case the random walks rarely
+// make: a fact whose ends the walk placed two hops apart. The seed s keeps
+// its fact to x out of its fan-out, x is reached at distance 2 through a,
+// and x's own expansion reaches that fact (hop 1, matching the query) and
+// x–y (hop 3). The matching fact must not lend x its score: x's best is
+// what the hop-2 fact a–x carried, none, so x–y scores 1/3.
+func TestPathHitsFarEndPlacedFurther(t *testing.T) {
+	fact := func(id, s, p, o string, importance int) kgmem.Fact {
+		return kgmem.Fact{ID: id, SubjectID: s, Predicate: p, ObjectID: o, Importance: importance}
+	}
+	topo := topology.New("ns", []kgmem.Fact{
+		fact("f1", "s", "other", "b1", 9), fact("f2", "s", "other", "b2", 9), fact("f3", "s", "other", "a", 5),
+		fact("f4", "s", "leads", "x", 0), // the seed's fourth: past its fan-out of 3
+		fact("f5", "a", "other", "x", 5),
+		fact("f6", "x", "other", "y", 3),
+	})
+	sub := topo.Walk([]string{"s"}, 3, 3, true)
+	if sub.Distance["x"] != 2 {
+		t.Fatalf("x at distance %d, want 2: the walk no longer makes the case", sub.Distance["x"])
+	}
+	matches := func(p string) bool { return p == "leads" }
+	answers := func(*kgmem.Fact) bool { return true }
+	want := scoreEveryPath(sub, matches, answers, 10)
+	got, err := pathHits(func(visit func(kgmem.WalkedFact)) error { topo.Visit([]string{"s"}, 3, 3, true, visit); return nil }, matches, answers, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("pathHits = %v\nwant %v", got, want)
+	}
+	for _, h := range got {
+		if h.ID == "f6" && h.Score != 1.0/3 {
+			t.Errorf("x–y scores %v, want 1/3", h.Score)
+		}
+	}
 }
