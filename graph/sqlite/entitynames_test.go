@@ -59,17 +59,6 @@ func TestEntityNamesFollowWrites(t *testing.T) {
 		if err := by.Apply(ctx, cs); err != nil {
 			t.Fatal(err)
 		}
-		gotFacts, err := writer.Facts(ctx, ns, factIDs)
-		if err != nil {
-			t.Fatal(err)
-		}
-		wantFacts, err := inSQL.Facts(ctx, ns, factIDs)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !reflect.DeepEqual(gotFacts, wantFacts) {
-			t.Fatalf("step %d: facts from memory's names %+v\nin SQL %+v", step, gotFacts, wantFacts)
-		}
 		for _, names := range queries {
 			for _, f := range []kgmem.EntityFilter{{Names: names, Page: kgmem.Page{Limit: 100}}, {Names: names, Page: kgmem.Page{After: "ent_3", Limit: 2}}} {
 				got, err := writer.FindEntities(ctx, ns, f)
@@ -84,6 +73,22 @@ func TestEntityNamesFollowWrites(t *testing.T) {
 					t.Fatalf("step %d, %+v: found %v from memory, %v in SQL", step, f, ids(got), ids(want))
 				}
 			}
+		}
+		// Finding entities by name read the names into memory: facts show
+		// their ends from them.
+		if fromMemory, err := sqlite.FactsShownFromMemory(ctx, writer, ns, factIDs); err != nil || !fromMemory {
+			t.Fatalf("step %d: facts shown from memory %v (%v), want true", step, fromMemory, err)
+		}
+		gotFacts, err := writer.Facts(ctx, ns, factIDs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantFacts, err := inSQL.Facts(ctx, ns, factIDs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(gotFacts, wantFacts) {
+			t.Fatalf("step %d: facts from memory's names %+v\nin SQL %+v", step, gotFacts, wantFacts)
 		}
 		// Graph expansion's seeds are checked against the names in memory.
 		q := kgmem.NeighborhoodQuery{Seeds: []string{"ent_0", "ent_3", "ent_5", "ent_7", "ent_missing"}, Depth: 2, FactsOnly: true, IncludeExpired: true}
@@ -103,9 +108,10 @@ func TestEntityNamesFollowWrites(t *testing.T) {
 }
 
 // TestFactsShowTheirEndsFromMemory checks that Facts takes the names and
-// types of a fact's ends from the entity names in memory when it holds
-// both, and joins the entities table when one has no name row (a file
-// written before every name had a letter or digit).
+// types of a fact's ends from the entity names in memory when entity
+// linking has read them and they hold both ends, never reads them itself,
+// and joins the entities table when an end has no name row (a file written
+// before every name had a letter or digit).
 func TestFactsShowTheirEndsFromMemory(t *testing.T) {
 	ctx := t.Context()
 	s, path := openTemp(t)
@@ -117,13 +123,20 @@ func TestFactsShowTheirEndsFromMemory(t *testing.T) {
 	if err := s.Apply(ctx, kgmem.ChangeSet{Namespace: ns, Entities: []kgmem.Entity{ann, eve, odd}, Facts: []kgmem.Fact{named, unnamed}}); err != nil {
 		t.Fatal(err)
 	}
-	// Before anything reads the names into memory, Odd loses its name row.
+	// Before anything reads the names into memory, Odd loses its name row;
+	// then entity linking reads them.
 	db, err := sql.Open("sqlite", path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer db.Close()
 	if _, err := db.ExecContext(ctx, `DELETE FROM entity_names WHERE entity_id = ?`, odd.ID); err != nil {
+		t.Fatal(err)
+	}
+	if fromMemory, err := sqlite.FactsShownFromMemory(ctx, s, ns, []string{named.ID}); err != nil || fromMemory {
+		t.Fatalf("before anything read the names: shown from memory %v (%v), want false: Facts must not read them itself", fromMemory, err)
+	}
+	if _, err := s.FindEntities(ctx, ns, kgmem.EntityFilter{Names: []string{"Ann"}, Page: kgmem.Page{Limit: 10}}); err != nil {
 		t.Fatal(err)
 	}
 	tests := []struct {

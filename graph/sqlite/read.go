@@ -340,14 +340,19 @@ func (s *Store) Facts(ctx context.Context, ns kgmem.Namespace, ids []string) ([]
 // factsShown is Facts with the ends' names and types taken from the
 // namespace's entity names in memory (entityNames.show) instead of two
 // joins per fact, which were a third of a search's fact loading at a
-// million facts. ok is false, and the caller joins, when the names are not
-// held (too many to cache) or lack an end of a fact loaded.
+// million facts. It uses the names only when they are held at the
+// namespace's current version (a search's entity linking has read them);
+// it never reads them itself, so that the other readers of facts (the
+// outbox, decay sweeps, event dating) do not load a namespace's names for
+// a few facts. ok is false, and the caller joins, when the names are not
+// held or lack an end of a fact loaded.
 func (s *Store) factsShown(ctx context.Context, ns kgmem.Namespace, ids []string) (fs []kgmem.Fact, ok bool, err error) {
-	names, ok, err := s.entityNamesOf(ctx, ns)
+	v, err := s.versionsOf(ctx, ns)
 	if err != nil {
-		return nil, false, fmt.Errorf("sqlite: facts: entity names: %w", err)
+		return nil, false, fmt.Errorf("sqlite: facts: %w", err)
 	}
-	if !ok {
+	names, ok := s.names.Peek(string(ns), v.graph)
+	if !ok || names == nil {
 		return nil, false, nil
 	}
 	fs, err = byIDs(ctx, ids, func(f kgmem.Fact) string { return f.ID },
