@@ -119,7 +119,7 @@ func (w *work) loadFacts(ctx context.Context, f kgmem.FactFilter, all bool) erro
 		f.Limit = maxRelatedFacts
 	}
 	for {
-		page, err := w.in.store.ListFacts(ctx, w.ns, f)
+		page, err := w.reads.ListFacts(ctx, f)
 		if err != nil {
 			return fmt.Errorf("list facts of %s: %w", f.EntityID, err)
 		}
@@ -129,7 +129,6 @@ func (w *work) loadFacts(ctx context.Context, f kgmem.FactFilter, all bool) erro
 				continue
 			}
 			cp := fact
-			cp.Episodes = slices.Clone(cp.Episodes)
 			w.registerFact(&cp, false)
 			for _, id := range []string{fact.SubjectID, fact.ObjectID} {
 				if _, ok := w.entities[id]; !ok && !slices.Contains(missing, id) {
@@ -140,7 +139,7 @@ func (w *work) loadFacts(ctx context.Context, f kgmem.FactFilter, all bool) erro
 		// A partial load feeds the judge only, which reads the facts' own
 		// names: the entities at their other ends are not needed.
 		if len(missing) > 0 && all {
-			ents, err := w.in.store.Entities(ctx, w.ns, missing)
+			ents, err := w.reads.Entities(ctx, missing)
 			if err != nil {
 				return fmt.Errorf("read entities of facts of %s: %w", f.EntityID, err)
 			}

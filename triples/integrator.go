@@ -113,19 +113,21 @@ func (in *Integrator) Integrate(ctx context.Context, req IntegrateRequest) (Inte
 				"is %q, the batch is %q", ep.Namespace, req.Namespace))
 		}
 	}
-	w := newWork(in, req, nil)
+	reads := newCallReads(in.store, req.Namespace)
+	w := newWork(in, req, reads, nil)
 	if err := w.run(ctx); err != nil {
 		return IntegrateResult{}, err
 	}
 	if in.llm != nil && (len(w.ambiguous) > 0 || len(w.pending) > 0) {
 		// One judge call for everything the rules left open, then a second,
-		// decided pass over the same batch (store reads only, no LLM call).
+		// decided pass over the same batch (no LLM call), on the records the
+		// first pass read (callReads).
 		d := w.judge(ctx)
 		if ctx.Err() != nil {
 			return IntegrateResult{}, fmt.Errorf("integrate: %w", ctx.Err())
 		}
 		usage, now := w.usage, w.now
-		w = newWork(in, req, d)
+		w = newWork(in, req, reads, d)
 		w.usage, w.now = usage, now
 		if err := w.run(ctx); err != nil {
 			return IntegrateResult{}, err
@@ -173,10 +175,11 @@ type mention struct {
 
 // work is the state of one Integrate call.
 type work struct {
-	in  *Integrator
-	req IntegrateRequest
-	ns  kgmem.Namespace
-	now time.Time
+	in    *Integrator
+	req   IntegrateRequest
+	reads *callReads // the store, read once per Integrate call
+	ns    kgmem.Namespace
+	now   time.Time
 
 	episodes map[string]kgmem.Episode
 	cands    []candidate
@@ -208,9 +211,9 @@ type work struct {
 	cards cardinalities
 }
 
-func newWork(in *Integrator, req IntegrateRequest, d *decisions) *work {
+func newWork(in *Integrator, req IntegrateRequest, reads *callReads, d *decisions) *work {
 	w := &work{
-		in: in, req: req, ns: req.Namespace, now: in.clock.Now(), decisions: d,
+		in: in, req: req, reads: reads, ns: req.Namespace, now: in.clock.Now(), decisions: d,
 		episodes:       map[string]kgmem.Episode{},
 		keyToEntity:    map[string]string{},
 		entities:       map[string]*kgmem.Entity{},

@@ -303,7 +303,7 @@ func (w *work) similarEntities(ctx context.Context, g *group) ([]kgmem.Entity, e
 	if len(words) == 0 {
 		return nil, nil
 	}
-	hits, err := w.in.store.SearchText(ctx, w.ns, kgmem.TextQuery{Text: strings.Join(words, " "), Kinds: []kgmem.Kind{kgmem.KindEntity}, Limit: fuzzyPoolSize})
+	hits, err := w.reads.SearchText(ctx, kgmem.TextQuery{Text: strings.Join(words, " "), Kinds: []kgmem.Kind{kgmem.KindEntity}, Limit: fuzzyPoolSize})
 	if err != nil {
 		if errors.Is(err, kgmem.ErrInvalid) {
 			return nil, nil // nothing searchable in the names.
@@ -319,7 +319,7 @@ func (w *work) similarEntities(ctx context.Context, g *group) ([]kgmem.Entity, e
 	if len(ids) == 0 {
 		return nil, nil
 	}
-	es, err := w.in.store.Entities(ctx, w.ns, ids)
+	es, err := w.reads.Entities(ctx, ids)
 	if err != nil {
 		return nil, fmt.Errorf("read similar entities: %w", err)
 	}
@@ -586,7 +586,7 @@ func (w *work) findEntities(ctx context.Context, f kgmem.EntityFilter) ([]kgmem.
 		return out, nil
 	}
 	if f.Limit > 0 {
-		out, err := w.in.store.FindEntities(ctx, w.ns, f)
+		out, err := w.reads.FindEntities(ctx, f)
 		if err != nil {
 			return nil, fmt.Errorf("find entities: %w", err)
 		}
@@ -595,7 +595,7 @@ func (w *work) findEntities(ctx context.Context, f kgmem.EntityFilter) ([]kgmem.
 	var out []kgmem.Entity
 	f.Limit = storePageSize
 	for {
-		page, err := w.in.store.FindEntities(ctx, w.ns, f)
+		page, err := w.reads.FindEntities(ctx, f)
 		if err != nil {
 			return nil, fmt.Errorf("find entities: %w", err)
 		}

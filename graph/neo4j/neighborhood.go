@@ -57,16 +57,22 @@ func (s *Store) Neighborhood(ctx context.Context, ns kgmem.Namespace, q kgmem.Ne
 			return g, nil
 		}
 	}
+	g, err := s.cypherWalk(ctx, ns, q, depth, fanOut)
+	if err != nil {
+		return kgmem.Subgraph{}, fmt.Errorf("neo4j: neighborhood in %s: %w", ns, err)
+	}
+	return g, nil
+}
+
+// cypherWalk is Neighborhood in Cypher, in one read transaction (walk).
+func (s *Store) cypherWalk(ctx context.Context, ns kgmem.Namespace, q kgmem.NeighborhoodQuery, depth, fanOut int) (kgmem.Subgraph, error) {
 	key := s.key(ns)
 	sess := s.session(ctx, neo4j.AccessModeRead)
 	defer func() { _ = sess.Close(ctx) }()
 	g, err := neo4j.ExecuteRead(ctx, sess, func(tx neo4j.ManagedTransaction) (kgmem.Subgraph, error) {
 		return walk(ctx, tx, ns, key, q, depth, fanOut)
 	})
-	if err != nil {
-		return kgmem.Subgraph{}, fmt.Errorf("neo4j: neighborhood in %s: %w", ns, mapErr(err))
-	}
-	return g, nil
+	return g, mapErr(err)
 }
 
 // WalkFacts is Neighborhood with FactsOnly handed to visit (kgmem.GraphStore):
@@ -89,9 +95,9 @@ func (s *Store) WalkFacts(ctx context.Context, ns kgmem.Namespace, q kgmem.Neigh
 		return nil
 	}
 	q.FactsOnly = true
-	g, err := s.Neighborhood(ctx, ns, q)
+	g, err := s.cypherWalk(ctx, ns, q, depth, fanOut)
 	if err != nil {
-		return err
+		return fmt.Errorf("neo4j: walk facts in %s: %w", ns, err)
 	}
 	kgmem.VisitSubgraph(g, visit)
 	return nil

@@ -37,8 +37,13 @@ type entityNames struct {
 	shown []shownEntity
 }
 
-// shownEntity is what a fact shows of one of its ends.
-type shownEntity struct{ name, typ string }
+// shownEntity is what a fact shows of one of its ends; read is false for
+// an id with a name row but no entity row (read between the two), which
+// show does not vouch for.
+type shownEntity struct {
+	name, typ string
+	read      bool
+}
 
 // entityNamesOf returns the current entity names of ns, reading them when
 // the cached view is missing or was read at another graph version, or ok
@@ -101,19 +106,20 @@ func readShown(ctx context.Context, q querier, ns kgmem.Namespace, ids []string)
 				typ = rows[j].typ
 				types[typ] = typ
 			}
-			shown[i] = shownEntity{name: rows[j].name, typ: typ}
+			shown[i] = shownEntity{name: rows[j].name, typ: typ, read: true}
 		}
 	}
 	return shown, nil
 }
 
 // show fills the names and types of f's ends, and reports whether it knew
-// both: an entity without a name row is not held, and the caller reads
+// both: an entity without a name row, or whose entity row the view did
+// not find, is not held, and the caller reads
 // the fact with them from the file.
 func (n *entityNames) show(f *kgmem.Fact) bool {
 	s, sok := slices.BinarySearch(n.ids, f.SubjectID)
 	o, ook := slices.BinarySearch(n.ids, f.ObjectID)
-	if !sok || !ook {
+	if !sok || !ook || !n.shown[s].read || !n.shown[o].read {
 		return false
 	}
 	f.SubjectName, f.SubjectType = n.shown[s].name, n.shown[s].typ

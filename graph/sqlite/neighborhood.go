@@ -21,8 +21,7 @@ const (
 // direction: each entity reached at distance d < q.Depth contributes at most
 // q.FanOut facts (most important first, then by id), whose other ends are
 // reached at d+1 unless already nearer. One read transaction gives a
-// consistent snapshot; each level is one query, an index range scan per
-// frontier entity (kgmem.WalkNeighborhood keeps the books). With
+// consistent snapshot (statementWalk). With
 // q.FactsOnly the walk runs in memory over the namespace's cached topology
 // (graph/topology, topology.go), current as of the namespace's graph version, and returns
 // facts with their graph fields only.
@@ -43,9 +42,20 @@ func (s *Store) Neighborhood(ctx context.Context, ns kgmem.Namespace, q kgmem.Ne
 			return topo.Walk(existing, depth, fanOut, q.IncludeExpired), nil
 		}
 	}
+	g, err := s.statementWalk(ctx, ns, q, depth, fanOut)
+	if err != nil {
+		return kgmem.Subgraph{}, fmt.Errorf("sqlite: neighborhood: %w", err)
+	}
+	return g, nil
+}
+
+// statementWalk is Neighborhood over the file, in one read transaction: each
+// level is one query, an index range scan per frontier entity
+// (kgmem.WalkNeighborhood keeps the books).
+func (s *Store) statementWalk(ctx context.Context, ns kgmem.Namespace, q kgmem.NeighborhoodQuery, depth, fanOut int) (kgmem.Subgraph, error) {
 	tx, err := s.r.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {
-		return kgmem.Subgraph{}, fmt.Errorf("sqlite: neighborhood: begin: %w", wrapErr(err))
+		return kgmem.Subgraph{}, fmt.Errorf("begin: %w", wrapErr(err))
 	}
 	defer func() { _ = tx.Rollback() }()
 
@@ -58,7 +68,7 @@ func (s *Store) Neighborhood(ctx context.Context, ns kgmem.Namespace, q kgmem.Ne
 				SELECT rid, importance, id FROM (SELECT rid, importance, id FROM facts WHERE namespace = ? AND object_id = fr.value` + exp + `
 					ORDER BY importance DESC, id ` + limitParam + `)
 				ORDER BY importance DESC, id ` + limitParam + `)))`
-	g, err := kgmem.WalkNeighborhood(ctx, q, depth, kgmem.NeighborhoodSteps{
+	return kgmem.WalkNeighborhood(ctx, q, depth, kgmem.NeighborhoodSteps{
 		Entities: func(ctx context.Context, ids []string) ([]kgmem.Entity, error) {
 			return s.entitiesTx(ctx, tx, ns, ids)
 		},
@@ -71,10 +81,6 @@ func (s *Store) Neighborhood(ctx context.Context, ns kgmem.Namespace, q kgmem.Ne
 			return append(dst, facts...), err
 		},
 	})
-	if err != nil {
-		return kgmem.Subgraph{}, fmt.Errorf("sqlite: neighborhood: %w", err)
-	}
-	return g, nil
 }
 
 // seedEntities returns the entities of ns among ids, in the order of ids,
@@ -143,9 +149,9 @@ func (s *Store) WalkFacts(ctx context.Context, ns kgmem.Namespace, q kgmem.Neigh
 		return nil
 	}
 	q.FactsOnly = true
-	g, err := s.Neighborhood(ctx, ns, q)
+	g, err := s.statementWalk(ctx, ns, q, depth, fanOut)
 	if err != nil {
-		return err
+		return fmt.Errorf("sqlite: walk facts: %w", err)
 	}
 	kgmem.VisitSubgraph(g, visit)
 	return nil

@@ -339,8 +339,7 @@ func (s *Store) Facts(ctx context.Context, ns kgmem.Namespace, ids []string) ([]
 
 // factsShown is Facts with the ends' names and types taken from the
 // namespace's entity names in memory (entityNames.show) instead of two
-// joins per fact, which were a third of a search's fact loading at a
-// million facts. It uses the names only when they are held at the
+// joins per fact. It uses the names only when they are held at the
 // namespace's current version (a search's entity linking has read them);
 // it never reads them itself, so that the other readers of facts (the
 // outbox, decay sweeps, event dating) do not load a namespace's names for

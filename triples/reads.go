@@ -1,0 +1,136 @@
+package triples
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/kgmem/kgmem"
+)
+
+// callReads answers the store reads of one Integrate call, each read once:
+// the decided pass after the LLM judge asks for what the first pass read,
+// and the judge answered about what the first pass was shown, so the second
+// pass weighs the same records rather than reading them again (it did, for
+// nearly every batch with a related fact: half of an ingest's reads).
+// Callers serialise ingestion per namespace (Integrator), so no write of
+// theirs lands between the passes. Every answer is a copy the passes may
+// change: they edit the entities and facts they read.
+type callReads struct {
+	store kgmem.GraphStore
+	ns    kgmem.Namespace
+	// facts holds each ListFacts page by its filter.
+	facts map[kgmem.FactFilter][]kgmem.Fact
+	// entities holds each entity read by id; nil marks an id read and missing.
+	entities map[string]*kgmem.Entity
+	// found holds each FindEntities page by its filter (found key).
+	found map[string][]kgmem.Entity
+	// hits holds each SearchText result by its query (hits key).
+	hits map[string][]kgmem.Hit
+}
+
+// newCallReads starts the reads of one Integrate call on ns.
+func newCallReads(store kgmem.GraphStore, ns kgmem.Namespace) *callReads {
+	return &callReads{store: store, ns: ns,
+		facts: map[kgmem.FactFilter][]kgmem.Fact{}, entities: map[string]*kgmem.Entity{},
+		found: map[string][]kgmem.Entity{}, hits: map[string][]kgmem.Hit{}}
+}
+
+// ListFacts is the store's ListFacts of the call's namespace, read once per filter.
+func (r *callReads) ListFacts(ctx context.Context, f kgmem.FactFilter) ([]kgmem.Fact, error) {
+	page, ok := r.facts[f]
+	if !ok {
+		var err error
+		if page, err = r.store.ListFacts(ctx, r.ns, f); err != nil {
+			return nil, err
+		}
+		r.facts[f] = page
+	}
+	out := make([]kgmem.Fact, len(page))
+	for i, fact := range page {
+		out[i] = copyFact(fact)
+	}
+	return out, nil
+}
+
+// Entities is the store's Entities of the call's namespace (in the order of
+// ids, missing ones left out), reading only the ids not read before.
+func (r *callReads) Entities(ctx context.Context, ids []string) ([]kgmem.Entity, error) {
+	var unread []string
+	for _, id := range ids {
+		if _, ok := r.entities[id]; !ok && !slices.Contains(unread, id) {
+			unread = append(unread, id)
+		}
+	}
+	if len(unread) > 0 {
+		read, err := r.store.Entities(ctx, r.ns, unread)
+		if err != nil {
+			return nil, err
+		}
+		for _, id := range unread {
+			r.entities[id] = nil
+		}
+		for i := range read {
+			r.entities[read[i].ID] = &read[i]
+		}
+	}
+	out := make([]kgmem.Entity, 0, len(ids))
+	for _, id := range ids {
+		if e := r.entities[id]; e != nil {
+			out = append(out, copyEntity(*e))
+		}
+	}
+	return out, nil
+}
+
+// FindEntities is the store's FindEntities of the call's namespace, read once per filter.
+func (r *callReads) FindEntities(ctx context.Context, f kgmem.EntityFilter) ([]kgmem.Entity, error) {
+	key := fmt.Sprintf("%q\x00%s\x00%s\x00%s\x00%d", f.Names, f.Query, f.Type, f.After, f.Limit)
+	page, ok := r.found[key]
+	if !ok {
+		var err error
+		if page, err = r.store.FindEntities(ctx, r.ns, f); err != nil {
+			return nil, err
+		}
+		r.found[key] = page
+	}
+	out := make([]kgmem.Entity, len(page))
+	for i, e := range page {
+		out[i] = copyEntity(e)
+	}
+	return out, nil
+}
+
+// SearchText is the store's SearchText of the call's namespace, run once per query.
+func (r *callReads) SearchText(ctx context.Context, q kgmem.TextQuery) ([]kgmem.Hit, error) {
+	kinds := make([]string, len(q.Kinds))
+	for i, k := range q.Kinds {
+		kinds[i] = string(k)
+	}
+	key := fmt.Sprintf("%s\x00%s\x00%t\x00%d", q.Text, strings.Join(kinds, ","), q.IncludeExpired, q.Limit)
+	hits, ok := r.hits[key]
+	if !ok {
+		var err error
+		if hits, err = r.store.SearchText(ctx, r.ns, q); err != nil {
+			return nil, err
+		}
+		r.hits[key] = hits
+	}
+	return slices.Clone(hits), nil
+}
+
+// copyFact returns f with its own episode list and attributes.
+func copyFact(f kgmem.Fact) kgmem.Fact {
+	f.Episodes = slices.Clone(f.Episodes)
+	f.Attributes = maps.Clone(f.Attributes)
+	return f
+}
+
+// copyEntity returns e with its own aliases and attributes.
+func copyEntity(e kgmem.Entity) kgmem.Entity {
+	e.Aliases = slices.Clone(e.Aliases)
+	e.Attributes = maps.Clone(e.Attributes)
+	return e
+}
