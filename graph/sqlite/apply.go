@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/kgmem/kgmem"
 )
@@ -182,41 +181,32 @@ func (a *applier) upsertEntity(e kgmem.Entity) error {
 }
 
 // insertEpisodes inserts the episodes whose ids are not stored yet (nor
-// earlier in eps), leaving the others untouched. They go in one statement
-// over a JSON array of rows: a statement per episode was most of a bulk
-// import's writer time. JSON cannot carry invalid UTF-8, so a change set
-// holding some is inserted a statement per episode, byte for byte.
+// earlier in eps), leaving the others untouched, a chunk of rows per
+// statement (episodeChunks): a statement per episode was most of a bulk
+// import's writer time. Values are bound as they are, invalid UTF-8
+// included.
 func (a *applier) insertEpisodes(eps []kgmem.Episode) error {
 	if len(eps) == 0 {
 		return nil
 	}
-	rows, metas := make([][]any, len(eps)), make([]any, len(eps))
-	batched := true
+	args, metas := make([]any, 0, len(eps)*(1+episodeColumns)), make([]any, len(eps))
 	for i, e := range eps {
 		meta, err := jsonMap("metadata", e.Metadata)
 		if err != nil {
 			return fmt.Errorf("episodes[%d] %s: %w", i, e.ID, err)
 		}
 		metas[i] = meta
-		rows[i] = append([]any{e.ID, e.ThreadID, e.MessageID, e.Role, e.Name, e.Content, millis(e.Timestamp), meta,
-			millis(e.CreatedAt)}, decayArgs(e.Decay)...)
-		batched = batched && validUTF8(rows[i])
+		args = append(append(args, a.ns, e.ID, e.ThreadID, e.MessageID, e.Role, e.Name, e.Content, millis(e.Timestamp), meta,
+			millis(e.CreatedAt)), decayArgs(e.Decay)...)
 	}
-	if !batched {
-		for i, e := range eps {
-			if err := a.insertEpisode(e, rows[i], metas[i]); err != nil {
-				return fmt.Errorf("episodes[%d] %s: %w", i, e.ID, err)
-			}
+	rids := map[string]int64{}
+	for row := 0; row < len(eps); {
+		n := chunkFor(len(eps) - row)
+		chunk := args[row*(1+episodeColumns) : (row+n)*(1+episodeColumns)]
+		if err := a.insertEpisodeRows(a.st.insertEpisodes[n], chunk, rids); err != nil {
+			return fmt.Errorf("insert episodes: %w", err)
 		}
-		return nil
-	}
-	body, err := json.Marshal(rows)
-	if err != nil {
-		return fmt.Errorf("episodes: encode rows: %w", err)
-	}
-	rids, err := a.insertedRids(string(body))
-	if err != nil {
-		return fmt.Errorf("insert episodes: %w", err)
+		row += n
 	}
 	for i, e := range eps {
 		rid, ok := rids[e.ID]
@@ -231,48 +221,33 @@ func (a *applier) insertEpisodes(eps []kgmem.Episode) error {
 	return nil
 }
 
-// insertedRids runs insertEpisodes over the JSON rows and returns the
-// rowid of each episode it inserted, by id.
-func (a *applier) insertedRids(rows string) (map[string]int64, error) {
-	res, err := a.stmt(a.st.insertEpisodes).QueryContext(a.ctx, a.ns, rows)
+// chunkFor returns the largest of episodeChunks not over rows.
+func chunkFor(rows int) int {
+	for _, n := range episodeChunks {
+		if n <= rows {
+			return n
+		}
+	}
+	return 1
+}
+
+// insertEpisodeRows runs one of the episode inserts with args and records
+// the rowid of each episode it inserted in rids, by id.
+func (a *applier) insertEpisodeRows(st *sql.Stmt, args []any, rids map[string]int64) error {
+	res, err := a.stmt(st).QueryContext(a.ctx, args...)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer res.Close()
-	rids := map[string]int64{}
 	for res.Next() {
 		var id string
 		var rid int64
 		if err := res.Scan(&id, &rid); err != nil {
-			return nil, err
+			return err
 		}
 		rids[id] = rid
 	}
-	return rids, res.Err()
-}
-
-// validUTF8 reports whether every string of row is valid UTF-8.
-func validUTF8(row []any) bool {
-	for _, v := range row {
-		if s, ok := v.(string); ok && !utf8.ValidString(s) {
-			return false
-		}
-	}
-	return true
-}
-
-// insertEpisode inserts e, encoded as row (its columns after the namespace)
-// with metadata meta, unless its id is already stored.
-func (a *applier) insertEpisode(e kgmem.Episode, row []any, meta any) error {
-	var rid int64
-	err := a.stmt(a.st.insertEpisode).QueryRowContext(a.ctx, append([]any{a.ns}, row...)...).Scan(&rid)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil // already stored: left untouched
-	}
-	if err != nil {
-		return fmt.Errorf("insert: %w", err)
-	}
-	return a.inserted(e, meta, rid)
+	return res.Err()
 }
 
 // inserted records what inserting e (with metadata meta) as rowid rid

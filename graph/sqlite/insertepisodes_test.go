@@ -1,6 +1,7 @@
 package sqlite_test
 
 import (
+	"fmt"
 	"reflect"
 	"testing"
 	"time"
@@ -9,13 +10,13 @@ import (
 	"github.com/kgmem/kgmem/graph/sqlite"
 )
 
-// TestInsertEpisodesInOneStatement checks what inserting a change set's
-// episodes in one statement must keep from inserting them one by one: an
-// id already stored is left untouched, an id repeated within the change
-// set is inserted by its first row, every field reads back as written, and
-// a change set holding invalid UTF-8 (which JSON cannot carry) is stored
+// TestInsertEpisodesInChunks checks what inserting a change set's
+// episodes a chunk of rows per statement must keep from inserting them one
+// by one: an id already stored is left untouched, an id repeated within the
+// change set is inserted by its first row (in the same chunk or a later
+// one), every field reads back as written, and invalid UTF-8 is stored
 // byte for byte.
-func TestInsertEpisodesInOneStatement(t *testing.T) {
+func TestInsertEpisodesInChunks(t *testing.T) {
 	ns := kgmem.Namespace("insert/episodes")
 	at := time.Date(2025, 3, 14, 9, 26, 53, 589_000_000, time.UTC)
 	ep := func(id, content string) kgmem.Episode {
@@ -25,6 +26,18 @@ func TestInsertEpisodesInOneStatement(t *testing.T) {
 			Decay:    kgmem.DecayState{Stability: 2.25, LastReinforcedAt: at, Reinforcements: 3, Pinned: true}}
 	}
 	stored := ep("e1", "stored before")
+	// 87 rows: chunks of 64, 16, 4, 1, 1 and 1, with a repeat of the
+	// first row in the last chunk and the stored id in the second.
+	var many, manyWant []kgmem.Episode
+	for i := range 84 {
+		e := ep(fmt.Sprintf("m%02d", i), fmt.Sprintf("message %d", i))
+		many, manyWant = append(many, e), append(manyWant, e)
+		if i == 70 {
+			many = append(many, ep("e1", "a rewrite, ignored"))
+		}
+	}
+	many = append(many, ep("m85", "after the fourth chunk"), ep("m00", "a repeat from the first chunk, ignored"))
+	manyWant = append(append(manyWant, ep("m85", "after the fourth chunk")), stored)
 	tests := []struct {
 		name  string
 		write []kgmem.Episode
@@ -34,6 +47,7 @@ func TestInsertEpisodesInOneStatement(t *testing.T) {
 			[]kgmem.Episode{stored, ep("e2", "second"), ep("e3", "third")}},
 		{"invalid UTF-8", []kgmem.Episode{ep("e4", "bad \xff byte"), ep("e4", "a repeat, ignored"), ep("e1", "a rewrite, ignored")},
 			[]kgmem.Episode{stored, ep("e4", "bad \xff byte")}},
+		{"more than a chunk", many, manyWant},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

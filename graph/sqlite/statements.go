@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 
 	"github.com/kgmem/kgmem"
@@ -15,15 +16,15 @@ import (
 // the writer connection: parsing them anew for each record cost about as much
 // as executing them.
 type writeStmts struct {
-	registerNS, entityExists, episodeExists          *sql.Stmt
-	upsertEntity, clearNames, addName, insertEpisode *sql.Stmt
-	// insertEpisodes inserts a JSON array of episode rows (insertEpisode's
-	// columns after the namespace) in one statement, returning the id and
-	// rowid of each inserted. It walks the array with jsonb_each, whose rows
-	// are binary JSON: json_each gave each row as text, which every one of
-	// the row's fourteen "->>" parsed again (a fifth of the writer's CPU
-	// in an import without extraction).
-	insertEpisodes                     *sql.Stmt
+	registerNS, entityExists, episodeExists *sql.Stmt
+	upsertEntity, clearNames, addName       *sql.Stmt
+	// insertEpisodes holds, by row count (episodeChunks), the statement
+	// inserting that many episodes, unless stored, and returning the id and
+	// rowid of each inserted (insertEpisodesQuery). A change set's episodes go in a few of them (insertEpisodes
+	// in apply.go). They replaced one statement over a JSON array of rows,
+	// whose JSON encoding, parsing and fourteen extractions per row cost
+	// more than binding the values.
+	insertEpisodes                     map[int]*sql.Stmt
 	upsertFact, upsertItem, addMention *sql.Stmt
 	// nextVersion draws from the version counter, setVersion gives the
 	// drawn value to a namespace (see bumpVersion).
@@ -182,7 +183,8 @@ func (c cachedReader) QueryContext(ctx context.Context, query string, args ...an
 
 // prepareWrites prepares every write statement on db.
 func prepareWrites(ctx context.Context, db *sql.DB) (*writeStmts, error) {
-	w := &writeStmts{ftsDelete: map[string]*sql.Stmt{}, ftsInsert: map[string]*sql.Stmt{}, setDecay: map[string]*sql.Stmt{}}
+	w := &writeStmts{ftsDelete: map[string]*sql.Stmt{}, ftsInsert: map[string]*sql.Stmt{}, setDecay: map[string]*sql.Stmt{},
+		insertEpisodes: map[int]*sql.Stmt{}}
 	var errs []error
 	prep := func(query string) *sql.Stmt {
 		st, err := db.PrepareContext(ctx, query)
@@ -207,20 +209,9 @@ func prepareWrites(ctx context.Context, db *sql.DB) (*writeStmts, error) {
 		RETURNING rid`)
 	w.clearNames = prep(`DELETE FROM entity_names WHERE namespace = ? AND entity_id = ?`)
 	w.addName = prep(`INSERT OR IGNORE INTO entity_names (namespace, norm, entity_id) VALUES (?, ?, ?)`)
-	w.insertEpisode = prep(`
-		INSERT INTO episodes (namespace, id, thread_id, message_id, role, name, content, timestamp, metadata, created_at,
-			stability, reinforced_at, reinforcements, pinned, forgotten_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-		ON CONFLICT (namespace, id) DO NOTHING
-		RETURNING rid`)
-	w.insertEpisodes = prep(`
-		INSERT INTO episodes (namespace, id, thread_id, message_id, role, name, content, timestamp, metadata, created_at,
-			stability, reinforced_at, reinforcements, pinned, forgotten_at)
-		SELECT ?1, value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4, value ->> 5, value ->> 6, value ->> 7,
-			value ->> 8, value ->> 9, value ->> 10, value ->> 11, value ->> 12, value ->> 13
-		FROM jsonb_each(?2) WHERE true
-		ON CONFLICT (namespace, id) DO NOTHING
-		RETURNING id, rid`)
+	for _, n := range episodeChunks {
+		w.insertEpisodes[n] = prep(insertEpisodesQuery(n))
+	}
 	w.upsertFact = prep(`
 		INSERT INTO facts (namespace, id, subject_id, predicate, object_id, text, confidence, importance, episodes, attributes,
 			valid_at, invalid_at, created_at, expired_at, stability, reinforced_at, reinforcements, pinned, forgotten_at)
@@ -267,13 +258,38 @@ func prepareWrites(ctx context.Context, db *sql.DB) (*writeStmts, error) {
 	return w, nil
 }
 
+// episodeColumns is the number of columns of an episode row after the
+// namespace (insertEpisodes).
+const episodeColumns = 14
+
+// episodeChunks are the row counts of the prepared episode inserts, largest
+// first: a change set's episodes go in as many of the largest as fit, then
+// the smaller ones, so 500 take eleven statements and one takes one.
+var episodeChunks = []int{64, 16, 4, 1}
+
+// insertEpisodesQuery inserts n episode rows, each its namespace and then
+// its episodeColumns, and returns the id and rowid of each row inserted: a
+// row whose id is stored, or repeats an earlier row's, is left out. The
+// parameters are anonymous: the driver looks up the name of each parameter
+// it binds, which for numbered ones (?NNN) is a walk of the statement's
+// list of them — quadratic in a statement of hundreds.
+func insertEpisodesQuery(n int) string {
+	row := "(?" + strings.Repeat(", ?", episodeColumns) + ")"
+	return `INSERT INTO episodes (namespace, id, thread_id, message_id, role, name, content, timestamp, metadata, created_at,
+		stability, reinforced_at, reinforcements, pinned, forgotten_at) VALUES ` +
+		strings.Repeat(row+", ", n-1) + row + ` ON CONFLICT (namespace, id) DO NOTHING RETURNING id, rid`
+}
+
 // close closes every prepared statement.
 func (w *writeStmts) close() error {
 	all := []*sql.Stmt{w.registerNS, w.entityExists, w.episodeExists, w.upsertEntity, w.clearNames, w.addName,
-		w.insertEpisode, w.insertEpisodes, w.upsertFact, w.upsertItem, w.addMention, w.nextVersion, w.setVersion, w.getVersion,
+		w.upsertFact, w.upsertItem, w.addMention, w.nextVersion, w.setVersion, w.getVersion,
 		w.savepoint, w.release, w.rollbackTo,
 		w.getEpisodeVersion, w.setEpisodeVersion}
 	for _, st := range w.setDecay {
+		all = append(all, st)
+	}
+	for _, st := range w.insertEpisodes {
 		all = append(all, st)
 	}
 	for _, st := range w.ftsDelete {
