@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	gojson "github.com/goccy/go-json"
 	"github.com/kgmem/kgmem"
 	"golang.org/x/text/unicode/norm"
 )
@@ -40,13 +41,17 @@ func jsonMap(field string, m map[string]any) (any, error) {
 	return string(b), nil
 }
 
-// fromJSONMap decodes what jsonMap encoded.
+// fromJSONMap decodes what jsonMap encoded. The stored lists and maps are
+// decoded with goccy/go-json: the values encoding/json gives
+// (TestDecodeStoredAsEncodingJSON) in a third to a quarter of the time and
+// two thirds of the allocations (BenchmarkDecodeStored: a fact's episode
+// list and attributes), for every fact, entity and episode a read loads.
 func fromJSONMap(v sql.NullString) (map[string]any, error) {
 	if !v.Valid || v.String == "" {
 		return nil, nil
 	}
 	var m map[string]any
-	if err := json.Unmarshal([]byte(v.String), &m); err != nil {
+	if err := gojson.Unmarshal([]byte(v.String), &m); err != nil {
 		return nil, fmt.Errorf("decode stored map: %w", err)
 	}
 	return m, nil
@@ -70,7 +75,7 @@ func jsonList(l []string) string {
 // fromJSONList decodes what jsonList encoded; an empty list is nil.
 func fromJSONList(s string) ([]string, error) {
 	var l []string
-	if err := json.Unmarshal([]byte(s), &l); err != nil {
+	if err := gojson.Unmarshal([]byte(s), &l); err != nil {
 		return nil, fmt.Errorf("decode stored list: %w", err)
 	}
 	if len(l) == 0 {

@@ -20,10 +20,10 @@ type writeStmts struct {
 	upsertEntity, clearNames, addName       *sql.Stmt
 	// insertEpisodes holds, by row count (episodeChunks), the statement
 	// inserting that many episodes, unless stored, and returning the id and
-	// rowid of each inserted (insertEpisodesQuery). A change set's episodes go in a few of them (insertEpisodes
-	// in apply.go). They replaced one statement over a JSON array of rows,
-	// whose JSON encoding, parsing and fourteen extractions per row cost
-	// more than binding the values.
+	// rowid of each inserted (insertEpisodesQuery). A change set's episodes
+	// go in a few of them (insertEpisodes in apply.go). They replaced one
+	// statement over a JSON array of rows, whose JSON encoding, parsing and
+	// fourteen extractions per row cost more than binding the values.
 	insertEpisodes                     map[int]*sql.Stmt
 	upsertFact, upsertItem, addMention *sql.Stmt
 	// nextVersion draws from the version counter, setVersion gives the
