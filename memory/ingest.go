@@ -118,16 +118,75 @@ func (e *Engine) Ingest(ctx context.Context, req IngestRequest) (IngestResult, e
 		res.Usage = early.usage
 		e.metrics.ingested(0, nil, res.Usage)
 	}
-	written := lo.KeyBy(cs.Episodes, func(ep kgmem.Episode) string { return ep.ID })
-	for _, ep := range eps {
-		if old, ok := stored[ep.ID]; ok {
-			res.Episodes = append(res.Episodes, EpisodeStatus{Episode: old})
-		} else {
-			res.Episodes = append(res.Episodes, EpisodeStatus{Episode: written[ep.ID], Created: true})
-		}
-	}
+	res.Episodes = statuses(eps, stored, cs.Episodes)
 	res.Warnings = nonNil(res.Warnings)
 	return res, nil
+}
+
+// IngestThreads is Ingest without extraction for several threads of ns at
+// once: the episodes all of reqs store go to the graph and the vector index
+// in one write, under one hold of the namespace's lock. A bulk import of
+// many short threads (a chat export holds thousands of conversations) pays
+// one write per call instead of one per thread. Every request must be for
+// ns and leave Extract off; a request that fails validation fails the call
+// before anything is written. Results are in the order of reqs.
+func (e *Engine) IngestThreads(ctx context.Context, ns kgmem.Namespace, reqs []IngestRequest) ([]IngestResult, error) {
+	now := e.now()
+	built := make([][]kgmem.Episode, len(reqs))
+	var all []kgmem.Episode
+	for i, req := range reqs {
+		field := fmt.Sprintf("requests[%d]", i)
+		switch {
+		case req.Namespace != ns:
+			return nil, kgmem.Invalidf(field+".namespace", "is %q, the call's is %q", req.Namespace, ns)
+		case req.Extract:
+			return nil, kgmem.Invalidf(field+".extract", "IngestThreads does not extract; send the thread to Ingest")
+		}
+		eps, err := episodes.Build(ns, req.ThreadID, req.Messages, now, e.limits)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", field, err)
+		}
+		built[i], all = eps, append(all, eps...)
+	}
+	unlock, err := e.lockNamespace(ctx, ns)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	fresh, stored, err := e.freshEpisodes(ctx, ns, all)
+	if err != nil {
+		return nil, err
+	}
+	cs := kgmem.ChangeSet{Namespace: ns, Episodes: fresh}
+	if len(fresh) > 0 {
+		if err := e.stampDecay(ctx, &cs, nil, now); err != nil {
+			return nil, err
+		}
+		if err := e.write(ctx, cs); err != nil {
+			return nil, err
+		}
+		e.metrics.ingested(len(fresh), nil, kgmem.LLMUsage{})
+	}
+	results := make([]IngestResult, len(reqs))
+	for i, eps := range built {
+		results[i] = IngestResult{Episodes: statuses(eps, stored, cs.Episodes), Facts: []kgmem.FactChange{}, Warnings: []string{}}
+	}
+	return results, nil
+}
+
+// statuses reports each of eps as stored before (found in stored) or
+// created now (as written).
+func statuses(eps []kgmem.Episode, stored map[string]kgmem.Episode, written []kgmem.Episode) []EpisodeStatus {
+	byID := lo.KeyBy(written, func(ep kgmem.Episode) string { return ep.ID })
+	out := make([]EpisodeStatus, 0, len(eps))
+	for _, ep := range eps {
+		if old, ok := stored[ep.ID]; ok {
+			out = append(out, EpisodeStatus{Episode: old})
+		} else {
+			out = append(out, EpisodeStatus{Episode: byID[ep.ID], Created: true})
+		}
+	}
+	return out
 }
 
 // freshEpisodes splits eps into those not stored yet and those stored (by id).

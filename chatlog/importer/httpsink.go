@@ -5,6 +5,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/kgmem/kgmem"
 	"github.com/kgmem/kgmem/api/wire"
 	"github.com/kgmem/kgmem/client"
 	"github.com/kgmem/kgmem/memory"
@@ -13,6 +14,16 @@ import (
 // Sink stores one batch of one thread; *memory.Engine is one.
 type Sink interface {
 	Ingest(ctx context.Context, req memory.IngestRequest) (memory.IngestResult, error)
+}
+
+// ThreadsSink is a Sink that also stores batches of several threads of one
+// namespace in one write when nothing is extracted (memory.Engine's
+// IngestThreads): the importer then fills each write with up to
+// Config.Batch messages from the namespace's ready threads, not only one
+// thread's.
+type ThreadsSink interface {
+	Sink
+	IngestThreads(ctx context.Context, ns kgmem.Namespace, reqs []memory.IngestRequest) ([]memory.IngestResult, error)
 }
 
 // HTTPSink posts batches to a running server's POST /v1/memories through the

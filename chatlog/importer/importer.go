@@ -317,7 +317,13 @@ read:
 // next run retries from there. (Each record was validated on reading, so a
 // rejected batch means a server-side cause: a missing LLM, a lower limit, a
 // key without rights, an outage.)
+//
+// Without extraction, and with a ThreadsSink, a write carries the batch
+// popped and as many other ready batches of its namespace as fit in
+// Config.Batch messages (scheduler.popAlong); they succeed or fail
+// together.
 func (im *Importer) work(ctx context.Context, sched *scheduler) {
+	threads, _ := im.cfg.Sink.(ThreadsSink)
 	for {
 		b, ok := sched.pop()
 		if !ok {
@@ -328,28 +334,62 @@ func (im *Importer) work(ctx context.Context, sched *scheduler) {
 			sched.done(b, false)
 			continue
 		}
-		err := im.ingest(ctx, b)
-		if err == nil {
-			im.cfg.Checkpoint.advance(b.key, b.endsAfter)
+		group := []*batch{b}
+		var err error
+		if threads != nil && !im.cfg.Extract {
+			group = append(group, sched.popAlong(b.ns, im.cfg.Batch-len(b.recs))...)
+			err = im.ingestThreads(ctx, threads, group)
 		} else {
-			im.failed.Add(int64(len(b.recs)))
-			if ctx.Err() == nil {
-				for _, rec := range b.recs {
-					im.reportError(rec.Pos, fmt.Errorf("batch failed; the thread stops here until the next run: %w", err))
+			err = im.ingest(ctx, b)
+		}
+		for _, b := range group {
+			if err == nil {
+				im.cfg.Checkpoint.advance(b.key, b.endsAfter)
+			} else {
+				im.failed.Add(int64(len(b.recs)))
+				if ctx.Err() == nil {
+					for _, rec := range b.recs {
+						im.reportError(rec.Pos, fmt.Errorf("batch failed; the thread stops here until the next run: %w", err))
+					}
 				}
 			}
+			sched.done(b, err != nil)
 		}
-		sched.done(b, err != nil)
 	}
+}
+
+// request is the ingest request of b.
+func (im *Importer) request(b *batch) memory.IngestRequest {
+	req := memory.IngestRequest{Namespace: b.ns, ThreadID: b.thread, Extract: im.cfg.Extract, Messages: make([]episodes.Message, len(b.recs))}
+	for i, rec := range b.recs {
+		req.Messages[i] = rec.Message
+	}
+	return req
+}
+
+// ingestThreads sends the batches of group, all of one namespace and none
+// extracting, in one write.
+func (im *Importer) ingestThreads(ctx context.Context, sink ThreadsSink, group []*batch) error {
+	reqs := make([]memory.IngestRequest, len(group))
+	for i, b := range group {
+		reqs[i] = im.request(b)
+	}
+	results, err := sink.IngestThreads(ctx, group[0].ns, reqs)
+	if err != nil {
+		return err
+	}
+	for i, res := range results {
+		im.account(len(group[i].recs), res)
+	}
+	return nil
 }
 
 // ingest waits for the rate limits and sends one batch.
 func (im *Importer) ingest(ctx context.Context, b *batch) error {
-	req := memory.IngestRequest{Namespace: b.ns, ThreadID: b.thread, Extract: im.cfg.Extract, Messages: make([]episodes.Message, len(b.recs))}
+	req := im.request(b)
 	estimate := 400 // the extraction prompt's fixed part, in tokens
-	for i, rec := range b.recs {
-		req.Messages[i] = rec.Message
-		estimate += len(rec.Message.Content)/4 + 8
+	for _, m := range req.Messages {
+		estimate += len(m.Content)/4 + 8
 	}
 	if im.cfg.Extract {
 		if err := wait(ctx, im.rpm, 1); err != nil {
@@ -363,8 +403,17 @@ func (im *Importer) ingest(ctx context.Context, b *batch) error {
 	if err != nil {
 		return err
 	}
+	im.account(len(b.recs), res)
+	// Charge what the answer spent beyond the advance.
+	charge(im.rpm, res.Usage.Calls-1)
+	charge(im.tpm, res.Usage.PromptTokens+res.Usage.CompletionTokens-estimate)
+	return nil
+}
+
+// account adds what storing a batch of sent messages reported to the stats.
+func (im *Importer) account(sent int, res memory.IngestResult) {
 	im.batches.Add(1)
-	im.sent.Add(int64(len(b.recs)))
+	im.sent.Add(int64(sent))
 	for _, ep := range res.Episodes {
 		if ep.Created {
 			im.created.Add(1)
@@ -387,10 +436,6 @@ func (im *Importer) ingest(ctx context.Context, b *batch) error {
 		}
 	}
 	im.factMu.Unlock()
-	// Charge what the answer spent beyond the advance.
-	charge(im.rpm, res.Usage.Calls-1)
-	charge(im.tpm, res.Usage.PromptTokens+res.Usage.CompletionTokens-estimate)
-	return nil
 }
 
 // wait takes n tokens from l (capped at its burst); nil l never waits.

@@ -3,6 +3,8 @@ package importer
 import (
 	"context"
 	"sync"
+
+	"github.com/kgmem/kgmem"
 )
 
 // scheduler hands batches to any idle worker while keeping each thread's
@@ -71,6 +73,33 @@ func (s *scheduler) pop() (*batch, bool) {
 	s.pending--
 	s.cond.Broadcast()
 	return b, true
+}
+
+// popAlong returns, without waiting, next batches of other ready threads of
+// ns holding at most room records in all, marking their threads in flight:
+// the batches a write of a batch of ns can carry along.
+func (s *scheduler) popAlong(ns kgmem.Namespace, room int) []*batch {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []*batch
+	ready := s.ready[:0]
+	for _, key := range s.ready {
+		b := s.queues[key][0]
+		if b.ns != ns || len(b.recs) > room || s.broken[key] {
+			ready = append(ready, key)
+			continue
+		}
+		room -= len(b.recs)
+		out = append(out, b)
+		s.queues[key] = s.queues[key][1:]
+		s.inflight[key] = true
+		s.pending--
+	}
+	s.ready = ready
+	if len(out) > 0 {
+		s.cond.Broadcast()
+	}
+	return out
 }
 
 // done releases b's thread; broken marks it failed for the rest of the run.

@@ -71,7 +71,7 @@ func ingest(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	fs.StringVar(&f.namespace, "namespace", "", "namespace of records that name none (ChatGPT and OpenAI exports; the prefix for LoCoMo)")
 	fs.StringVar(&f.thread, "thread", "default", "thread of JSONL records without thread_id")
 	fs.IntVar(&f.concurrency, "concurrency", 0, "threads ingested at once, a thread's batches in order (default 4 with --extract, which paces LLM calls; 16 without, which keeps the writer busy)")
-	fs.IntVar(&f.batch, "batch", 0, "messages per request (default 50 with --extract, 500 without: fewer, larger writes)")
+	fs.IntVar(&f.batch, "batch", 0, "messages per request (default 50 with --extract, 500 without: fewer, larger writes; in-process without --extract, threads of a namespace share a write up to it)")
 	fs.BoolVar(&f.extract, "extract", false, "extract facts with the configured LLM")
 	fs.IntVar(&f.rpm, "llm-rpm", 0, "LLM requests per minute (0: unlimited)")
 	fs.IntVar(&f.tpm, "llm-tpm", 0, "LLM tokens per minute (0: unlimited)")
