@@ -378,6 +378,9 @@ func (im *Importer) ingestThreads(ctx context.Context, sink ThreadsSink, group [
 	if err != nil {
 		return err
 	}
+	if len(results) != len(group) {
+		return fmt.Errorf("the sink answered %d results for %d threads", len(results), len(group))
+	}
 	for i, res := range results {
 		im.account(len(group[i].recs), res)
 	}
