@@ -40,17 +40,23 @@ func newCallReads(store kgmem.GraphStore, ns kgmem.Namespace) *callReads {
 
 // ListFacts is the store's ListFacts of the call's namespace, read once per filter.
 func (r *callReads) ListFacts(ctx context.Context, f kgmem.FactFilter) ([]kgmem.Fact, error) {
-	page, ok := r.facts[f]
+	return readOnce(r.facts, f, copyFact, func() ([]kgmem.Fact, error) { return r.store.ListFacts(ctx, r.ns, f) })
+}
+
+// readOnce answers key from held, reading it into held the first time,
+// and returns a copy of each value (copyOf) for the caller to change.
+func readOnce[K comparable, V any](held map[K][]V, key K, copyOf func(V) V, read func() ([]V, error)) ([]V, error) {
+	vs, ok := held[key]
 	if !ok {
 		var err error
-		if page, err = r.store.ListFacts(ctx, r.ns, f); err != nil {
+		if vs, err = read(); err != nil {
 			return nil, err
 		}
-		r.facts[f] = page
+		held[key] = vs
 	}
-	out := make([]kgmem.Fact, len(page))
-	for i, fact := range page {
-		out[i] = copyFact(fact)
+	out := make([]V, len(vs))
+	for i, v := range vs {
+		out[i] = copyOf(v)
 	}
 	return out, nil
 }
@@ -88,19 +94,7 @@ func (r *callReads) Entities(ctx context.Context, ids []string) ([]kgmem.Entity,
 // FindEntities is the store's FindEntities of the call's namespace, read once per filter.
 func (r *callReads) FindEntities(ctx context.Context, f kgmem.EntityFilter) ([]kgmem.Entity, error) {
 	key := fmt.Sprintf("%q\x00%s\x00%s\x00%s\x00%d", f.Names, f.Query, f.Type, f.After, f.Limit)
-	page, ok := r.found[key]
-	if !ok {
-		var err error
-		if page, err = r.store.FindEntities(ctx, r.ns, f); err != nil {
-			return nil, err
-		}
-		r.found[key] = page
-	}
-	out := make([]kgmem.Entity, len(page))
-	for i, e := range page {
-		out[i] = copyEntity(e)
-	}
-	return out, nil
+	return readOnce(r.found, key, copyEntity, func() ([]kgmem.Entity, error) { return r.store.FindEntities(ctx, r.ns, f) })
 }
 
 // SearchText is the store's SearchText of the call's namespace, run once per query.
@@ -110,15 +104,8 @@ func (r *callReads) SearchText(ctx context.Context, q kgmem.TextQuery) ([]kgmem.
 		kinds[i] = string(k)
 	}
 	key := fmt.Sprintf("%s\x00%s\x00%t\x00%d", q.Text, strings.Join(kinds, ","), q.IncludeExpired, q.Limit)
-	hits, ok := r.hits[key]
-	if !ok {
-		var err error
-		if hits, err = r.store.SearchText(ctx, r.ns, q); err != nil {
-			return nil, err
-		}
-		r.hits[key] = hits
-	}
-	return slices.Clone(hits), nil
+	same := func(h kgmem.Hit) kgmem.Hit { return h } // hits hold no slice or map
+	return readOnce(r.hits, key, same, func() ([]kgmem.Hit, error) { return r.store.SearchText(ctx, r.ns, q) })
 }
 
 // copyFact returns f with its own episode list and attributes.

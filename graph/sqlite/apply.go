@@ -189,7 +189,7 @@ func (a *applier) insertEpisodes(eps []kgmem.Episode) error {
 	if len(eps) == 0 {
 		return nil
 	}
-	args, metas := make([]any, 0, len(eps)*(1+episodeColumns)), make([]any, len(eps))
+	args, metas := make([]any, 0, len(eps)*episodeRowArgs), make([]any, len(eps))
 	for i, e := range eps {
 		meta, err := jsonMap("metadata", e.Metadata)
 		if err != nil {
@@ -202,7 +202,7 @@ func (a *applier) insertEpisodes(eps []kgmem.Episode) error {
 	rids := map[string]int64{}
 	for row := 0; row < len(eps); {
 		n := chunkFor(len(eps) - row)
-		chunk := args[row*(1+episodeColumns) : (row+n)*(1+episodeColumns)]
+		chunk := args[row*episodeRowArgs : (row+n)*episodeRowArgs]
 		if err := a.insertEpisodeRows(a.st.insertEpisodes[n], chunk, rids); err != nil {
 			return fmt.Errorf("insert episodes: %w", err)
 		}

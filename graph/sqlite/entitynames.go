@@ -113,9 +113,8 @@ func readShown(ctx context.Context, q querier, ns kgmem.Namespace, ids []string)
 }
 
 // show fills the names and types of f's ends, and reports whether it knew
-// both: an entity without a name row, or whose entity row the view did
-// not find, is not held, and the caller reads
-// the fact with them from the file.
+// both: an entity without a name row, or whose entity row the view did not
+// find, is not held, and the caller reads the fact with them from the file.
 func (n *entityNames) show(f *kgmem.Fact) bool {
 	s, sok := slices.BinarySearch(n.ids, f.SubjectID)
 	o, ook := slices.BinarySearch(n.ids, f.ObjectID)

@@ -262,6 +262,10 @@ func prepareWrites(ctx context.Context, db *sql.DB) (*writeStmts, error) {
 // namespace (insertEpisodes).
 const episodeColumns = 14
 
+// episodeRowArgs are the parameters of one episode row: its namespace,
+// then its columns.
+const episodeRowArgs = 1 + episodeColumns
+
 // episodeChunks are the row counts of the prepared episode inserts, largest
 // first: a change set's episodes go in as many of the largest as fit, then
 // the smaller ones, so 500 take eleven statements and one takes one.
