@@ -46,7 +46,7 @@ type Config struct {
 	// servers on one Neo4j, chain the database's lease locks after the
 	// process's own: nslock.Chain); give the Reinforcer's Lock the same
 	// locker so that its decay writes do not interleave with the engine's.
-	// nil: in-process stripes of the engine's own.
+	// nil: an nslock.Local (in-process, per namespace) of the engine's own.
 	WriteLocks kgmem.NamespaceLocker
 	// Metrics receives the engine's Prometheus counters (nil: not exported).
 	Metrics prometheus.Registerer
@@ -131,7 +131,7 @@ func New(cfg Config) (*Engine, error) {
 		inlineWhenBusy: cfg.InlineWhenBusy,
 	}
 	if e.writeLocks == nil {
-		e.writeLocks = new(nslock.Striped)
+		e.writeLocks = new(nslock.Local)
 	}
 	e.initOutbox(cfg, cfg.Metrics)
 	if e.models == nil {

@@ -44,7 +44,7 @@ func TestReplicasSerialiseWrites(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { _ = v.Close() })
-		locks := nslock.Chain{new(nslock.Striped), g.NamespaceLocks(0, nil)}
+		locks := nslock.Chain{new(nslock.Local), g.NamespaceLocks(0, nil)}
 		eng, err := memory.New(memory.Config{Graph: g, Vectors: v, Embedder: emb, WriteLocks: locks, Logger: slog.New(slog.DiscardHandler)})
 		if err != nil {
 			t.Fatal(err)
@@ -121,7 +121,7 @@ func TestVectorWritesOutliveTheirServer(t *testing.T) {
 		}
 		t.Cleanup(func() { _ = box.Close() })
 		eng, err := memory.New(memory.Config{Graph: g, Vectors: v, Embedder: emb, Outbox: box,
-			WriteLocks: nslock.Chain{new(nslock.Striped), g.NamespaceLocks(0, nil)}, Logger: slog.New(slog.DiscardHandler)})
+			WriteLocks: nslock.Chain{new(nslock.Local), g.NamespaceLocks(0, nil)}, Logger: slog.New(slog.DiscardHandler)})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -43,7 +43,7 @@ func startInProcess(ctx context.Context, dir string) (*inProcess, error) {
 		return nil, fmt.Errorf("open vector index: %w", err)
 	}
 	models := decay.StoreModels(g)
-	locks := new(nslock.Striped)
+	locks := new(nslock.Local)
 	rf, err := decay.NewReinforcer(decay.ReinforcerConfig{Store: g, JournalPath: filepath.Join(dir, "recall.journal"), Models: models, Interval: 5 * time.Second, Logger: quiet, Lock: locks})
 	if err != nil {
 		_, _ = v.Close(), g.Close()

@@ -110,7 +110,7 @@ func openBackendsWith(ctx context.Context, cfg *config, log *slog.Logger, withOu
 	// The engine and the reinforcer serialise their writes of a namespace
 	// on the same locks: this process's, and with Neo4j the database's
 	// lease locks, which every server on it shares.
-	var locks kgmem.NamespaceLocker = new(nslock.Striped)
+	var locks kgmem.NamespaceLocker = new(nslock.Local)
 	if shared, ok := b.graph.(*neo4j.Store); ok {
 		locks = nslock.Chain{locks, shared.NamespaceLocks(0, log)}
 	}

@@ -39,7 +39,7 @@ func New(dir string, opts api.Options) (srv *api.Server, close func(), err error
 		return nil, nil, errors.Join(err, g.Close())
 	}
 	models := decay.StoreModels(g)
-	locks := new(nslock.Striped)
+	locks := new(nslock.Local)
 	rf, err := decay.NewReinforcer(decay.ReinforcerConfig{Store: g, JournalPath: filepath.Join(dir, "recall.journal"), Models: models, Interval: time.Hour, Logger: quiet, Lock: locks})
 	if err != nil {
 		return nil, nil, errors.Join(err, v.Close(), g.Close())
