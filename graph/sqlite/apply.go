@@ -269,20 +269,65 @@ func (a *applier) inserted(e kgmem.Episode, meta any, rid int64) error {
 	return a.setFTS("episode_fts", rid, episodeText(e.Name, e.Content), false)
 }
 
-// upsertFact replaces every field of f and its search entry.
+// upsertFact writes every field of f and its search entry. A stored fact is
+// updated in place, its indexed columns only when their values change:
+// SQLite rewrites the entries of every index over a column the statement
+// sets, equal value or not, and the upsert it replaced set them all — a
+// restatement that only added an episode rewrote the fact's seven index
+// entries, one random page each, and its search entry.
 func (a *applier) upsertFact(f kgmem.Fact) error {
 	attrs, err := jsonMap("attributes", f.Attributes)
 	if err != nil {
 		return err
 	}
-	args := append([]any{f.Namespace, f.ID, f.SubjectID, f.Predicate, f.ObjectID, f.Text, f.Confidence, f.Importance,
-		jsonList(f.Episodes), attrs, millis(f.ValidAt), millis(f.InvalidAt), millis(f.CreatedAt), millis(f.ExpiredAt)},
+	common := append([]any{f.Text, f.Confidence, jsonList(f.Episodes), attrs, millis(f.CreatedAt), millis(f.ExpiredAt)},
 		decayArgs(f.Decay)...)
-	var rid int64
-	if err := a.stmt(a.st.upsertFact).QueryRowContext(a.ctx, args...).Scan(&rid); err != nil {
-		return fmt.Errorf("upsert: %w", err)
+	var old storedFact
+	err = a.stmt(a.st.storedFact).QueryRowContext(a.ctx, a.ns, f.ID).Scan(&old.rid, &old.subjectID, &old.predicate, &old.objectID,
+		&old.text, &old.importance, &old.validAt, &old.invalidAt)
+	if errors.Is(err, sql.ErrNoRows) {
+		args := append([]any{a.ns, f.ID, f.SubjectID, f.Predicate, f.ObjectID, f.Importance, millis(f.ValidAt), millis(f.InvalidAt)}, common...)
+		var rid int64
+		if err := a.stmt(a.st.insertFact).QueryRowContext(a.ctx, args...).Scan(&rid); err != nil {
+			return fmt.Errorf("insert: %w", err)
+		}
+		// Inserted just now: no entry of its to remove.
+		return a.setFTS("fact_fts", rid, f.Text, false)
 	}
-	return a.replaceFTS("fact_fts", rid, f.Text)
+	if err != nil {
+		return fmt.Errorf("read stored fact: %w", err)
+	}
+	var changed factIndexed
+	args := common
+	if old.subjectID != f.SubjectID || old.predicate != f.Predicate || old.objectID != f.ObjectID {
+		changed |= factEndsChanged
+		args = append(args, f.SubjectID, f.Predicate, f.ObjectID)
+	}
+	if old.importance != int64(f.Importance) {
+		changed |= factImportanceChanged
+		args = append(args, f.Importance)
+	}
+	if old.validAt != millis(f.ValidAt) || old.invalidAt != millis(f.InvalidAt) {
+		changed |= factValidityChanged
+		args = append(args, millis(f.ValidAt), millis(f.InvalidAt))
+	}
+	if _, err := a.stmt(a.st.updateFact[changed]).ExecContext(a.ctx, append(args, old.rid)...); err != nil {
+		return fmt.Errorf("update: %w", err)
+	}
+	if old.text == f.Text {
+		return nil
+	}
+	return a.replaceFTS("fact_fts", old.rid, f.Text)
+}
+
+// storedFact is what upsertFact reads of a stored fact: its rowid, the
+// columns its indexes cover and its text, which its search entry indexes.
+type storedFact struct {
+	rid                            int64
+	subjectID, predicate, objectID string
+	text                           string
+	importance                     int64
+	validAt, invalidAt             any // as millis encodes them: nil or int64
 }
 
 // upsertItem replaces every field of it and its search entry; an item

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 
@@ -24,8 +25,14 @@ type writeStmts struct {
 	// go in a few of them (insertEpisodes in apply.go). They replaced one
 	// statement over a JSON array of rows, whose JSON encoding, parsing and
 	// fourteen extractions per row cost more than binding the values.
-	insertEpisodes                     map[int]*sql.Stmt
-	upsertFact, upsertItem, addMention *sql.Stmt
+	insertEpisodes         map[int]*sql.Stmt
+	upsertItem, addMention *sql.Stmt
+	// storedFact reads what upsertFact compares of a stored fact,
+	// insertFact inserts a new one, and updateFact, keyed by which of its
+	// indexed column groups change, updates a stored one in place
+	// (updateFactQuery).
+	storedFact, insertFact *sql.Stmt
+	updateFact             map[factIndexed]*sql.Stmt
 	// nextVersion draws from the version counter, setVersion gives the
 	// drawn value to a namespace (see bumpVersion).
 	nextVersion, setVersion *sql.Stmt
@@ -184,7 +191,7 @@ func (c cachedReader) QueryContext(ctx context.Context, query string, args ...an
 // prepareWrites prepares every write statement on db.
 func prepareWrites(ctx context.Context, db *sql.DB) (*writeStmts, error) {
 	w := &writeStmts{ftsDelete: map[string]*sql.Stmt{}, ftsInsert: map[string]*sql.Stmt{}, setDecay: map[string]*sql.Stmt{},
-		insertEpisodes: map[int]*sql.Stmt{}}
+		insertEpisodes: map[int]*sql.Stmt{}, updateFact: map[factIndexed]*sql.Stmt{}}
 	var errs []error
 	prep := func(query string) *sql.Stmt {
 		st, err := db.PrepareContext(ctx, query)
@@ -212,19 +219,16 @@ func prepareWrites(ctx context.Context, db *sql.DB) (*writeStmts, error) {
 	for _, n := range episodeChunks {
 		w.insertEpisodes[n] = prep(insertEpisodesQuery(n))
 	}
-	w.upsertFact = prep(`
-		INSERT INTO facts (namespace, id, subject_id, predicate, object_id, text, confidence, importance, episodes, attributes,
-			valid_at, invalid_at, created_at, expired_at, stability, reinforced_at, reinforcements, pinned, forgotten_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-		ON CONFLICT (namespace, id) DO UPDATE SET
-			subject_id = excluded.subject_id, predicate = excluded.predicate, object_id = excluded.object_id,
-			text = excluded.text, confidence = excluded.confidence, importance = excluded.importance,
-			episodes = excluded.episodes, attributes = excluded.attributes,
-			valid_at = excluded.valid_at, invalid_at = excluded.invalid_at,
-			created_at = excluded.created_at, expired_at = excluded.expired_at,
-			stability = excluded.stability, reinforced_at = excluded.reinforced_at,
-			reinforcements = excluded.reinforcements, pinned = excluded.pinned, forgotten_at = excluded.forgotten_at
+	w.storedFact = prep(`SELECT rid, subject_id, predicate, object_id, text, importance, valid_at, invalid_at
+		FROM facts WHERE namespace = ? AND id = ?`)
+	w.insertFact = prep(`
+		INSERT INTO facts (namespace, id, subject_id, predicate, object_id, importance, valid_at, invalid_at,
+			` + strings.Join(factUnindexed, ", ") + `)
+		VALUES (?` + strings.Repeat(", ?", 7+len(factUnindexed)) + `)
 		RETURNING rid`)
+	for changed := range factIndexedAll + 1 {
+		w.updateFact[changed] = prep(updateFactQuery(changed))
+	}
 	w.upsertItem = prep(`
 		INSERT INTO items (namespace, id, key, value, text, fact_ids, created_at, updated_at,
 			stability, reinforced_at, reinforcements, pinned, forgotten_at)
@@ -284,16 +288,58 @@ func insertEpisodesQuery(n int) string {
 		strings.Repeat(row+", ", n-1) + row + ` ON CONFLICT (namespace, id) DO NOTHING RETURNING id, rid`
 }
 
+// factUnindexed are the columns of facts no index covers, set by every
+// insert and update of a fact in this order (upsertFact's common values).
+var factUnindexed = []string{"text", "confidence", "episodes", "attributes", "created_at", "expired_at",
+	"stability", "reinforced_at", "reinforcements", "pinned", "forgotten_at"}
+
+// factIndexed says which groups of a fact's indexed columns an update
+// changes; each group's columns are set only when it does.
+type factIndexed uint8
+
+const (
+	// factEndsChanged: subject_id, predicate and object_id, which most
+	// indexes cover.
+	factEndsChanged factIndexed = 1 << iota
+	// factImportanceChanged: importance (facts_subject, facts_object).
+	factImportanceChanged
+	// factValidityChanged: valid_at and invalid_at (facts_latest).
+	factValidityChanged
+	// factIndexedAll is every group.
+	factIndexedAll = factEndsChanged | factImportanceChanged | factValidityChanged
+)
+
+// updateFactQuery updates one fact, by rowid, setting factUnindexed and
+// the groups changed says changed: its parameters are factUnindexed's
+// values, each changed group's in the order of the constants above, then
+// the rowid.
+func updateFactQuery(changed factIndexed) string {
+	cols := slices.Clone(factUnindexed)
+	if changed&factEndsChanged != 0 {
+		cols = append(cols, "subject_id", "predicate", "object_id")
+	}
+	if changed&factImportanceChanged != 0 {
+		cols = append(cols, "importance")
+	}
+	if changed&factValidityChanged != 0 {
+		cols = append(cols, "valid_at", "invalid_at")
+	}
+	return `UPDATE facts SET ` + strings.Join(cols, " = ?, ") + ` = ? WHERE rid = ?`
+}
+
 // close closes every prepared statement.
 func (w *writeStmts) close() error {
 	all := []*sql.Stmt{w.registerNS, w.entityExists, w.episodeExists, w.upsertEntity, w.clearNames, w.addName,
-		w.upsertFact, w.upsertItem, w.addMention, w.nextVersion, w.setVersion, w.getVersion,
+		w.storedFact, w.insertFact, w.upsertItem, w.addMention, w.nextVersion, w.setVersion, w.getVersion,
 		w.savepoint, w.release, w.rollbackTo,
 		w.getEpisodeVersion, w.setEpisodeVersion}
 	for _, st := range w.setDecay {
 		all = append(all, st)
 	}
 	for _, st := range w.insertEpisodes {
+		all = append(all, st)
+	}
+	for _, st := range w.updateFact {
 		all = append(all, st)
 	}
 	for _, st := range w.ftsDelete {
