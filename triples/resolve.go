@@ -138,18 +138,32 @@ func (w *work) groupMentions() []*group {
 		ta, tb := typeOf[a], typeOf[b]
 		return ta == "" || tb == "" || ta == tb || ta == kgmem.TypeOther || tb == kgmem.TypeOther
 	}
-	for _, single := range keys {
+	// A one-word key joins the one person whose full name starts with it
+	// ("bob" and "bob smith"), unless several do. Each key's words are read
+	// once: a comparison of every key with every other re-tokenised both,
+	// a tenth of an import's resolution.
+	single, fullsByFirst := map[string]string{}, map[string][]string{}
+	for _, k := range keys {
+		switch words := tokens(k); {
+		case len(words) == 1:
+			single[k] = words[0]
+		case len(words) > 1 && typeOf[k] == kgmem.TypePerson:
+			fullsByFirst[words[0]] = append(fullsByFirst[words[0]], k)
+		}
+	}
+	for _, k := range keys {
+		word, ok := single[k]
+		if !ok {
+			continue
+		}
 		var fulls []string
-		for _, full := range keys {
-			if firstNameOf(single, full) && compatible(single, full) && typeOf[full] != "" && typeOf[full] != kgmem.TypeOther &&
-				(typeOf[full] == kgmem.TypePerson) {
-				if !slices.ContainsFunc(fulls, func(f string) bool { return uf.find(f) == uf.find(full) }) {
-					fulls = append(fulls, full)
-				}
+		for _, full := range fullsByFirst[word] {
+			if compatible(k, full) && !slices.ContainsFunc(fulls, func(f string) bool { return uf.find(f) == uf.find(full) }) {
+				fulls = append(fulls, full)
 			}
 		}
 		if len(fulls) == 1 {
-			uf.union(single, fulls[0])
+			uf.union(k, fulls[0])
 		}
 	}
 	byRoot := map[string]*group{}

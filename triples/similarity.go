@@ -76,12 +76,6 @@ func tokenSubset(small, big string) bool {
 	return true
 }
 
-// firstNameOf reports whether single is the first word of full ("bob", "bob smith").
-func firstNameOf(single, full string) bool {
-	st, ft := tokens(single), tokens(full)
-	return len(st) == 1 && len(ft) > 1 && ft[0] == st[0]
-}
-
 // cosine is the cosine similarity of two vectors (0 when either is zero or lengths differ).
 func cosine(a, b []float32) float64 {
 	if len(a) != len(b) || len(a) == 0 {
