@@ -24,8 +24,11 @@ var annotation = regexp.MustCompile(`\s*[\(\[\{][^\)\]\}]*[\)\]\}]`)
 // Case is kept; kgmem.NormalizeName of the result is the matching key.
 func CleanEntityName(s string) string {
 	s = cleanFormatChars(norm.NFKC.String(s))
-	if stripped := annotation.ReplaceAllString(s, ""); strings.TrimSpace(stripped) != "" {
-		s = stripped
+	// Most names have no bracket, and the expression needs one to match.
+	if strings.ContainsAny(s, "([{") {
+		if stripped := annotation.ReplaceAllString(s, ""); strings.TrimSpace(stripped) != "" {
+			s = stripped
+		}
 	}
 	s = strings.Join(strings.Fields(s), " ")
 	return strings.TrimFunc(s, func(r rune) bool {
@@ -36,6 +39,9 @@ func CleanEntityName(s string) string {
 // cleanFormatChars removes format characters (Unicode Cf) from a display
 // name, keeping ZWJ and ZWNJ between two letters or marks.
 func cleanFormatChars(s string) string {
+	if isASCII(s) { // no format character is ASCII
+		return s
+	}
 	rs := []rune(s)
 	out := rs[:0:0]
 	letter := func(r rune) bool { return unicode.IsLetter(r) || unicode.IsMark(r) }
@@ -146,4 +152,14 @@ func moreSpecificType(current, candidate string) string {
 		}
 	}
 	return current
+}
+
+// isASCII reports whether s is all ASCII.
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
 }

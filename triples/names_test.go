@@ -17,6 +17,10 @@ func TestCleanEntityName(t *testing.T) {
 		{"C++", "C++"},
 		{"(unknown)", "(unknown)"},
 		{"Acme, Inc.", "Acme, Inc"},
+		{"Ann {intern}", "Ann"},
+		{"Ann\u00adMarie\u200b Lee", "AnnMarie Lee"},
+		{"Zoë (she)", "Zoë"},
+		{"Ann Lee\u200e", "Ann Lee"},
 	}
 	for _, tt := range tests {
 		if got := CleanEntityName(tt.in); got != tt.want {
