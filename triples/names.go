@@ -39,14 +39,15 @@ func CleanEntityName(s string) string {
 // cleanFormatChars removes format characters (Unicode Cf) from a display
 // name, keeping ZWJ and ZWNJ between two letters or marks.
 func cleanFormatChars(s string) string {
-	if isASCII(s) { // no format character is ASCII
+	isFormat := func(r rune) bool { return unicode.Is(unicode.Cf, r) }
+	if !strings.ContainsFunc(s, isFormat) { // most names, as kgmem.RemoveFormatChars
 		return s
 	}
 	rs := []rune(s)
 	out := rs[:0:0]
 	letter := func(r rune) bool { return unicode.IsLetter(r) || unicode.IsMark(r) }
 	for i, r := range rs {
-		if !unicode.Is(unicode.Cf, r) {
+		if !isFormat(r) {
 			out = append(out, r)
 			continue
 		}
@@ -152,14 +153,4 @@ func moreSpecificType(current, candidate string) string {
 		}
 	}
 	return current
-}
-
-// isASCII reports whether s is all ASCII.
-func isASCII(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] >= utf8.RuneSelf {
-			return false
-		}
-	}
-	return true
 }
