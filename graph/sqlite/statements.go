@@ -221,11 +221,10 @@ func prepareWrites(ctx context.Context, db *sql.DB) (*writeStmts, error) {
 	}
 	w.storedFact = prep(`SELECT rid, subject_id, predicate, object_id, text, importance, valid_at, invalid_at
 		FROM facts WHERE namespace = ? AND id = ?`)
-	w.insertFact = prep(`
-		INSERT INTO facts (namespace, id, subject_id, predicate, object_id, importance, valid_at, invalid_at,
-			` + strings.Join(factUnindexed, ", ") + `)
-		VALUES (?` + strings.Repeat(", ?", 7+len(factUnindexed)) + `)
-		RETURNING rid`)
+	insertCols := slices.Concat([]string{"namespace", "id", "subject_id", "predicate", "object_id", "importance", "valid_at", "invalid_at"},
+		factUnindexed)
+	w.insertFact = prep(`INSERT INTO facts (` + strings.Join(insertCols, ", ") + `)
+		VALUES (?` + strings.Repeat(", ?", len(insertCols)-1) + `) RETURNING rid`)
 	for changed := range factIndexedAll + 1 {
 		w.updateFact[changed] = prep(updateFactQuery(changed))
 	}
