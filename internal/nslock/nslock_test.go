@@ -52,12 +52,7 @@ func held(t *testing.T, l *Local, ns kgmem.Namespace) bool {
 		unlock, err := l.Lock(ctx, ns)
 		got <- result{unlock, err}
 	}()
-	var r result
-	select {
-	case r = <-got:
-	case <-time.After(deadline):
-		t.Fatalf("a Lock of %q with a done context still waiting after %v", ns, deadline)
-	}
+	r := within(t, got, fmt.Sprintf("a Lock of %q with a done context", ns))
 	if r.err != nil {
 		if !errors.Is(r.err, context.Canceled) {
 			t.Fatalf("probe of %q: %v, want an error wrapping context.Canceled", ns, r.err)
@@ -73,6 +68,13 @@ func held(t *testing.T, l *Local, ns kgmem.Namespace) bool {
 func mustLock(t *testing.T, l *Local, ns kgmem.Namespace) (unlock func()) {
 	t.Helper()
 	got := make(chan func(), 1)
+	lockInto(t, l, ns, got)
+	return within(t, got, fmt.Sprintf("Lock(%q)", ns))
+}
+
+// lockInto locks ns in a goroutine of its own and sends the unlock to got
+// (a no-op after an error, which fails the test).
+func lockInto(t *testing.T, l *Local, ns kgmem.Namespace, got chan<- func()) {
 	go func() {
 		unlock, err := l.Lock(context.Background(), ns)
 		if err != nil {
@@ -81,12 +83,18 @@ func mustLock(t *testing.T, l *Local, ns kgmem.Namespace) (unlock func()) {
 		}
 		got <- unlock
 	}()
+}
+
+// within returns the next value from ch, failing the test if what has
+// sent none within the deadline.
+func within[T any](t *testing.T, ch <-chan T, what string) T {
+	t.Helper()
 	select {
-	case unlock := <-got:
-		return unlock
+	case v := <-ch:
+		return v
 	case <-time.After(deadline):
-		t.Fatalf("Lock(%q) still waiting after %v", ns, deadline)
-		return nil
+		t.Fatalf("%s: still waiting after %v", what, deadline)
+		panic("unreachable")
 	}
 }
 
@@ -176,14 +184,7 @@ func TestLocalSameNamespaceExclusive(t *testing.T) {
 			unlock := mustLock(t, &l, ns)
 			got := make(chan func(), waiters)
 			for range waiters {
-				go func() {
-					unlock, err := l.Lock(context.Background(), ns)
-					if err != nil {
-						t.Errorf("Lock: %v", err)
-						unlock = func() {}
-					}
-					got <- unlock
-				}()
+				lockInto(t, &l, ns, got)
 			}
 			waitFor(t, "the waiters to register", func() bool { return l.refs(ns) == 1+waiters })
 			for i := range waiters {
@@ -193,11 +194,7 @@ func TestLocalSameNamespaceExclusive(t *testing.T) {
 				default:
 				}
 				unlock()
-				select {
-				case unlock = <-got:
-				case <-time.After(deadline):
-					t.Fatalf("no waiter got the lock within %v of the unlock", deadline)
-				}
+				unlock = within(t, got, "a waiter getting the lock after the unlock")
 				if n := l.refs(ns); n != waiters-i {
 					t.Fatalf("refs %d after %d unlocks, want %d", n, i+1, waiters-i)
 				}
@@ -373,12 +370,7 @@ func TestLocalLockHonoursContext(t *testing.T) {
 				waitFor(t, "the Lock to wait", func() bool { return l.refs(ns) == 2 })
 				end()
 			}
-			var err error
-			select {
-			case err = <-errc:
-			case <-time.After(deadline):
-				t.Fatalf("Lock still waiting %v after its context ended", deadline)
-			}
+			err := within(t, errc, "a Lock whose context ended")
 			if !errors.Is(err, tc.want) {
 				t.Fatalf("Lock: %v, want an error wrapping %v", err, tc.want)
 			}
@@ -415,23 +407,10 @@ func TestLocalUnlockTwicePanics(t *testing.T) {
 	}{
 		{"same entry", func(t *testing.T, l *Local, first func()) func() {
 			got := make(chan func(), 1)
-			go func() {
-				unlock, err := l.Lock(context.Background(), ns)
-				if err != nil {
-					t.Errorf("Lock: %v", err)
-					unlock = func() {}
-				}
-				got <- unlock
-			}()
+			lockInto(t, l, ns, got)
 			waitFor(t, "the waiter to register", func() bool { return l.refs(ns) == 2 })
 			first()
-			select {
-			case second := <-got:
-				return second
-			case <-time.After(deadline):
-				t.Fatalf("the waiter did not get the lock within %v", deadline)
-				return nil
-			}
+			return within(t, got, "the waiter getting the lock")
 		}},
 		{"new entry", func(t *testing.T, l *Local, first func()) func() {
 			first()
@@ -448,13 +427,8 @@ func TestLocalUnlockTwicePanics(t *testing.T) {
 				defer func() { recovered <- recover() }()
 				first()
 			}()
-			select {
-			case r := <-recovered:
-				if r == nil {
-					t.Error("a second call of unlock did not panic")
-				}
-			case <-time.After(deadline):
-				t.Fatalf("a second call of unlock still blocked after %v", deadline)
+			if within(t, recovered, "a second call of unlock") == nil {
+				t.Error("a second call of unlock did not panic")
 			}
 			if !held(t, &l, ns) || l.refs(ns) != 1 {
 				t.Fatalf("the second holder's lock changed (refs %d)", l.refs(ns))
