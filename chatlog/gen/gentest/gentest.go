@@ -54,7 +54,8 @@ func LLM(t testing.TB, delay time.Duration) *llmtest.Server {
 func Engine(t testing.TB, dir string, llm *llmtest.Server) (*memory.Engine, kgmem.GraphStore) {
 	t.Helper()
 	ctx := context.Background()
-	g, err := sqlite.Open(ctx, filepath.Join(dir, "graph.db"))
+	// As `server ingest` opens it: the process owns the file.
+	g, err := sqlite.Open(ctx, filepath.Join(dir, "graph.db"), sqlite.Exclusive(), sqlite.BackgroundCheckpoints())
 	if err != nil {
 		t.Fatal(err)
 	}
