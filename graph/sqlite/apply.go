@@ -66,6 +66,8 @@ type applier struct {
 	from, to int64
 	// threaded are the timestamped episodes inserted, for the thread order.
 	threaded []threadInsert
+	// factRIDs holds the rowid of each fact written, for the fact-ends view.
+	factRIDs map[string]int64
 	// insertedEpisodes are the episodes inserted, as reading them back gives them,
 	// and episodeVersion the namespace's episode version they are current
 	// at, for the episode cache (episodecache.go).
@@ -291,12 +293,14 @@ func (a *applier) upsertFact(f kgmem.Fact) error {
 		if err := a.stmt(a.st.insertFact).QueryRowContext(a.ctx, args...).Scan(&rid); err != nil {
 			return fmt.Errorf("insert: %w", err)
 		}
+		a.wroteFact(f.ID, rid)
 		// Inserted just now: no entry of its to remove.
 		return a.setFTS("fact_fts", rid, f.Text, false)
 	}
 	if err != nil {
 		return fmt.Errorf("read stored fact: %w", err)
 	}
+	a.wroteFact(f.ID, old.rid)
 	var changed factIndexed
 	args := common
 	if old.subjectID != f.SubjectID || old.predicate != f.Predicate || old.objectID != f.ObjectID {
@@ -370,6 +374,14 @@ func (a *applier) setFTS(fts string, rid int64, body string, replaced bool) erro
 	}
 	b.bodies[rid] = indexText(a.pre, body)
 	return nil
+}
+
+// wroteFact records the rowid of fact id, written by this change set.
+func (a *applier) wroteFact(id string, rid int64) {
+	if a.factRIDs == nil {
+		a.factRIDs = map[string]int64{}
+	}
+	a.factRIDs[id] = rid
 }
 
 // writeFTS writes the search entries the appliers collected, per FTS table

@@ -76,7 +76,7 @@ func (s *Store) commitGroup(group []*groupedApply) {
 	advance := func() {
 		for _, r := range group {
 			if p := r.Item; r.Err == nil {
-				s.advanceViews(p.cs, p.a.from, p.a.to, p.a.threaded)
+				s.advanceViews(p.cs, p.a)
 				// What was just written is likely to be searched for soon.
 				s.episodes.fill(p.cs.Namespace, p.a.episodeVersion, p.a.insertedEpisodes)
 			}

@@ -108,13 +108,15 @@ func (s *Store) readLexical(ctx context.Context, ns kgmem.Namespace, src ftsSour
 	})
 }
 
-// advanceViews moves the views of cs's namespace cached at version from
-// (before cs was written) to version to (after): each BM25 index takes the
+// advanceViews moves the views of cs's namespace cached at version a.from
+// (before a wrote cs) to version a.to (after): each BM25 index takes the
 // texts cs added or changed, as Apply wrote them, instead of being read
-// again by the next search; the topology, unchanged unless cs writes facts,
-// is only relabelled, and the thread order takes the timestamped episodes
-// inserted (threaded). A view not cached at from is left to the next read.
-func (s *Store) advanceViews(cs kgmem.ChangeSet, from, to int64, threaded []threadInsert) {
+// again by the next search; the fact ends take cs's facts and entities; the
+// topology, unchanged unless cs writes facts, is only relabelled, and the
+// thread order takes the timestamped episodes inserted (a.threaded). A
+// view not cached at a.from is left to the next read.
+func (s *Store) advanceViews(cs kgmem.ChangeSet, a *applier) {
+	from, to := a.from, a.to
 	if from == 0 {
 		return // a new namespace: nothing cached
 	}
@@ -151,6 +153,13 @@ func (s *Store) advanceViews(cs kgmem.ChangeSet, from, to int64, threaded []thre
 			return next, next.Size()
 		})
 	}
+	s.ends.Advance(ns, from, to, func(v *factEnds, _ int) (*factEnds, int) {
+		next, ok := v.with(cs, a.factRIDs)
+		if !ok {
+			return v, factEndsBudget + 1 // declined: the next read builds the view again
+		}
+		return next, next.size()
+	})
 	if len(cs.Facts) == 0 {
 		s.topo.Advance(ns, from, to, func(t *topology.Topology, size int) (*topology.Topology, int) { return t, size })
 	}
@@ -158,7 +167,7 @@ func (s *Store) advanceViews(cs kgmem.ChangeSet, from, to int64, threaded []thre
 		s.names.Advance(ns, from, to, func(n *entityNames, size int) (*entityNames, int) { return n, size })
 	}
 	s.threads.Advance(ns, from, to, func(o *threadOrder, _ int) (*threadOrder, int) {
-		next := o.with(threaded)
+		next := o.with(a.threaded)
 		return next, next.size
 	})
 }

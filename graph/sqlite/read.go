@@ -381,12 +381,23 @@ func (s *Store) ListFacts(ctx context.Context, ns kgmem.Namespace, f kgmem.FactF
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: list facts: %w", err)
 	}
+	fs, ok := []kgmem.Fact(nil), false
+	if f.EntityID != "" {
+		fs, ok, err = s.listFactsOfEntity(ctx, ns, f, limit)
+	}
+	if err == nil && !ok {
+		fs, err = s.listFactsStored(ctx, ns, f, limit)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: list facts: %w", err)
+	}
+	return fs, nil
+}
+
+// listFactsStored is ListFacts by the file's indexes alone.
+func (s *Store) listFactsStored(ctx context.Context, ns kgmem.Namespace, f kgmem.FactFilter, limit int) ([]kgmem.Fact, error) {
 	if f.OtherID != "" || f.EntityID != "" && f.Predicate != "" {
-		fs, err := s.factsOfPair(ctx, ns, f, limit)
-		if err != nil {
-			return nil, fmt.Errorf("sqlite: list facts: %w", err)
-		}
-		return fs, nil
+		return s.factsOfPair(ctx, ns, f, limit)
 	}
 	conds, args := []string{`f.id > ?`}, []any{f.After}
 	if f.EntityID != "" {
@@ -405,11 +416,7 @@ func (s *Store) ListFacts(ctx context.Context, ns kgmem.Namespace, f kgmem.FactF
 			UNION ALL SELECT rid FROM facts WHERE namespace = ? AND object_id = ?)`)
 		args = append(args, ns, f.EntityID, ns, f.EntityID)
 	}
-	fs, err := s.facts(ctx, s.r, ns, f.EntityID != "", strings.Join(conds, " AND ")+` ORDER BY f.id `+limitParam, append(args, limit)...)
-	if err != nil {
-		return nil, fmt.Errorf("sqlite: list facts: %w", err)
-	}
-	return fs, nil
+	return s.facts(ctx, s.r, ns, f.EntityID != "", strings.Join(conds, " AND ")+` ORDER BY f.id `+limitParam, append(args, limit)...)
 }
 
 // factsOfPair lists the facts of f narrowed to an entity's side of a slice

@@ -77,6 +77,9 @@ type Store struct {
 	names *nscache.Cache[*entityNames]
 	// lex keeps namespaces' BM25 indexes per kind for search (lexical.go).
 	lex *nscache.Cache[*lexical.Index]
+	// ends keeps namespaces' facts by their ends for ListFacts of an
+	// entity (factends.go).
+	ends *nscache.Cache[*factEnds]
 	// threads keeps namespaces' thread orders for ThreadNeighbors
 	// (threadorder.go).
 	threads *nscache.Cache[*threadOrder]
@@ -153,6 +156,7 @@ func Open(ctx context.Context, path string, opts ...Option) (s *Store, err error
 	s = &Store{w: w, r: r, ws: ws, topo: topology.NewCache(grows),
 		names:    nscache.New[*entityNames](entityNamesBudget, entityNamesRefreshAbove, grows),
 		lex:      nscache.New[*lexical.Index](lexicalBudget, lexicalRefreshAbove, grows),
+		ends:     nscache.New[*factEnds](factEndsBudget, factEndsRefreshAbove, grows),
 		threads:  nscache.New[*threadOrder](threadOrderBudget, threadOrderRefreshAbove, grows),
 		episodes: newEpisodeCache(episodeCacheSize), own: own}
 	s.groups = newApplyGroups(s)
