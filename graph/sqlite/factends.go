@@ -13,8 +13,9 @@ import (
 )
 
 // Bounds of the fact-ends cache: the facts and entities it holds over all
-// namespaces, about 250 bytes each, and the size above which a stale view
-// is read again in the background (nscache).
+// namespaces (a fact is its id, ends, predicate and rowid; an entity its
+// name and type), and the size above which a stale view is read again in
+// the background (nscache).
 const (
 	factEndsBudget       = 400_000
 	factEndsRefreshAbove = 50_000
