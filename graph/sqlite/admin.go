@@ -33,11 +33,21 @@ func (s *Store) SetDecay(ctx context.Context, ns kgmem.Namespace, updates []kgme
 	if len(updates) == 0 {
 		return nil
 	}
-	var from, to int64 // the episode versions of ns, when an episode changes
-	err := s.write(ctx, ns, func(tx *sql.Tx) error {
+	var from, to int64           // the episode versions of ns, when an episode changes
+	var graphFrom, graphTo int64 // the graph versions of ns, when a fact changes
+	err := s.writeThen(ctx, ns, func(tx *sql.Tx) error {
 		if slices.ContainsFunc(updates, func(u kgmem.DecayUpdate) bool { return u.Kind == kgmem.KindEpisode }) {
 			var err error
 			if from, to, err = s.raiseEpisodeVersion(ctx, tx, ns); err != nil {
+				return err
+			}
+		}
+		// The entity-facts view holds facts' decay state: a new graph
+		// version tells a reader (of this Store or another) which state
+		// it holds.
+		if slices.ContainsFunc(updates, func(u kgmem.DecayUpdate) bool { return u.Kind == kgmem.KindFact }) {
+			var err error
+			if graphFrom, graphTo, err = s.ws.advanceVersion(ctx, tx, ns); err != nil {
 				return err
 			}
 		}
@@ -67,6 +77,10 @@ func (s *Store) SetDecay(ctx context.Context, ns kgmem.Namespace, updates []kgme
 			}
 		}
 		return nil
+	}, func() {
+		if graphTo != 0 {
+			s.advanceDecayed(ns, graphFrom, graphTo, updates)
+		}
 	})
 	if err != nil {
 		return fmt.Errorf("sqlite: set decay: %w", err)

@@ -30,6 +30,13 @@ func (s *Store) Apply(ctx context.Context, cs kgmem.ChangeSet) error {
 // write runs fn, a write to ns, in one immediate transaction on the writer
 // connection.
 func (s *Store) write(ctx context.Context, ns kgmem.Namespace, fn func(tx *sql.Tx) error) error {
+	return s.writeThen(ctx, ns, fn, nil)
+}
+
+// writeThen is write, running committed (when not nil) once the
+// transaction has committed, before the versions held of ns are dropped:
+// a view it advances to the new version is found there by the next read.
+func (s *Store) writeThen(ctx context.Context, ns kgmem.Namespace, fn func(tx *sql.Tx) error, committed func()) error {
 	tx, err := s.w.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("begin: %w", wrapErr(err))
@@ -42,8 +49,19 @@ func (s *Store) write(ctx context.Context, ns kgmem.Namespace, fn func(tx *sql.T
 		s.memo.written(ns)
 		return wrapErr(err)
 	}
-	if err := s.memo.commit(tx.Commit, func(error) { s.memo.written(ns) }); err != nil {
+	ran := false
+	err = s.memo.commit(tx.Commit, func(err error) {
+		if err == nil && committed != nil {
+			committed()
+			ran = true
+		}
+		s.memo.written(ns)
+	})
+	if err != nil {
 		return fmt.Errorf("commit: %w", wrapErr(err))
+	}
+	if !ran && committed != nil { // no memo: it just committed
+		committed()
 	}
 	s.checkpoints.Kick()
 	return nil
@@ -66,8 +84,6 @@ type applier struct {
 	from, to int64
 	// threaded are the timestamped episodes inserted, for the thread order.
 	threaded []threadInsert
-	// factRIDs holds the rowid of each fact written, for the fact-ends view.
-	factRIDs map[string]int64
 	// insertedEpisodes are the episodes inserted, as reading them back gives them,
 	// and episodeVersion the namespace's episode version they are current
 	// at, for the episode cache (episodecache.go).
@@ -293,14 +309,12 @@ func (a *applier) upsertFact(f kgmem.Fact) error {
 		if err := a.stmt(a.st.insertFact).QueryRowContext(a.ctx, args...).Scan(&rid); err != nil {
 			return fmt.Errorf("insert: %w", err)
 		}
-		a.wroteFact(f.ID, rid)
 		// Inserted just now: no entry of its to remove.
 		return a.setFTS("fact_fts", rid, f.Text, false)
 	}
 	if err != nil {
 		return fmt.Errorf("read stored fact: %w", err)
 	}
-	a.wroteFact(f.ID, old.rid)
 	var changed factIndexed
 	args := common
 	if old.subjectID != f.SubjectID || old.predicate != f.Predicate || old.objectID != f.ObjectID {
@@ -374,14 +388,6 @@ func (a *applier) setFTS(fts string, rid int64, body string, replaced bool) erro
 	}
 	b.bodies[rid] = indexText(a.pre, body)
 	return nil
-}
-
-// wroteFact records the rowid of fact id, written by this change set.
-func (a *applier) wroteFact(id string, rid int64) {
-	if a.factRIDs == nil {
-		a.factRIDs = map[string]int64{}
-	}
-	a.factRIDs[id] = rid
 }
 
 // writeFTS writes the search entries the appliers collected, per FTS table

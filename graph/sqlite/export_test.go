@@ -73,7 +73,7 @@ func FactsShownFromMemory(ctx context.Context, s *Store, ns kgmem.Namespace, ids
 }
 
 // ListFactsStored is ListFacts by the file's indexes alone, without the
-// fact-ends view.
+// entity-facts view.
 func ListFactsStored(ctx context.Context, s *Store, ns kgmem.Namespace, f kgmem.FactFilter) ([]kgmem.Fact, error) {
 	limit, err := pageLimit("limit", f.Page)
 	if err != nil {
@@ -82,17 +82,17 @@ func ListFactsStored(ctx context.Context, s *Store, ns kgmem.Namespace, f kgmem.
 	return s.listFactsStored(ctx, ns, f, limit)
 }
 
-// FactEndsAreCurrent reports whether s holds the fact-ends view of ns at its
-// current graph version (built or advanced), without reading it.
-func FactEndsAreCurrent(ctx context.Context, s *Store, ns kgmem.Namespace) (bool, error) {
+// EntityFactsAreCurrent reports whether s holds the entity-facts view of ns
+// at its current graph version (built or advanced), without reading it.
+func EntityFactsAreCurrent(ctx context.Context, s *Store, ns kgmem.Namespace) (bool, error) {
 	version, err := graphVersion(ctx, s.cached(s.r), ns)
 	if err != nil {
 		return false, err
 	}
 	read := false
-	_, _, err = s.ends.Get(ctx, string(ns), version, func(context.Context) (nscache.Loaded[*factEnds], error) {
+	_, _, err = s.entityFacts.Get(ctx, string(ns), version, func(context.Context) (nscache.Loaded[*entityFacts], error) {
 		read = true
-		return nscache.Loaded[*factEnds]{}, nscache.ErrTooLarge
+		return nscache.Loaded[*entityFacts]{}, nscache.ErrTooLarge
 	})
 	return !read, err
 }

@@ -108,10 +108,28 @@ func (s *Store) readLexical(ctx context.Context, ns kgmem.Namespace, src ftsSour
 	})
 }
 
+// advanceDecayed moves the views of ns cached at graph version from to
+// version to, after SetDecay wrote updates: the entity facts take the
+// facts' new decay state; the other views hold no decay state and are only
+// relabelled.
+func (s *Store) advanceDecayed(ns kgmem.Namespace, from, to int64, updates []kgmem.DecayUpdate) {
+	if from == 0 {
+		return // nothing cached
+	}
+	key := string(ns)
+	for _, src := range ftsSources() {
+		s.lex.Advance(lexicalKey(src.kind, ns), from, to, func(ix *lexical.Index, size int) (*lexical.Index, int) { return ix, size })
+	}
+	s.topo.Advance(key, from, to, func(t *topology.Topology, size int) (*topology.Topology, int) { return t, size })
+	s.names.Advance(key, from, to, func(n *entityNames, size int) (*entityNames, int) { return n, size })
+	s.threads.Advance(key, from, to, func(o *threadOrder, size int) (*threadOrder, int) { return o, size })
+	s.advanceEntityFacts(ns, from, to, func(v *entityFacts) (*entityFacts, error) { return v.withDecay(updates), nil })
+}
+
 // advanceViews moves the views of cs's namespace cached at version a.from
 // (before a wrote cs) to version a.to (after): each BM25 index takes the
 // texts cs added or changed, as Apply wrote them, instead of being read
-// again by the next search; the fact ends take cs's facts and entities; the
+// again by the next search; the entity facts take cs's facts and entities; the
 // topology, unchanged unless cs writes facts, is only relabelled, and the
 // thread order takes the timestamped episodes inserted (a.threaded). A
 // view not cached at a.from is left to the next read.
@@ -153,13 +171,7 @@ func (s *Store) advanceViews(cs kgmem.ChangeSet, a *applier) {
 			return next, next.Size()
 		})
 	}
-	s.ends.Advance(ns, from, to, func(v *factEnds, _ int) (*factEnds, int) {
-		next, ok := v.with(cs, a.factRIDs)
-		if !ok {
-			return v, factEndsBudget + 1 // declined: the next read builds the view again
-		}
-		return next, next.size()
-	})
+	s.advanceEntityFacts(cs.Namespace, from, to, func(v *entityFacts) (*entityFacts, error) { return v.with(cs) })
 	if len(cs.Facts) == 0 {
 		s.topo.Advance(ns, from, to, func(t *topology.Topology, size int) (*topology.Topology, int) { return t, size })
 	}

@@ -77,9 +77,9 @@ type Store struct {
 	names *nscache.Cache[*entityNames]
 	// lex keeps namespaces' BM25 indexes per kind for search (lexical.go).
 	lex *nscache.Cache[*lexical.Index]
-	// ends keeps namespaces' facts by their ends for ListFacts of an
-	// entity (factends.go).
-	ends *nscache.Cache[*factEnds]
+	// entityFacts keeps namespaces' facts by the entities at their ends
+	// for ListFacts of an entity (entityfacts.go).
+	entityFacts *nscache.Cache[*entityFacts]
 	// threads keeps namespaces' thread orders for ThreadNeighbors
 	// (threadorder.go).
 	threads *nscache.Cache[*threadOrder]
@@ -154,11 +154,11 @@ func Open(ctx context.Context, path string, opts ...Option) (s *Store, err error
 	// only grow: a view one version ahead of a search is served.
 	grows := nscache.VersionsGrow()
 	s = &Store{w: w, r: r, ws: ws, topo: topology.NewCache(grows),
-		names:    nscache.New[*entityNames](entityNamesBudget, entityNamesRefreshAbove, grows),
-		lex:      nscache.New[*lexical.Index](lexicalBudget, lexicalRefreshAbove, grows),
-		ends:     nscache.New[*factEnds](factEndsBudget, factEndsRefreshAbove, grows),
-		threads:  nscache.New[*threadOrder](threadOrderBudget, threadOrderRefreshAbove, grows),
-		episodes: newEpisodeCache(episodeCacheSize), own: own}
+		names:       nscache.New[*entityNames](entityNamesBudget, entityNamesRefreshAbove, grows),
+		lex:         nscache.New[*lexical.Index](lexicalBudget, lexicalRefreshAbove, grows),
+		entityFacts: nscache.New[*entityFacts](entityFactsBudget, entityFactsRefreshAbove, grows),
+		threads:     nscache.New[*threadOrder](threadOrderBudget, threadOrderRefreshAbove, grows),
+		episodes:    newEpisodeCache(episodeCacheSize), own: own}
 	s.groups = newApplyGroups(s)
 	if o.exclusive {
 		s.memo = newVersionMemo()

@@ -44,6 +44,14 @@ func TestListFactsOfEntityFromView(t *testing.T) {
 				if rng.IntN(4) == 0 {
 					f.ExpiredAt = at.Add(time.Hour)
 				}
+				// Values that read back otherwise than written: an empty
+				// list, integers in attributes, instants finer than a
+				// millisecond and outside UTC.
+				f.Episodes = [][]string{nil, {}, {"e1"}, {"e1", "e2"}}[rng.IntN(4)]
+				f.Attributes = []map[string]any{nil, {}, {"source": "chat", "turn": rng.IntN(9), "tags": []any{"a", map[string]any{"b": 1}}}}[rng.IntN(3)]
+				lisbon := time.FixedZone("WEST", 3600)
+				f.ValidAt = at.Add(time.Duration(rng.IntN(5000)) * time.Microsecond).In(lisbon)
+				f.Decay = kgmem.DecayState{Stability: rng.Float64(), LastReinforcedAt: at.Add(1500 * time.Microsecond).In(lisbon), Reinforcements: rng.IntN(3)}
 				return f
 			}
 			compare := func(step string) {
@@ -74,19 +82,19 @@ func TestListFactsOfEntityFromView(t *testing.T) {
 					}
 					if len(got) != 0 || len(want) != 0 {
 						if !reflect.DeepEqual(got, want) {
-							t.Fatalf("%s: ListFacts(%+v)\n got %+v\nwant %+v", step, f, got, want)
+							t.Fatalf("%s: ListFacts(%+v): %s", step, f, firstDifference(got, want))
 						}
 					}
 				}
 			}
 			current := func(step string, want bool) {
 				t.Helper()
-				ok, err := sqlite.FactEndsAreCurrent(ctx, s, ns)
+				ok, err := sqlite.EntityFactsAreCurrent(ctx, s, ns)
 				if err != nil {
 					t.Fatal(err)
 				}
 				if ok != want {
-					t.Fatalf("%s: fact-ends view current = %v, want %v", step, ok, want)
+					t.Fatalf("%s: entity-facts view current = %v, want %v", step, ok, want)
 				}
 			}
 			apply := func(step string, cs kgmem.ChangeSet) {
@@ -127,6 +135,18 @@ func TestListFactsOfEntityFromView(t *testing.T) {
 				apply(step, cs)
 				current(step, true)
 				compare(step)
+				// What a caller does to the facts it was given stays its own.
+				if got, err := s.ListFacts(ctx, ns, kgmem.FactFilter{EntityID: "ann", IncludeExpired: true}); err == nil {
+					for _, f := range got {
+						if len(f.Episodes) > 0 {
+							f.Episodes[0] = "changed by the caller"
+						}
+						if tags, ok := f.Attributes["tags"].([]any); ok {
+							tags[1].(map[string]any)["b"] = "changed by the caller"
+						}
+					}
+				}
+				compare(step + ", after a caller changed what it read")
 			}
 
 			if err := s.DeleteFact(ctx, ns, facts[3].ID); err != nil {
@@ -141,6 +161,7 @@ func TestListFactsOfEntityFromView(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			current("after decay set", true)
 			compare("after decay set")
 			if opts.exclusive {
 				return // no other Store can open the file
@@ -165,6 +186,16 @@ func TestListFactsOfEntityFromView(t *testing.T) {
 	}
 }
 
+// firstDifference describes the first fact where got and want differ.
+func firstDifference(got, want []kgmem.Fact) string {
+	for i := range min(len(got), len(want)) {
+		if !reflect.DeepEqual(got[i], want[i]) {
+			return fmt.Sprintf("fact %d of %d\n got %#v\nwant %#v", i, len(want), got[i], want[i])
+		}
+	}
+	return fmt.Sprintf("%d facts, want %d", len(got), len(want))
+}
+
 // containsFact reports whether fs holds fact id with subject name subject.
 func containsFact(fs []kgmem.Fact, id, subject string) bool {
 	for _, f := range fs {
@@ -173,4 +204,44 @@ func containsFact(fs []kgmem.Fact, id, subject string) bool {
 		}
 	}
 	return false
+}
+
+// TestDecayKeepsViewsCurrent checks that SetDecay of a fact, which raises
+// its namespace's graph version so that the entity-facts view's decay state
+// can be told apart, leaves every view current: the entity facts take the
+// new decay state and the BM25 indexes are relabelled, not read again.
+func TestDecayKeepsViewsCurrent(t *testing.T) {
+	s, _ := openTemp(t, sqlite.Exclusive())
+	ctx := t.Context()
+	ns := kgmem.Namespace("view/decay")
+	at := time.Date(2025, 3, 4, 5, 6, 7, 0, time.UTC)
+	fact := kgmem.Fact{ID: "f1", Namespace: ns, SubjectID: "ann", Predicate: "lives_in", ObjectID: "lisbon",
+		Text: "Ann lives in Lisbon", CreatedAt: at}
+	err := s.Apply(ctx, kgmem.ChangeSet{Namespace: ns, Facts: []kgmem.Fact{fact}, Entities: []kgmem.Entity{
+		{ID: "ann", Namespace: ns, Name: "Ann", CreatedAt: at}, {ID: "lisbon", Namespace: ns, Name: "Lisbon", CreatedAt: at}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.SearchText(ctx, ns, kgmem.TextQuery{Text: "Lisbon", Limit: 5}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.ListFacts(ctx, ns, kgmem.FactFilter{EntityID: "ann"}); err != nil {
+		t.Fatal(err)
+	}
+	state := kgmem.DecayState{Stability: 4, LastReinforcedAt: at.Add(time.Hour), Reinforcements: 1}
+	if err := s.SetDecay(ctx, ns, []kgmem.DecayUpdate{{Kind: kgmem.KindFact, ID: "f1", State: state}}); err != nil {
+		t.Fatal(err)
+	}
+	for _, kind := range []kgmem.Kind{kgmem.KindFact, kgmem.KindEntity, kgmem.KindEpisode} {
+		if ok, err := sqlite.LexicalIsCurrent(ctx, s, ns, kind); err != nil || !ok {
+			t.Errorf("BM25 index of %s current after SetDecay = %v, %v; want true", kind, ok, err)
+		}
+	}
+	if ok, err := sqlite.EntityFactsAreCurrent(ctx, s, ns); err != nil || !ok {
+		t.Errorf("entity facts current after SetDecay = %v, %v; want true", ok, err)
+	}
+	got, err := s.ListFacts(ctx, ns, kgmem.FactFilter{EntityID: "lisbon", OtherID: "ann"})
+	if err != nil || len(got) != 1 || got[0].Decay != state {
+		t.Fatalf("ListFacts after SetDecay = %+v, %v; want f1 with decay %+v", got, err, state)
+	}
 }

@@ -1,0 +1,311 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/kgmem/kgmem"
+	"github.com/kgmem/kgmem/internal/nscache"
+)
+
+// Bounds of the entity-facts cache: the facts and entities it holds over
+// all namespaces (a fact as stored, without its ends' names; an entity's
+// name and type), and the size above which a stale view is read again in
+// the background (nscache).
+const (
+	entityFactsBudget       = 250_000
+	entityFactsRefreshAbove = 50_000
+)
+
+// factLayerDeltaAtLeast is the least size (facts and entities) at which an
+// entity-facts view's delta layer is merged into its base: past a quarter
+// of the base, or this, each write's copy of the delta would cost more than
+// an occasional merge.
+const factLayerDeltaAtLeast = 1024
+
+// entityFacts is one namespace's facts as stored, listed by the entities at
+// their ends, and each entity's name and type: ListFacts of an entity
+// answered from memory. Integration asks for the facts of an entity pair or
+// of an entity and predicate for every triple, most of which find a few
+// facts or none; the indexed statements, with two joins per row, were a
+// fifth of the scripted-LLM import's CPU (bench/README.md).
+//
+// The view is kept current by the writer: a change set's facts and
+// entities go into a small delta layer over an immutable base (advanceViews),
+// merged into a new base when the delta outgrows a quarter of it, so that a
+// write costs what it changed, not the namespace; SetDecay raises the
+// namespace's version when it changes facts and gives the view their new
+// decay state (advanceDecay). Facts leave the view only through writes that
+// raise the version without advancing it (DeleteFact, PurgeNamespace),
+// after which the next read builds it again. An entityFacts is never
+// changed once built: with and withDecay return new ones, and what
+// ListFacts returns is copied out of it.
+type entityFacts struct {
+	base, delta *factLayer
+}
+
+// factLayer is one layer of an entityFacts: a fact or entity in the delta
+// layer replaces the base's.
+type factLayer struct {
+	facts map[string]*kgmem.Fact // by id, as stored, without the ends' names
+	// byEntity lists, for an entity id, the facts with it at an end that
+	// this layer holds, each once; a fact whose ends a newer layer changed
+	// stays listed under its old ends, and lookups check the ends.
+	byEntity map[string][]string
+	shown    map[string]shownEntity // by entity id
+}
+
+// newFactLayer returns an empty layer with room for n facts.
+func newFactLayer(n int) *factLayer {
+	return &factLayer{facts: make(map[string]*kgmem.Fact, n), byEntity: map[string][]string{}, shown: map[string]shownEntity{}}
+}
+
+// clone returns a copy of l whose maps can be written; the lists stay
+// shared, clipped, so that an append copies them.
+func (l *factLayer) clone() *factLayer {
+	c := &factLayer{facts: maps.Clone(l.facts), byEntity: maps.Clone(l.byEntity), shown: maps.Clone(l.shown)}
+	for id, ids := range c.byEntity {
+		c.byEntity[id] = slices.Clip(ids)
+	}
+	return c
+}
+
+// putFact records f in the layer, listed under both its ends.
+func (l *factLayer) putFact(f *kgmem.Fact) {
+	l.facts[f.ID] = f
+	l.list(f.SubjectID, f.ID)
+	if f.ObjectID != f.SubjectID {
+		l.list(f.ObjectID, f.ID)
+	}
+}
+
+// list adds id to the facts listed under entity, unless it is there.
+func (l *factLayer) list(entity, id string) {
+	if !slices.Contains(l.byEntity[entity], id) {
+		l.byEntity[entity] = append(l.byEntity[entity], id)
+	}
+}
+
+// size is the view's size in the cache's units: facts and entities held.
+func (v *entityFacts) size() int {
+	return len(v.base.facts) + len(v.base.shown) + len(v.delta.facts) + len(v.delta.shown)
+}
+
+// fact returns fact id as stored.
+func (v *entityFacts) fact(id string) (*kgmem.Fact, bool) {
+	if f, ok := v.delta.facts[id]; ok {
+		return f, true
+	}
+	f, ok := v.base.facts[id]
+	return f, ok
+}
+
+// entity returns the name and type of entity id.
+func (v *entityFacts) entity(id string) (shownEntity, bool) {
+	if e, ok := v.delta.shown[id]; ok {
+		return e, true
+	}
+	e, ok := v.base.shown[id]
+	return e, ok
+}
+
+// with returns the view with the facts and entities cs wrote, as reading
+// them back would give them.
+func (v *entityFacts) with(cs kgmem.ChangeSet) (*entityFacts, error) {
+	if len(cs.Facts) == 0 && len(cs.Entities) == 0 {
+		return v, nil
+	}
+	delta := v.delta.clone()
+	for _, e := range cs.Entities {
+		delta.shown[e.ID] = shownEntity{name: e.Name, typ: e.Type, read: true}
+	}
+	for _, f := range cs.Facts {
+		stored, err := factAsStored(f)
+		if err != nil {
+			return nil, err
+		}
+		delta.putFact(&stored)
+	}
+	return v.withDelta(delta), nil
+}
+
+// withDecay returns the view with the decay state of the facts among
+// updates replaced, as reading them back would give it.
+func (v *entityFacts) withDecay(updates []kgmem.DecayUpdate) *entityFacts {
+	delta := v.delta.clone()
+	for _, u := range updates {
+		if u.Kind != kgmem.KindFact {
+			continue
+		}
+		if f, ok := v.fact(u.ID); ok {
+			next := *f
+			next.Decay = storedDecay(u.State)
+			delta.putFact(&next)
+		}
+	}
+	return v.withDelta(delta)
+}
+
+// withDelta returns the view of v's base and delta, merged into a new base
+// when the delta outgrows its bound.
+func (v *entityFacts) withDelta(delta *factLayer) *entityFacts {
+	next := &entityFacts{base: v.base, delta: delta}
+	if len(delta.facts)+len(delta.shown) > max(factLayerDeltaAtLeast, (len(v.base.facts)+len(v.base.shown))/4) {
+		return next.merged()
+	}
+	return next
+}
+
+// merged returns the view as one base layer and an empty delta.
+func (v *entityFacts) merged() *entityFacts {
+	base := newFactLayer(len(v.base.facts) + len(v.delta.facts))
+	maps.Copy(base.shown, v.base.shown)
+	maps.Copy(base.shown, v.delta.shown)
+	for id, f := range v.base.facts {
+		if _, replaced := v.delta.facts[id]; !replaced {
+			base.putFact(f)
+		}
+	}
+	for _, f := range v.delta.facts {
+		base.putFact(f)
+	}
+	return &entityFacts{base: base, delta: newFactLayer(0)}
+}
+
+// matching returns the facts f asks for (f.EntityID set), as stored, in id
+// order, at most limit.
+func (v *entityFacts) matching(f kgmem.FactFilter, limit int) []*kgmem.Fact {
+	var found []*kgmem.Fact
+	for _, l := range []*factLayer{v.delta, v.base} {
+		for _, id := range l.byEntity[f.EntityID] {
+			if id <= f.After {
+				continue
+			}
+			if fact, ok := v.fact(id); ok && matches(fact, f) {
+				found = append(found, fact)
+			}
+		}
+	}
+	// A fact both layers list under the entity was found twice.
+	slices.SortFunc(found, func(a, b *kgmem.Fact) int { return strings.Compare(a.ID, b.ID) })
+	found = slices.CompactFunc(found, func(a, b *kgmem.Fact) bool { return a.ID == b.ID })
+	return found[:min(limit, len(found))]
+}
+
+// matches reports whether fact passes f (f.EntityID set; the page's After
+// is checked by the caller).
+func matches(fact *kgmem.Fact, f kgmem.FactFilter) bool {
+	s, o := fact.SubjectID, fact.ObjectID
+	switch {
+	case s != f.EntityID && o != f.EntityID:
+		return false
+	case f.OtherID != "" && !(s == f.EntityID && o == f.OtherID || s == f.OtherID && o == f.EntityID):
+		return false
+	case f.Predicate != "" && fact.Predicate != f.Predicate:
+		return false
+	}
+	return f.IncludeExpired || fact.ExpiredAt.IsZero()
+}
+
+// factAsStored is f as reading it back from the file gives it, without
+// its ends' names and types (the entities' rows hold them).
+func factAsStored(f kgmem.Fact) (kgmem.Fact, error) {
+	attrs, err := jsonMap("attributes", f.Attributes)
+	if err != nil {
+		return f, err
+	}
+	if f.Attributes, err = storedMap(attrs); err != nil {
+		return f, err
+	}
+	if f.Episodes, err = fromJSONList(jsonList(f.Episodes)); err != nil {
+		return f, err
+	}
+	f.SubjectName, f.ObjectName, f.SubjectType, f.ObjectType = "", "", "", ""
+	f.ValidAt, f.InvalidAt, f.CreatedAt, f.ExpiredAt = storedTime(f.ValidAt), storedTime(f.InvalidAt), storedTime(f.CreatedAt), storedTime(f.ExpiredAt)
+	f.Decay = storedDecay(f.Decay)
+	return f, nil
+}
+
+// entityFactsOf returns the current entity-facts view of ns, reading it
+// when the cached one is missing or was read at another graph version, or
+// ok false when ns holds too many facts and entities to cache.
+func (s *Store) entityFactsOf(ctx context.Context, ns kgmem.Namespace) (*entityFacts, bool, error) {
+	v, err := s.versionsOf(ctx, ns)
+	if err != nil {
+		return nil, false, err
+	}
+	return s.entityFacts.Get(ctx, string(ns), v.graph, func(ctx context.Context) (nscache.Loaded[*entityFacts], error) {
+		return readView(ctx, s, ns, "facts", entityFactsBudget, func(q querier) (*entityFacts, int, error) {
+			facts, err := collect(ctx, q, scanFactAlone, factAloneSelect+` WHERE f.namespace = ?`, ns)
+			if err != nil {
+				return nil, 0, fmt.Errorf("read facts: %w", err)
+			}
+			type entityRow struct{ id, name, typ string }
+			entities, err := collect(ctx, q, func(r *sql.Rows) (entityRow, error) {
+				var x entityRow
+				return x, r.Scan(&x.id, &x.name, &x.typ)
+			}, `SELECT id, name, type FROM entities WHERE namespace = ?`, ns)
+			if err != nil {
+				return nil, 0, fmt.Errorf("read entity names shown: %w", err)
+			}
+			base := newFactLayer(len(facts))
+			for _, e := range entities {
+				base.shown[e.id] = shownEntity{name: e.name, typ: e.typ, read: true}
+			}
+			for i := range facts {
+				base.putFact(&facts[i])
+			}
+			v := &entityFacts{base: base, delta: newFactLayer(0)}
+			return v, v.size(), nil
+		})
+	})
+}
+
+// advanceEntityFacts moves the entity-facts view of ns cached at version
+// from to version to by next, or leaves it to be read again when next
+// fails.
+func (s *Store) advanceEntityFacts(ns kgmem.Namespace, from, to int64, next func(*entityFacts) (*entityFacts, error)) {
+	s.entityFacts.Advance(string(ns), from, to, func(v *entityFacts, _ int) (*entityFacts, int) {
+		n, err := next(v)
+		if err != nil {
+			return v, entityFactsBudget + 1 // declined: the next read builds the view again
+		}
+		return n, n.size()
+	})
+}
+
+// listFactsOfEntity is ListFacts for a filter with an entity (f.EntityID
+// set) answered from the namespace's entity-facts view, or ok false, and
+// the caller runs the indexed statements, when the view is not held or
+// lacks an end's entity.
+func (s *Store) listFactsOfEntity(ctx context.Context, ns kgmem.Namespace, f kgmem.FactFilter, limit int) (fs []kgmem.Fact, ok bool, err error) {
+	view, ok, err := s.entityFactsOf(ctx, ns)
+	if err != nil || !ok {
+		return nil, false, err
+	}
+	found := view.matching(f, limit)
+	if len(found) == 0 {
+		return nil, true, nil
+	}
+	fs = make([]kgmem.Fact, len(found))
+	for i, stored := range found {
+		subject, sok := view.entity(stored.SubjectID)
+		object, ook := view.entity(stored.ObjectID)
+		if !sok || !ook {
+			return nil, false, nil
+		}
+		fact := *stored
+		fact.Episodes = slices.Clone(stored.Episodes)
+		if stored.Attributes != nil {
+			fact.Attributes = cloneJSONMap(stored.Attributes)
+		}
+		fact.SubjectName, fact.SubjectType = subject.name, subject.typ
+		fact.ObjectName, fact.ObjectType = object.name, object.typ
+		fs[i] = fact
+	}
+	return fs, true, nil
+}
