@@ -57,6 +57,11 @@ type Cache[V any] struct {
 	entries map[string]*list.Element // of *entry[V]
 	lru     *list.List               // most recently used first
 	held    int
+	// tooLarge holds, for each key whose load found its view too large,
+	// the version it was found at: a Get at that version is answered "not
+	// cached" without reading the store again (a count over a large
+	// namespace per call), and Advance carries the mark along.
+	tooLarge map[string]int64
 }
 
 // entry is one cached view.
@@ -84,13 +89,15 @@ func New[V any](budget, refreshAbove int, opts ...Option) *Cache[V] {
 	for _, opt := range opts {
 		opt(&o)
 	}
-	return &Cache[V]{budget: budget, refreshAbove: refreshAbove, grows: o.grows, entries: map[string]*list.Element{}, lru: list.New()}
+	return &Cache[V]{budget: budget, refreshAbove: refreshAbove, grows: o.grows, entries: map[string]*list.Element{}, lru: list.New(),
+		tooLarge: map[string]int64{}}
 }
 
 // Get returns the view of key at version: the cached one when it was read at
 // that version (or a newer one, with VersionsGrow), else the result of load,
 // which is cached. ok is false when
-// load returned ErrTooLarge or a view larger than the whole budget, and when
+// load returned ErrTooLarge or a view larger than the whole budget (and,
+// without a load, when one did at this version), and when
 // the cached view is stale and larger than refreshAbove: load then runs in
 // the background (see the package doc). A load is shared by every caller
 // waiting on it, so it runs without the caller's cancellation: one caller's
@@ -100,6 +107,10 @@ func (c *Cache[V]) Get(ctx context.Context, key string, version int64, load func
 		return l.Value, true, nil
 	}
 	c.mu.Lock()
+	if marked, found := c.tooLarge[key]; found && c.serves(marked, version) {
+		c.mu.Unlock()
+		return v, false, nil
+	}
 	el, found := c.entries[key]
 	stale := found && el.Value.(*entry[V]).view.Size > c.refreshAbove
 	c.mu.Unlock()
@@ -124,14 +135,12 @@ func (c *Cache[V]) load(ctx context.Context, key string, version int64, load fun
 			return l, nil
 		}
 		l, err := load(context.WithoutCancel(ctx))
-		if errors.Is(err, ErrTooLarge) {
+		if errors.Is(err, ErrTooLarge) || err == nil && l.Size > c.budget {
+			c.markTooLarge(key, max(version, l.Version))
 			return nil, nil
 		}
 		if err != nil {
 			return nil, err
-		}
-		if l.Size > c.budget {
-			return nil, nil
 		}
 		c.put(key, l)
 		return l, nil
@@ -140,6 +149,14 @@ func (c *Cache[V]) load(ctx context.Context, key string, version int64, load fun
 		return v, false, err
 	}
 	return got.(Loaded[V]).Value, true, nil
+}
+
+// markTooLarge records that the view of key at version is too large to
+// hold.
+func (c *Cache[V]) markTooLarge(key string, version int64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.tooLarge[key] = version
 }
 
 // Peek returns the view of key read at version (or a newer one, with
@@ -177,6 +194,7 @@ func (c *Cache[V]) put(key string, l Loaded[V]) {
 
 // putLocked is put with c.mu held.
 func (c *Cache[V]) putLocked(key string, l Loaded[V]) {
+	delete(c.tooLarge, key)
 	if el, found := c.entries[key]; found {
 		c.held -= el.Value.(*entry[V]).view.Size
 		c.lru.Remove(el)
@@ -195,13 +213,18 @@ func (c *Cache[V]) putLocked(key string, l Loaded[V]) {
 
 // Advance moves key's view from version from to version to by update, when
 // the view cached is the one read at from: a store that knows what a write
-// changed derives the next view instead of reading it again. update runs
+// changed derives the next view instead of reading it again. A key found too
+// large at from is too large at to: advance over writes that add, never over
+// ones that remove (those leave the next Get to read the view). update runs
 // without the cache's lock and must not change the view it is given (with its
 // size); it returns the new view and its size. Advance reports whether the view moved; it does
 // not when none is cached at from (missing, or stale already: the next Get
 // reads it) or when another view was put meanwhile.
 func (c *Cache[V]) Advance(key string, from, to int64, update func(value V, size int) (V, int)) bool {
 	c.mu.Lock()
+	if marked, found := c.tooLarge[key]; found && marked == from {
+		c.tooLarge[key] = to
+	}
 	el, found := c.entries[key]
 	if !found || el.Value.(*entry[V]).view.Version != from {
 		c.mu.Unlock()

@@ -63,11 +63,14 @@ func TestGet(t *testing.T) {
 			{key: "a", version: 0, loadAs: "a0", size: 1, want: "a0", wantOK: true, loads: 2},
 			{key: "a", version: 0, loadAs: "never", size: 1, want: "a0", wantOK: true, loads: 2},
 		}, true},
-		{"too large is not cached", 10, []step{
+		{"too large is not cached, and not read again at its version", 10, []step{
 			{key: "a", version: 1, loadErr: ErrTooLarge, wantOK: false, loads: 1},
-			{key: "a", version: 1, loadErr: ErrTooLarge, wantOK: false, loads: 2},
+			{key: "a", version: 1, loadErr: ErrTooLarge, wantOK: false, loads: 1},
+			{key: "a", version: 2, loadErr: ErrTooLarge, wantOK: false, loads: 2},
 			{key: "b", version: 1, loadAs: "b1", size: 11, wantOK: false, loads: 3},
-			{key: "b", version: 1, loadAs: "b1", size: 10, want: "b1", wantOK: true, loads: 4},
+			{key: "b", version: 1, loadAs: "b1", size: 10, wantOK: false, loads: 3},
+			{key: "b", version: 2, loadAs: "b2", size: 10, want: "b2", wantOK: true, loads: 4},
+			{key: "b", version: 2, want: "b2", wantOK: true, loads: 4},
 		}, false},
 		{"errors are returned and not cached", 10, []step{
 			{key: "a", version: 1, loadErr: errRead, wantErr: errRead, loads: 1},
@@ -248,6 +251,19 @@ func TestAdvance(t *testing.T) {
 	}
 	if c.Advance("k", 2, 3, func(v string, _ int) (string, int) { return v, 1000 }) {
 		t.Error("advanced to a view larger than the budget")
+	}
+	// A key too large to hold stays so through the writes advanced over,
+	// and is read again at a version reached otherwise.
+	if _, ok, _ := c.Get(ctx, "big", 1, l.load("", 1, 0, ErrTooLarge)); ok {
+		t.Fatal("a view too large to hold was held")
+	}
+	loads := l.calls.Load()
+	c.Advance("big", 1, 2, upper)
+	if _, ok, _ := c.Get(ctx, "big", 2, l.load("", 2, 0, ErrTooLarge)); ok || l.calls.Load() != loads {
+		t.Errorf("Get of a too-large key at the version advanced to: ok %v after %d more loads; want none", ok, l.calls.Load()-loads)
+	}
+	if got, ok, _ := c.Get(ctx, "big", 7, l.load("small now", 7, 1, nil)); !ok || got != "small now" || l.calls.Load() != loads+1 {
+		t.Errorf("Get of a too-large key at another version = %q, %v after %d more loads; want it read again", got, ok, l.calls.Load()-loads)
 	}
 	// A view put while update ran wins: update's result is dropped.
 	c.Advance("k", 2, 3, func(v string, _ int) (string, int) {
