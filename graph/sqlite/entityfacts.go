@@ -39,7 +39,7 @@ const factLayerDeltaAtLeast = 1024
 // merged into a new base when the delta outgrows a quarter of it, so that a
 // write costs what it changed, not the namespace; SetDecay raises the
 // namespace's version when it changes facts and gives the view their new
-// decay state (advanceDecay). Facts leave the view only through writes that
+// decay state (advanceDecayed). Facts leave the view only through writes that
 // raise the version without advancing it (DeleteFact, PurgeNamespace),
 // after which the next read builds it again. An entityFacts is never
 // changed once built: with and withDecay return new ones, and what

@@ -214,8 +214,9 @@ func (c *Cache[V]) putLocked(key string, l Loaded[V]) {
 // Advance moves key's view from version from to version to by update, when
 // the view cached is the one read at from: a store that knows what a write
 // changed derives the next view instead of reading it again. A key found too
-// large at from is too large at to: advance over writes that add, never over
-// ones that remove (those leave the next Get to read the view). update runs
+// large at from is taken as too large at to: a write advanced over that
+// shrinks a view below the budget leaves it uncached (read from the store
+// directly) until its version moves otherwise. update runs
 // without the cache's lock and must not change the view it is given (with its
 // size); it returns the new view and its size. Advance reports whether the view moved; it does
 // not when none is cached at from (missing, or stale already: the next Get
