@@ -7,25 +7,54 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"unsafe"
 
 	"github.com/kgmem/kgmem"
 	"github.com/kgmem/kgmem/internal/nscache"
 )
 
-// Bounds of the entity-facts cache: the facts and entities it holds over
-// all namespaces (a fact as stored, without its ends' names; an entity's
-// name and type), and the size above which a stale view is read again in
-// the background (nscache).
+// Bounds of the entity-facts cache: the bytes it holds over all namespaces
+// (as factBytes and entityBytes estimate them: a fact restated in many
+// episodes weighs its list), the facts a namespace may have to be read into
+// it at all, and the size above which a stale view is read again in the
+// background (nscache).
 const (
-	entityFactsBudget       = 250_000
-	entityFactsRefreshAbove = 50_000
+	entityFactsBudget       = 128 << 20
+	entityFactsMaxFacts     = 250_000
+	entityFactsRefreshAbove = 16 << 20
 )
 
-// factLayerDeltaAtLeast is the least size (facts and entities) at which an
-// entity-facts view's delta layer is merged into its base: past a quarter
-// of the base, or this, each write's copy of the delta would cost more than
-// an occasional merge.
+// factLayerDeltaAtLeast is the least number of facts and entities at which
+// an entity-facts view's delta layer is merged into its base: past a
+// quarter of the base, or this, each write's copy of the delta would cost
+// more than an occasional merge.
 const factLayerDeltaAtLeast = 1024
+
+// Estimated bytes of a fact and of an entity in the view besides their
+// strings: the fact's struct, its entry in the layer's map and under its two
+// ends; the entity's shown struct and map entry.
+const (
+	listEntryBytes      = 16 // a string header in a list
+	mapEntryBytes       = 32 // a string key, a word of value, the map's own
+	factOverheadBytes   = int(unsafe.Sizeof(kgmem.Fact{})) + mapEntryBytes + 2*listEntryBytes
+	entityOverheadBytes = int(unsafe.Sizeof(shownEntity{})) + mapEntryBytes
+	attributeBytes      = 64 // a decoded attribute, key and value
+)
+
+// factBytes estimates what fact f holds in a view.
+func factBytes(f *kgmem.Fact) int {
+	n := factOverheadBytes + len(f.ID) + len(f.SubjectID) + len(f.Predicate) + len(f.ObjectID) + len(f.Text) +
+		len(f.Attributes)*attributeBytes
+	for _, e := range f.Episodes {
+		n += listEntryBytes + len(e)
+	}
+	return n
+}
+
+// entityBytes estimates what entity id, shown as e, holds in a view.
+func entityBytes(id string, e shownEntity) int {
+	return entityOverheadBytes + len(id) + len(e.name) + len(e.typ)
+}
 
 // entityFacts is one namespace's facts as stored, listed by the entities at
 // their ends, and each entity's name and type: ListFacts of an entity
@@ -57,6 +86,8 @@ type factLayer struct {
 	// stays listed under its old ends, and lookups check the ends.
 	byEntity map[string][]string
 	shown    map[string]shownEntity // by entity id
+	// bytes estimates what the layer holds (factBytes, entityBytes).
+	bytes int
 }
 
 // newFactLayer returns an empty layer with room for n facts.
@@ -67,7 +98,7 @@ func newFactLayer(n int) *factLayer {
 // clone returns a copy of l whose maps can be written; the lists stay
 // shared, clipped, so that an append copies them.
 func (l *factLayer) clone() *factLayer {
-	c := &factLayer{facts: maps.Clone(l.facts), byEntity: maps.Clone(l.byEntity), shown: maps.Clone(l.shown)}
+	c := &factLayer{facts: maps.Clone(l.facts), byEntity: maps.Clone(l.byEntity), shown: maps.Clone(l.shown), bytes: l.bytes}
 	for id, ids := range c.byEntity {
 		c.byEntity[id] = slices.Clip(ids)
 	}
@@ -76,6 +107,10 @@ func (l *factLayer) clone() *factLayer {
 
 // putFact records f in the layer, listed under both its ends.
 func (l *factLayer) putFact(f *kgmem.Fact) {
+	if old, ok := l.facts[f.ID]; ok {
+		l.bytes -= factBytes(old)
+	}
+	l.bytes += factBytes(f)
 	l.facts[f.ID] = f
 	l.list(f.SubjectID, f.ID)
 	if f.ObjectID != f.SubjectID {
@@ -90,10 +125,18 @@ func (l *factLayer) list(entity, id string) {
 	}
 }
 
-// size is the view's size in the cache's units: facts and entities held.
-func (v *entityFacts) size() int {
-	return len(v.base.facts) + len(v.base.shown) + len(v.delta.facts) + len(v.delta.shown)
+// putEntity records entity id, shown as e, in the layer.
+func (l *factLayer) putEntity(id string, e shownEntity) {
+	if old, ok := l.shown[id]; ok {
+		l.bytes -= entityBytes(id, old)
+	}
+	l.bytes += entityBytes(id, e)
+	l.shown[id] = e
 }
+
+// size is the view's size in the cache's units, bytes as estimated: a fact
+// or entity the delta replaces counts in both layers.
+func (v *entityFacts) size() int { return v.base.bytes + v.delta.bytes }
 
 // fact returns fact id as stored.
 func (v *entityFacts) fact(id string) (*kgmem.Fact, bool) {
@@ -121,7 +164,7 @@ func (v *entityFacts) with(cs kgmem.ChangeSet) (*entityFacts, error) {
 	}
 	delta := v.delta.clone()
 	for _, e := range cs.Entities {
-		delta.shown[e.ID] = shownEntity{name: e.Name, typ: e.Type, read: true}
+		delta.putEntity(e.ID, shownEntity{name: e.Name, typ: e.Type, read: true})
 	}
 	for _, f := range cs.Facts {
 		stored, err := factAsStored(f)
@@ -163,8 +206,11 @@ func (v *entityFacts) withDelta(delta *factLayer) *entityFacts {
 // merged returns the view as one base layer and an empty delta.
 func (v *entityFacts) merged() *entityFacts {
 	base := newFactLayer(len(v.base.facts) + len(v.delta.facts))
-	maps.Copy(base.shown, v.base.shown)
-	maps.Copy(base.shown, v.delta.shown)
+	for _, l := range []*factLayer{v.base, v.delta} {
+		for id, e := range l.shown {
+			base.putEntity(id, e)
+		}
+	}
 	for id, f := range v.base.facts {
 		if _, replaced := v.delta.facts[id]; !replaced {
 			base.putFact(f)
@@ -239,7 +285,7 @@ func (s *Store) entityFactsOf(ctx context.Context, ns kgmem.Namespace) (*entityF
 		return nil, false, err
 	}
 	return s.entityFacts.Get(ctx, string(ns), v.graph, func(ctx context.Context) (nscache.Loaded[*entityFacts], error) {
-		return readView(ctx, s, ns, "facts", entityFactsBudget, func(q querier) (*entityFacts, int, error) {
+		return readView(ctx, s, ns, "facts", entityFactsMaxFacts, func(q querier) (*entityFacts, int, error) {
 			facts, err := collect(ctx, q, scanFactAlone, factAloneSelect+` WHERE f.namespace = ?`, ns)
 			if err != nil {
 				return nil, 0, fmt.Errorf("read facts: %w", err)
@@ -254,7 +300,7 @@ func (s *Store) entityFactsOf(ctx context.Context, ns kgmem.Namespace) (*entityF
 			}
 			base := newFactLayer(len(facts))
 			for _, e := range entities {
-				base.shown[e.id] = shownEntity{name: e.name, typ: e.typ, read: true}
+				base.putEntity(e.id, shownEntity{name: e.name, typ: e.typ, read: true})
 			}
 			for i := range facts {
 				base.putFact(&facts[i])
