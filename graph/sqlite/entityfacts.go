@@ -107,21 +107,29 @@ func (l *factLayer) clone() *factLayer {
 
 // putFact records f in the layer, listed under both its ends.
 func (l *factLayer) putFact(f *kgmem.Fact) {
-	if old, ok := l.facts[f.ID]; ok {
+	old, had := l.facts[f.ID]
+	if had {
 		l.bytes -= factBytes(old)
 	}
 	l.bytes += factBytes(f)
 	l.facts[f.ID] = f
-	l.list(f.SubjectID, f.ID)
-	if f.ObjectID != f.SubjectID {
-		l.list(f.ObjectID, f.ID)
+	for i, end := range []string{f.SubjectID, f.ObjectID} {
+		if i == 1 && end == f.SubjectID {
+			break // a fact from an entity to itself is listed once
+		}
+		// Only a fact the layer had can be listed already (a hub's list
+		// is not searched for each of its facts).
+		if !had || !slices.Contains(l.byEntity[end], f.ID) {
+			l.byEntity[end] = append(l.byEntity[end], f.ID)
+		}
 	}
 }
 
-// list adds id to the facts listed under entity, unless it is there.
-func (l *factLayer) list(entity, id string) {
-	if !slices.Contains(l.byEntity[entity], id) {
-		l.byEntity[entity] = append(l.byEntity[entity], id)
+// sortLists puts every list of the layer in id order, for a base layer
+// (matching stops early in its lists).
+func (l *factLayer) sortLists() {
+	for _, ids := range l.byEntity {
+		slices.Sort(ids)
 	}
 }
 
@@ -219,27 +227,48 @@ func (v *entityFacts) merged() *entityFacts {
 	for _, f := range v.delta.facts {
 		base.putFact(f)
 	}
+	base.sortLists()
 	return &entityFacts{base: base, delta: newFactLayer(0)}
 }
 
 // matching returns the facts f asks for (f.EntityID set), as stored, in id
-// order, at most limit.
+// order, at most limit. The facts between two entities are looked for
+// among those of the one with fewer. The base's lists are in id order, so
+// its walk stops at the limit: the first limit matches of the base and
+// every match of the small delta hold the first limit of all.
 func (v *entityFacts) matching(f kgmem.FactFilter, limit int) []*kgmem.Fact {
+	end := f.EntityID
+	if f.OtherID != "" && v.listed(f.OtherID) < v.listed(end) {
+		end = f.OtherID
+	}
 	var found []*kgmem.Fact
-	for _, l := range []*factLayer{v.delta, v.base} {
-		for _, id := range l.byEntity[f.EntityID] {
-			if id <= f.After {
-				continue
-			}
-			if fact, ok := v.fact(id); ok && matches(fact, f) {
-				found = append(found, fact)
-			}
+	for _, id := range v.delta.byEntity[end] {
+		if fact, ok := v.fact(id); ok && id > f.After && matches(fact, f) {
+			found = append(found, fact)
+		}
+	}
+	ids := v.base.byEntity[end]
+	from, _ := slices.BinarySearch(ids, f.After)
+	fromBase := 0
+	for _, id := range ids[from:] {
+		if fromBase == limit {
+			break
+		}
+		if fact, ok := v.fact(id); ok && id > f.After && matches(fact, f) {
+			found = append(found, fact)
+			fromBase++
 		}
 	}
 	// A fact both layers list under the entity was found twice.
 	slices.SortFunc(found, func(a, b *kgmem.Fact) int { return strings.Compare(a.ID, b.ID) })
 	found = slices.CompactFunc(found, func(a, b *kgmem.Fact) bool { return a.ID == b.ID })
 	return found[:min(limit, len(found))]
+}
+
+// listed returns how many facts the view lists under entity id, counting
+// a fact both layers list twice.
+func (v *entityFacts) listed(id string) int {
+	return len(v.delta.byEntity[id]) + len(v.base.byEntity[id])
 }
 
 // matches reports whether fact passes f (f.EntityID set; the page's After
@@ -305,6 +334,7 @@ func (s *Store) entityFactsOf(ctx context.Context, ns kgmem.Namespace) (*entityF
 			for i := range facts {
 				base.putFact(&facts[i])
 			}
+			base.sortLists()
 			v := &entityFacts{base: base, delta: newFactLayer(0)}
 			return v, v.size(), nil
 		})

@@ -71,6 +71,16 @@ func TestListFactsOfEntityFromView(t *testing.T) {
 					{EntityID: "lisbon", Page: kgmem.Page{Limit: 3, After: "f_020"}},
 					{EntityID: "bob", Predicate: "knows", IncludeExpired: true, Page: kgmem.Page{Limit: 1, After: "f_005"}},
 				}
+				// Pages that start after a fact of the entity itself.
+				for _, e := range entityIDs {
+					all, err := sqlite.ListFactsStored(ctx, s, ns, kgmem.FactFilter{EntityID: e, IncludeExpired: true})
+					if err != nil {
+						t.Fatal(err)
+					}
+					if len(all) > 1 {
+						paged = append(paged, kgmem.FactFilter{EntityID: e, IncludeExpired: true, Page: kgmem.Page{Limit: 2, After: all[0].ID}})
+					}
+				}
 				for _, f := range append(filters, paged...) {
 					got, err := s.ListFacts(ctx, ns, f)
 					if err != nil {
