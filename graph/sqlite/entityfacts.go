@@ -2,7 +2,6 @@ package sqlite
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"maps"
 	"slices"
@@ -319,13 +318,9 @@ func (s *Store) entityFactsOf(ctx context.Context, ns kgmem.Namespace) (*entityF
 			if err != nil {
 				return nil, 0, fmt.Errorf("read facts: %w", err)
 			}
-			type entityRow struct{ id, name, typ string }
-			entities, err := collect(ctx, q, func(r *sql.Rows) (entityRow, error) {
-				var x entityRow
-				return x, r.Scan(&x.id, &x.name, &x.typ)
-			}, `SELECT id, name, type FROM entities WHERE namespace = ?`, ns)
+			entities, err := readEntityRows(ctx, q, ns)
 			if err != nil {
-				return nil, 0, fmt.Errorf("read entity names shown: %w", err)
+				return nil, 0, err
 			}
 			base := newFactLayer(len(facts))
 			for _, e := range entities {

@@ -81,17 +81,29 @@ func (s *Store) entityNamesOf(ctx context.Context, ns kgmem.Namespace) (*entityN
 	})
 }
 
-// readShown reads the name and type of each entity of ids (sorted) in ns, in
-// the order of ids, in one pass over the namespace's entities in id order.
-// Types repeat: one copy of each is kept.
-func readShown(ctx context.Context, q querier, ns kgmem.Namespace, ids []string) ([]shownEntity, error) {
-	type row struct{ id, name, typ string }
-	rows, err := collect(ctx, q, func(r *sql.Rows) (row, error) {
-		var x row
+// entityRow is what a fact shows of an entity, as stored, with its id.
+type entityRow struct{ id, name, typ string }
+
+// readEntityRows reads the id, name and type of every entity of ns, in id
+// order.
+func readEntityRows(ctx context.Context, q querier, ns kgmem.Namespace) ([]entityRow, error) {
+	rows, err := collect(ctx, q, func(r *sql.Rows) (entityRow, error) {
+		var x entityRow
 		return x, r.Scan(&x.id, &x.name, &x.typ)
 	}, `SELECT id, name, type FROM entities WHERE namespace = ? ORDER BY id`, ns)
 	if err != nil {
 		return nil, fmt.Errorf("read entity names shown: %w", err)
+	}
+	return rows, nil
+}
+
+// readShown reads the name and type of each entity of ids (sorted) in ns, in
+// the order of ids, in one pass over the namespace's entities in id order.
+// Types repeat: one copy of each is kept.
+func readShown(ctx context.Context, q querier, ns kgmem.Namespace, ids []string) ([]shownEntity, error) {
+	rows, err := readEntityRows(ctx, q, ns)
+	if err != nil {
+		return nil, err
 	}
 	types := map[string]string{}
 	shown := make([]shownEntity, len(ids))
