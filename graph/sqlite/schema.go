@@ -8,7 +8,7 @@ import (
 
 // schemaVersion is the layout this package writes, kept in PRAGMA user_version.
 // Bump it and append a step to migrations when the layout changes.
-const schemaVersion = 8
+const schemaVersion = 9
 
 // ftsTokenizer is the tokenizer of every full-text table: Unicode word
 // boundaries, diacritics folded ("Zürich" finds "Zurich"), case folded, and
@@ -198,6 +198,14 @@ func migrations() [][]string {
 		// seeks instead of a read of all its episodes and facts.
 		`CREATE INDEX IF NOT EXISTS episodes_timestamp ON episodes (namespace, timestamp)`,
 		`CREATE INDEX IF NOT EXISTS facts_latest ON facts (namespace, ` + factLatest + `)`,
+	}, {
+		// Version 9: mentions without their index by entity. No query reads
+		// mentions by entity (none reads them at all: they are the graph's
+		// record of which message named whom, deleted with their
+		// namespace), and keeping that index was about a seventh of the
+		// pages an extracting import wrote (bench/README.md, "Pages written
+		// per index").
+		`DROP INDEX IF EXISTS mentions_entity`,
 	}}
 }
 

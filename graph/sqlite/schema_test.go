@@ -1,0 +1,65 @@
+package sqlite_test
+
+import (
+	"database/sql"
+	"testing"
+
+	"github.com/kgmem/kgmem"
+	"github.com/kgmem/kgmem/graph/graphtest"
+	"github.com/kgmem/kgmem/graph/sqlite"
+)
+
+// TestOpenDropsTheMentionsByEntityIndex: a file at schema version 8 holds
+// mentions_entity, which nothing reads; opening it drops the index, keeps
+// the mentions and records version 9.
+func TestOpenDropsTheMentionsByEntityIndex(t *testing.T) {
+	ns := kgmem.Namespace("schema/mentions")
+	ep, e := graphtest.Episode(ns, "ep_sm_1", "Ann", "Ann met Bob"), graphtest.Entity(ns, "ent_sm_bob", "Bob")
+	s, path := openTemp(t)
+	if err := s.Apply(t.Context(), kgmem.ChangeSet{Namespace: ns, Episodes: []kgmem.Episode{ep}, Entities: []kgmem.Entity{e},
+		Mentions: []kgmem.Mention{{EpisodeID: ep.ID, EntityID: e.ID}}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	for _, q := range []string{`CREATE INDEX mentions_entity ON mentions (namespace, entity_id)`, `PRAGMA user_version = 8`} {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	indexes := func() int {
+		var n int
+		if err := db.QueryRow(`SELECT count(*) FROM sqlite_schema WHERE type = 'index' AND name = 'mentions_entity'`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	if indexes() != 1 {
+		t.Fatal("mentions_entity not created at version 8")
+	}
+
+	s, err = sqlite.Open(t.Context(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if indexes() != 0 {
+		t.Errorf("mentions_entity still there after Open")
+	}
+	var version, mentions int
+	if err := db.QueryRow(`PRAGMA user_version`).Scan(&version); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.QueryRow(`SELECT count(*) FROM mentions WHERE namespace = ?`, string(ns)).Scan(&mentions); err != nil {
+		t.Fatal(err)
+	}
+	if version < 9 || mentions != 1 {
+		t.Errorf("after Open: schema version %d, %d mentions; want 9 or later and 1", version, mentions)
+	}
+}
