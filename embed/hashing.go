@@ -63,18 +63,61 @@ type feature struct {
 // bytes a server allocated under load.
 type scratch struct {
 	feats []feature // distinct features in first-seen order
-	index map[uint64]int
+	// slots finds a feature in feats by its key: open addressing from the
+	// key's low bits (keys are hashes already), each slot the feature's
+	// position plus one, 0 when empty, and at most half of them used. A Go
+	// map in its place, rehashing every key, was half of an embedding.
+	slots []int32
 	acc   []float64
 }
+
+// minSlots is the table a scratch starts with: a chat message's features
+// fit without growing it.
+const minSlots = 512
 
 // reset empties sc for a text, with an accumulator of dim zeros.
 func (sc *scratch) reset(dim int) {
 	sc.feats = sc.feats[:0]
-	clear(sc.index)
+	if len(sc.slots) == 0 || len(sc.slots) > 16*minSlots {
+		// A long text grew the table: the next, likely short, need not
+		// clear all of it.
+		sc.slots = make([]int32, minSlots)
+	} else {
+		clear(sc.slots)
+	}
 	if len(sc.acc) != dim {
 		sc.acc = make([]float64, dim)
 	}
 	clear(sc.acc)
+}
+
+// add counts one occurrence of the feature key of weight weight: a new one
+// goes at the end of feats, a known one gets its count raised (its weight
+// is a function of its key).
+func (sc *scratch) add(key uint64, weight float64) {
+	slot := sc.slot(key)
+	if p := sc.slots[slot]; p != 0 {
+		sc.feats[p-1].tf++
+		return
+	}
+	sc.feats = append(sc.feats, feature{key: key, weight: weight, tf: 1})
+	sc.slots[slot] = int32(len(sc.feats))
+	if 2*len(sc.feats) > len(sc.slots) {
+		sc.slots = make([]int32, 2*len(sc.slots))
+		for i, f := range sc.feats {
+			sc.slots[sc.slot(f.key)] = int32(i + 1)
+		}
+	}
+}
+
+// slot returns the slot holding key, or the empty one where it goes.
+func (sc *scratch) slot(key uint64) uint64 {
+	mask := uint64(len(sc.slots) - 1)
+	for i := key & mask; ; i = (i + 1) & mask {
+		if p := sc.slots[i]; p == 0 || sc.feats[p-1].key == key {
+			return i
+		}
+	}
 }
 
 // wordFeatures is what one word (its folded surface form) contributes
@@ -104,7 +147,7 @@ func NewHashing(dim int) *Hashing {
 		panic(err) // only for a size <= 0
 	}
 	h := &Hashing{dim: dim, p: defaultParams(), words: words}
-	h.scratch.New = func() any { return &scratch{index: map[uint64]int{}} }
+	h.scratch.New = func() any { return new(scratch) }
 	return h
 }
 
@@ -163,31 +206,24 @@ func (h *Hashing) vector(text string) []float32 {
 	sc := h.scratch.Get().(*scratch)
 	defer h.scratch.Put(sc)
 	sc.reset(h.dim)
-	feats, index := sc.feats, sc.index
-	add := func(key uint64, weight float64) {
-		if i, ok := index[key]; ok {
-			feats[i].tf++
-			return
-		}
-		index[key] = len(feats)
-		feats = append(feats, feature{key: key, weight: weight, tf: 1})
-	}
 	var prev wordFeatures
 	for i, w := range kept {
 		f := h.features(w)
-		add(f.unigram, h.p.unigramWeight)
+		sc.add(f.unigram, h.p.unigramWeight)
 		if i > 0 && h.p.bigramWeight != 0 {
-			add(fnv1a(kindBigram, prev.stem+" "+f.stem), h.p.bigramWeight)
+			sc.add(fnv1a(kindBigram, prev.stem+" "+f.stem), h.p.bigramWeight)
 		}
 		for _, g := range f.grams {
-			add(g, f.gramWeight)
+			sc.add(g, f.gramWeight)
 		}
 		prev = f
 	}
-	sc.feats = feats // keep the grown buffer for the next text
 	acc := sc.acc
-	for _, f := range feats {
-		v := f.weight * (1 + math.Log(float64(f.tf)))
+	for _, f := range sc.feats {
+		v := f.weight // 1 + log(tf) is exactly 1 for the many features seen once
+		if f.tf > 1 {
+			v *= 1 + math.Log(float64(f.tf))
+		}
 		if f.key>>63 == 1 {
 			v = -v
 		}

@@ -6,7 +6,9 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/kgmem/kgmem/embed"
@@ -196,6 +198,7 @@ func TestHashingV1IsPinned(t *testing.T) {
 		"the of and",
 		"",
 		"O'Brien's 'quoted' it's LOL okay",
+		longText(400),
 	}
 	h := embed.NewHashing(256)
 	for pass := range 2 {
@@ -215,5 +218,18 @@ func TestHashingV1IsPinned(t *testing.T) {
 	}
 }
 
+// longText is n distinct made-up words, some repeated: thousands of
+// features, more than a scratch's first table holds.
+func longText(n int) string {
+	var b strings.Builder
+	for i := range n {
+		fmt.Fprintf(&b, "w%dq%c ", i, 'a'+i%7)
+		if i%5 == 0 {
+			b.WriteString("repeated words again ")
+		}
+	}
+	return b.String()
+}
+
 // hashV1Pin is the checksum TestHashingV1IsPinned expects.
-const hashV1Pin = "437f2d6bb4936e8d77e386faf18839007114b33b42632a3c8865914ce38336dd"
+const hashV1Pin = "b634a04071a4d87efab94ed660a100787a58e4663453971e6b3683c14ec97561"
