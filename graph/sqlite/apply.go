@@ -21,7 +21,7 @@ func (s *Store) Apply(ctx context.Context, cs kgmem.ChangeSet) error {
 	}
 	// Committed with the change sets of concurrent calls (groupcommit.go),
 	// which also advances the views.
-	if err := s.groups.Do(ctx, &pendingApply{cs: cs}); err != nil {
+	if err := s.groups.Do(ctx, &pendingApply{cs: cs, indexed: searchBodies(cs)}); err != nil {
 		return fmt.Errorf("sqlite: apply to %s: %w", cs.Namespace, err)
 	}
 	return nil
@@ -75,6 +75,9 @@ type applier struct {
 	ns  kgmem.Namespace
 	tok string // nsToken(ns)
 	pre string // wordPrefix(ns)
+	// indexed holds search entry bodies made before the write, by text
+	// (searchBodies); setFTS makes those of other texts.
+	indexed map[string]string
 	// known holds the entity and episode ids known to exist: written by
 	// this change set or found by mustExist, so each is looked up once.
 	known map[string]bool
@@ -195,7 +198,7 @@ func (a *applier) upsertEntity(e kgmem.Entity) error {
 			}
 		}
 	}
-	return a.replaceFTS("entity_fts", rid, strings.Join(e.Names(), "\n"))
+	return a.replaceFTS("entity_fts", rid, entitySearchText(e))
 }
 
 // insertEpisodes inserts the episodes whose ids are not stored yet (nor
@@ -386,9 +389,47 @@ func (a *applier) setFTS(fts string, rid int64, body string, replaced bool) erro
 			b.replaced = append(b.replaced, rid)
 		}
 	}
-	b.bodies[rid] = indexText(a.pre, body)
+	indexed, ok := a.indexed[body]
+	if !ok {
+		indexed = indexText(a.pre, body)
+	}
+	b.bodies[rid] = indexed
 	return nil
 }
+
+// searchBodies returns the search entry body (indexText) of each text cs
+// may index, by text: its episodes', facts', entities' and items'. Apply
+// makes them in the caller's goroutine, before the change set waits for the
+// writer, which is one for all callers: splitting and prefixing the words
+// of an import's messages there was a twelfth of the writer's time
+// (bench/README.md, "Search entries made before the write"). A record
+// stored already, and so not indexed again, has its body made for nothing.
+func searchBodies(cs kgmem.ChangeSet) map[string]string {
+	pre := wordPrefix(cs.Namespace)
+	bodies := make(map[string]string, len(cs.Episodes)+len(cs.Facts)+len(cs.Entities)+len(cs.Items))
+	add := func(text string) {
+		if _, ok := bodies[text]; !ok {
+			bodies[text] = indexText(pre, text)
+		}
+	}
+	for _, e := range cs.Episodes {
+		add(episodeText(e.Name, e.Content))
+	}
+	for _, f := range cs.Facts {
+		add(f.Text)
+	}
+	for _, e := range cs.Entities {
+		add(entitySearchText(e))
+	}
+	for _, it := range cs.Items {
+		add(it.Text)
+	}
+	return bodies
+}
+
+// entitySearchText is what an entity's search entry indexes: its names, a
+// line each.
+func entitySearchText(e kgmem.Entity) string { return strings.Join(e.Names(), "\n") }
 
 // writeFTS writes the search entries the appliers collected, per FTS table
 // one statement removing the old entries of upserted records and one

@@ -23,7 +23,9 @@ const maxGroup = 64
 // writing left for the views to advance.
 type pendingApply struct {
 	cs kgmem.ChangeSet
-	a  *applier
+	// indexed holds the search entry bodies of cs's texts (searchBodies).
+	indexed map[string]string
+	a       *applier
 }
 
 // groupedApply is one Apply call waiting in a group.
@@ -172,7 +174,7 @@ func applyInSavepoint(ctx context.Context, tx *sql.Tx, s *Store, r *pendingApply
 // it may be written, for the caller to roll back.
 func applyChangeSet(ctx context.Context, tx *sql.Tx, s *Store, r *pendingApply, withFTS bool) error {
 	r.a = &applier{ctx: ctx, tx: tx, st: s.ws, ns: r.cs.Namespace, tok: nsToken(r.cs.Namespace), pre: wordPrefix(r.cs.Namespace),
-		known: map[string]bool{}, fts: map[string]*ftsBatch{}}
+		indexed: r.indexed, known: map[string]bool{}, fts: map[string]*ftsBatch{}}
 	err := r.a.apply(r.cs)
 	if err == nil && withFTS {
 		err = writeFTS(ctx, tx, s.ws, r.a)

@@ -30,10 +30,20 @@ func queryTerms(text string) []string {
 // own posting lists and BM25 statistics inside one FTS5 table.
 func indexText(prefix, text string) string {
 	ws := lexical.Words(text)
-	for i, w := range ws {
-		ws[i] = prefix + w
+	n := 0
+	for _, w := range ws {
+		n += len(prefix) + len(w) + 1
 	}
-	return strings.Join(ws, " ")
+	var b strings.Builder
+	b.Grow(n)
+	for i, w := range ws {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(prefix)
+		b.WriteString(w)
+	}
+	return b.String()
 }
 
 // matchExpr builds the FTS5 MATCH expression for terms glued to prefix:
