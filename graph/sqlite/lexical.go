@@ -118,11 +118,11 @@ func (s *Store) advanceDecayed(ns kgmem.Namespace, from, to int64, updates []kgm
 	}
 	key := string(ns)
 	for _, src := range ftsSources() {
-		s.lex.Advance(lexicalKey(src.kind, ns), from, to, func(ix *lexical.Index, size int) (*lexical.Index, int) { return ix, size })
+		s.lex.Advance(lexicalKey(src.kind, ns), from, to, nscache.Unchanged[*lexical.Index])
 	}
-	s.topo.Advance(key, from, to, func(t *topology.Topology, size int) (*topology.Topology, int) { return t, size })
-	s.names.Advance(key, from, to, func(n *entityNames, size int) (*entityNames, int) { return n, size })
-	s.threads.Advance(key, from, to, func(o *threadOrder, size int) (*threadOrder, int) { return o, size })
+	s.topo.Advance(key, from, to, nscache.Unchanged[*topology.Topology])
+	s.names.Advance(key, from, to, nscache.Unchanged[*entityNames])
+	s.threads.Advance(key, from, to, nscache.Unchanged[*threadOrder])
 	s.advanceEntityFacts(ns, from, to, func(v *entityFacts) (*entityFacts, error) { return v.withDecay(updates), nil })
 }
 
@@ -173,10 +173,10 @@ func (s *Store) advanceViews(cs kgmem.ChangeSet, a *applier) {
 	}
 	s.advanceEntityFacts(cs.Namespace, from, to, func(v *entityFacts) (*entityFacts, error) { return v.with(cs) })
 	if len(cs.Facts) == 0 {
-		s.topo.Advance(ns, from, to, func(t *topology.Topology, size int) (*topology.Topology, int) { return t, size })
+		s.topo.Advance(ns, from, to, nscache.Unchanged[*topology.Topology])
 	}
 	if len(cs.Entities) == 0 {
-		s.names.Advance(ns, from, to, func(n *entityNames, size int) (*entityNames, int) { return n, size })
+		s.names.Advance(ns, from, to, nscache.Unchanged[*entityNames])
 	}
 	s.threads.Advance(ns, from, to, func(o *threadOrder, _ int) (*threadOrder, int) {
 		next := o.with(a.threaded)

@@ -243,6 +243,10 @@ func (c *Cache[V]) Advance(key string, from, to int64, update func(value V, size
 	return true
 }
 
+// Unchanged is the update for Advance when a write leaves the view as it
+// was: the view is only relabelled to the new version.
+func Unchanged[V any](view V, size int) (V, int) { return view, size }
+
 // Held returns the units held and the number of views cached.
 func (c *Cache[V]) Held() (units, views int) {
 	c.mu.Lock()
