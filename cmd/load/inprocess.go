@@ -32,7 +32,10 @@ func startInProcess(ctx context.Context, dir string) (*inProcess, error) {
 	quiet := slog.New(slog.DiscardHandler)
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	g, err := sqlite.Open(ctx, filepath.Join(dir, "graph.db"))
+	// Exclusive as cmd/server opens it: the process owns dir, so the store
+	// keeps each namespace's versions in memory instead of reading them
+	// back for every search.
+	g, err := sqlite.Open(ctx, filepath.Join(dir, "graph.db"), sqlite.Exclusive())
 	if err != nil {
 		return nil, fmt.Errorf("open graph store: %w", err)
 	}
