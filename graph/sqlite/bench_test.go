@@ -211,8 +211,8 @@ func BenchmarkEpisodes(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	for _, size := range []int{0, 20_000} {
-		b.Run(fmt.Sprintf("cache=%d", size), func(b *testing.B) {
+	for _, size := range []int{0, 16 << 20} {
+		b.Run(fmt.Sprintf("cache=%dMiB", size>>20), func(b *testing.B) {
 			sqlite.CacheEpisodes(s, size)
 			i := 0
 			for b.Loop() {

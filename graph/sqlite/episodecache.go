@@ -5,14 +5,18 @@ import (
 	"database/sql"
 	"fmt"
 	"sync"
+	"unsafe"
 
 	"github.com/kgmem/kgmem"
 )
 
-// episodeCacheSize is how many episodes a Store keeps in memory for
-// Episodes, the most recently used, over all namespaces: about a kilobyte
-// each with content and metadata.
-const episodeCacheSize = 20_000
+// episodeCacheBudget bounds the bytes of the episodes a Store keeps in
+// memory for Episodes, the most recently used, over all namespaces, as
+// episodeBytes estimates them: about 150,000 chat messages of a sentence or
+// two. (A bound in episodes, 20,000, held fewer than a server under cmd/load
+// stores in half a minute; past it, loading the episodes a search returned
+// went back to a tenth of the server's CPU.)
+const episodeCacheBudget = 64 << 20
 
 // episodeCache keeps recently loaded episodes in memory, so that a search
 // loads the episodes it returns without a query per batch of ids (loading
@@ -40,11 +44,12 @@ const episodeCacheSize = 20_000
 // of a list on every read, which cost a search under load more than its map
 // lookups. An episodeCache is safe for concurrent use.
 type episodeCache struct {
-	capacity int
+	budget int // bytes
 
 	mu     sync.Mutex
-	slots  []cacheSlot // grown up to capacity
-	free   []int32     // slots emptied by drops, reused first
+	held   int         // bytes of the episodes held, at most budget
+	slots  []cacheSlot // grown while the episodes held fit the budget
+	free   []int32     // slots emptied by drops and evictions, reused first
 	hand   int         // the next slot the clock looks at
 	spaces map[kgmem.Namespace]*cachedSpace
 }
@@ -52,6 +57,9 @@ type episodeCache struct {
 // cacheSlot holds one cached episode, or none (the zero value).
 type cacheSlot struct {
 	ep kgmem.Episode
+	// bytes is the episode's weight against the budget; 0 for an empty
+	// slot.
+	bytes int
 	// used marks an episode read since the hand last passed.
 	used bool
 }
@@ -63,9 +71,48 @@ type cachedSpace struct {
 	byID    map[string]int32
 }
 
-// newEpisodeCache returns an empty cache of at most capacity episodes.
-func newEpisodeCache(capacity int) *episodeCache {
-	return &episodeCache{capacity: capacity, spaces: map[kgmem.Namespace]*cachedSpace{}}
+// newEpisodeCache returns an empty cache of episodes of at most budget bytes
+// (episodeBytes) in all.
+func newEpisodeCache(budget int) *episodeCache {
+	return &episodeCache{budget: budget, spaces: map[kgmem.Namespace]*cachedSpace{}}
+}
+
+// episodeBytes estimates the memory a cached episode takes: its slot, its
+// entry in the namespace's map and the bytes of its strings and metadata.
+// An episode loaded from the file owns its strings, so none is counted as
+// shared.
+func episodeBytes(ep kgmem.Episode) int {
+	const slotAndEntry = int(unsafe.Sizeof(cacheSlot{})) + 48
+	return slotAndEntry + len(ep.ID) + len(ep.Namespace) + len(ep.ThreadID) + len(ep.MessageID) +
+		len(ep.Role) + len(ep.Name) + len(ep.Content) + jsonValueBytes(ep.Metadata)
+}
+
+// jsonValueBytes estimates the memory of a decoded JSON value: the header or
+// word of each value, the bytes of each string, and a map's entries.
+func jsonValueBytes(v any) int {
+	switch v := v.(type) {
+	case nil:
+		return 0
+	case map[string]any:
+		if v == nil {
+			return 0
+		}
+		n := 48
+		for k, x := range v {
+			n += 16 + len(k) + 16 + jsonValueBytes(x)
+		}
+		return n
+	case []any:
+		n := 24
+		for _, x := range v {
+			n += 16 + jsonValueBytes(x)
+		}
+		return n
+	case string:
+		return len(v)
+	default:
+		return 8
+	}
 }
 
 // lookup returns the cached episodes of ns among ids, in the order of ids,
@@ -114,7 +161,7 @@ func (sp *cachedSpace) get(id string) (int32, bool) {
 // namespace; a newer one (this Store's SetDecay committed since) keeps what
 // it holds.
 func (c *episodeCache) fill(ns kgmem.Namespace, version int64, eps []kgmem.Episode) {
-	if len(eps) == 0 || c.capacity <= 0 {
+	if len(eps) == 0 || c.budget <= 0 {
 		return
 	}
 	c.mu.Lock()
@@ -134,9 +181,14 @@ func (c *episodeCache) fill(ns kgmem.Namespace, version int64, eps []kgmem.Episo
 		if _, ok := sp.byID[ep.ID]; ok {
 			continue
 		}
-		i := c.takeSlotLocked()
+		size := episodeBytes(ep)
+		if size > c.budget {
+			continue
+		}
+		i := c.takeSlotLocked(size)
 		// Unmarked: an episode loaded once and not read again goes first.
-		c.slots[i] = cacheSlot{ep: cloneEpisode(ep)}
+		c.slots[i] = cacheSlot{ep: cloneEpisode(ep), bytes: size}
+		c.held += size
 		sp.byID[ep.ID] = i
 		// Taking the slot may have evicted the namespace's last episode,
 		// and with it the namespace.
@@ -144,31 +196,40 @@ func (c *episodeCache) fill(ns kgmem.Namespace, version int64, eps []kgmem.Episo
 	}
 }
 
-// takeSlotLocked returns an empty slot: a dropped one, a new one while the
-// cache is below capacity, or the one the clock evicts.
-func (c *episodeCache) takeSlotLocked() int32 {
+// takeSlotLocked returns an empty slot for an episode of size bytes (at
+// most the budget), after the clock has evicted episodes until it fits: a
+// dropped or evicted slot, or a new one.
+func (c *episodeCache) takeSlotLocked(size int) int32 {
+	for c.held+size > c.budget {
+		c.evictNextLocked()
+	}
 	if n := len(c.free); n > 0 {
 		i := c.free[n-1]
 		c.free = c.free[:n-1]
 		return i
 	}
-	if len(c.slots) < c.capacity {
-		c.slots = append(c.slots, cacheSlot{})
-		return int32(len(c.slots) - 1)
-	}
-	// Every slot is held: within two turns the hand finds one not used.
+	c.slots = append(c.slots, cacheSlot{})
+	return int32(len(c.slots) - 1)
+}
+
+// evictNextLocked evicts the episode the clock comes to first that was not
+// read since the hand last passed, clearing the marks it passes; some
+// episode is held. Within two turns the hand finds one.
+func (c *episodeCache) evictNextLocked() {
 	for {
 		if c.hand >= len(c.slots) {
 			c.hand = 0
 		}
 		i := c.hand
 		c.hand++
-		if slot := &c.slots[i]; slot.used {
+		switch slot := &c.slots[i]; {
+		case slot.bytes == 0:
+		case slot.used:
 			slot.used = false
-			continue
+		default:
+			c.evictLocked(int32(i))
+			return
 		}
-		c.evictLocked(int32(i))
-		return int32(i)
 	}
 }
 
@@ -207,17 +268,20 @@ func (c *episodeCache) purged(ns kgmem.Namespace) {
 // dropLocked forgets the namespace sp and its episodes.
 func (c *episodeCache) dropLocked(ns kgmem.Namespace, sp *cachedSpace) {
 	for _, i := range sp.byID {
+		c.held -= c.slots[i].bytes
 		c.slots[i] = cacheSlot{}
 		c.free = append(c.free, i)
 	}
 	delete(c.spaces, ns)
 }
 
-// evictLocked empties slot i, which holds an episode; a namespace left
-// with none is forgotten.
+// evictLocked empties slot i, which holds an episode, for reuse; a
+// namespace left with none is forgotten.
 func (c *episodeCache) evictLocked(i int32) {
 	ep := c.slots[i].ep
+	c.held -= c.slots[i].bytes
 	c.slots[i] = cacheSlot{}
+	c.free = append(c.free, i)
 	sp := c.spaces[ep.Namespace]
 	delete(sp.byID, ep.ID)
 	if len(sp.byID) == 0 {

@@ -1,13 +1,16 @@
 package sqlite
 
 import (
+	"fmt"
+	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/kgmem/kgmem"
 )
 
-// TestEpisodeCacheEvictsByClock fills a cache of three past its capacity
+// TestEpisodeCacheEvictsByClock fills a cache of three episodes past its budget
 // and checks which episodes the clock keeps: one read since the hand last
 // passed is spared once, the unread are evicted in slot order, and a
 // namespace goes with its last episode.
@@ -42,7 +45,9 @@ func TestEpisodeCacheEvictsByClock(t *testing.T) {
 		slices.Sort(out)
 		return out
 	}
-	c := newEpisodeCache(3)
+	// Episodes of one-letter ids and equal contents weigh the same: the
+	// budget holds three.
+	c := newEpisodeCache(3 * episodeBytes(eps(ns, "a")[0]))
 	c.fill(ns, 1, eps(ns, "a", "b", "c"))
 	if got := held(c, ns, "b", "f"); !slices.Equal(got, []string{"b"}) {
 		t.Fatalf("held %v, want [b]", got)
@@ -65,11 +70,77 @@ func TestEpisodeCacheEvictsByClock(t *testing.T) {
 	}
 }
 
-// TestEpisodeCacheOfNothing checks that a cache of capacity 0 holds nothing.
+// TestEpisodeCacheOfNothing checks that a cache of budget 0 holds nothing.
 func TestEpisodeCacheOfNothing(t *testing.T) {
 	c := newEpisodeCache(0)
 	c.fill("epc/none", 1, []kgmem.Episode{{ID: "a", Namespace: "epc/none"}})
 	if hits, missing := c.lookup("epc/none", 1, []string{"a"}); len(hits) != 0 || !slices.Equal(missing, []string{"a"}) {
 		t.Errorf("lookup = %v, %v; want nothing cached", hits, missing)
 	}
+}
+
+// TestEpisodeCacheKeepsToItsBudget checks that the cache weighs episodes by
+// their bytes: a large one evicts as many small ones as it needs room for,
+// one larger than the whole budget is not cached and evicts nothing, and
+// through random fills, reads and drops the bytes held are those of the
+// episodes held and never more than the budget.
+func TestEpisodeCacheKeepsToItsBudget(t *testing.T) {
+	const ns = kgmem.Namespace("epc/bytes")
+	ep := func(id string, size int) kgmem.Episode {
+		return kgmem.Episode{ID: id, Namespace: ns, Content: strings.Repeat("x", size)}
+	}
+	small := episodeBytes(ep("a", 10))
+	c := newEpisodeCache(4 * small)
+	c.fill(ns, 1, []kgmem.Episode{ep("a", 10), ep("b", 10), ep("c", 10), ep("d", 10)})
+	// Content of 2.5 small episodes' weight: three must go.
+	big := ep("e", 10+5*small/2-small)
+	c.fill(ns, 1, []kgmem.Episode{big})
+	hits, _ := c.lookup(ns, 1, []string{"a", "b", "c", "d", "e"})
+	if got := episodeIDs(hits); !slices.Equal(got, []string{"d", "e"}) || c.held != small+episodeBytes(big) {
+		t.Errorf("holds %v in %d bytes, want [d e] in %d", got, c.held, small+episodeBytes(big))
+	}
+	c.fill(ns, 1, []kgmem.Episode{ep("f", 4*small)})
+	if hits, _ := c.lookup(ns, 1, []string{"d", "e", "f"}); !slices.Equal(episodeIDs(hits), []string{"d", "e"}) {
+		t.Errorf("after an episode over the budget, holds %v, want [d e]", episodeIDs(hits))
+	}
+
+	rng := rand.New(rand.NewPCG(1, 2))
+	c = newEpisodeCache(20 * small)
+	nss := []kgmem.Namespace{"epc/x", "epc/y", "epc/z"}
+	for step := range 2000 {
+		ns := nss[rng.IntN(len(nss))]
+		id := fmt.Sprintf("e%03d", rng.IntN(200))
+		switch rng.IntN(10) {
+		case 0:
+			c.purged(ns)
+		case 1, 2, 3:
+			c.lookup(ns, 1, []string{id})
+		default:
+			c.fill(ns, 1, []kgmem.Episode{{ID: id, Namespace: ns, Content: strings.Repeat("y", rng.IntN(6*small))}})
+		}
+		sum, held := 0, 0
+		for _, slot := range c.slots {
+			sum += slot.bytes
+		}
+		for _, sp := range c.spaces {
+			for id, i := range sp.byID {
+				if c.slots[i].ep.ID != id || c.slots[i].bytes != episodeBytes(c.slots[i].ep) {
+					t.Fatalf("step %d: slot %d holds %q of %d bytes for %q", step, i, c.slots[i].ep.ID, c.slots[i].bytes, id)
+				}
+				held += c.slots[i].bytes
+			}
+		}
+		if c.held != sum || c.held != held || c.held > c.budget {
+			t.Fatalf("step %d: %d bytes counted, %d in slots, %d in namespaces, budget %d", step, c.held, sum, held, c.budget)
+		}
+	}
+}
+
+// episodeIDs returns the ids of eps in order.
+func episodeIDs(eps []kgmem.Episode) []string {
+	out := make([]string, len(eps))
+	for i, ep := range eps {
+		out[i] = ep.ID
+	}
+	return out
 }

@@ -37,6 +37,12 @@ func newEpisodeHistory(t *testing.T, seed uint64, stores ...*sqlite.Store) *epis
 	return h
 }
 
+// historyEpisodes returns the budget of an episode cache that holds about n
+// of a history's episodes.
+func historyEpisodes(n int) int {
+	return n * sqlite.EpisodeBytes(graphtest.Episode("epc/one", "ep_c00", "Ann", "ep_c00 said this in epoch 0"))
+}
+
 // store returns one of the stores at random.
 func (h *episodeHistory) store() *sqlite.Store { return h.stores[h.rng.IntN(len(h.stores))] }
 
@@ -149,8 +155,8 @@ func TestEpisodesFollowEveryWrite(t *testing.T) {
 	for _, size := range []int{5, 10_000} {
 		t.Run(fmt.Sprintf("cache of %d", size), func(t *testing.T) {
 			a, b := openPair(t)
-			sqlite.CacheEpisodes(a, size)
-			sqlite.CacheEpisodes(b, size)
+			sqlite.CacheEpisodes(a, historyEpisodes(size))
+			sqlite.CacheEpisodes(b, historyEpisodes(size))
 			h := newEpisodeHistory(t, uint64(size), a, b)
 			for step := range 400 {
 				if h.rng.IntN(3) == 0 {

@@ -31,8 +31,11 @@ func LexicalIsCurrent(ctx context.Context, s *Store, ns kgmem.Namespace, kind kg
 // namespace too large for the thread order in memory.
 func WalkThreadsInSQL(s *Store) { s.threads = nscache.New[*threadOrder](0, 0) }
 
-// CacheEpisodes gives s an episode cache of at most n episodes.
-func CacheEpisodes(s *Store, n int) { s.episodes = newEpisodeCache(n) }
+// CacheEpisodes gives s an episode cache of at most budget bytes.
+func CacheEpisodes(s *Store, budget int) { s.episodes = newEpisodeCache(budget) }
+
+// EpisodeBytes is what ep weighs against an episode cache's budget.
+func EpisodeBytes(ep kgmem.Episode) int { return episodeBytes(ep) }
 
 // CachedEpisodes returns how many episodes of ns s holds in memory.
 func CachedEpisodes(s *Store, ns kgmem.Namespace) int {

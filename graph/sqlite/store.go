@@ -158,7 +158,7 @@ func Open(ctx context.Context, path string, opts ...Option) (s *Store, err error
 		lex:         nscache.New[*lexical.Index](lexicalBudget, lexicalRefreshAbove, grows),
 		entityFacts: nscache.New[*entityFacts](entityFactsBudget, entityFactsRefreshAbove, grows),
 		threads:     nscache.New[*threadOrder](threadOrderBudget, threadOrderRefreshAbove, grows),
-		episodes:    newEpisodeCache(episodeCacheSize), own: own}
+		episodes:    newEpisodeCache(episodeCacheBudget), own: own}
 	s.groups = newApplyGroups(s)
 	if o.exclusive {
 		s.memo = newVersionMemo()

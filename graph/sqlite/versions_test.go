@@ -86,7 +86,7 @@ func TestExclusiveOwnsTheFile(t *testing.T) {
 // they end, every answer must equal a fresh store's on the same file.
 func TestExclusiveFollowsItsWrites(t *testing.T) {
 	s, path := openTemp(t, sqlite.Exclusive())
-	sqlite.CacheEpisodes(s, 7)
+	sqlite.CacheEpisodes(s, historyEpisodes(7))
 	h := newEpisodeHistory(t, 11, s)
 	for step := range 300 {
 		if h.rng.IntN(3) == 0 {
