@@ -13,6 +13,7 @@ import (
 	"github.com/kgmem/kgmem"
 	"github.com/kgmem/kgmem/graph/graphtest"
 	"github.com/kgmem/kgmem/graph/sqlite"
+	"github.com/samber/lo"
 )
 
 // episodeHistory drives two stores on one file through random episode
@@ -272,5 +273,48 @@ func TestDecayUpdatesKeepCachedEpisodes(t *testing.T) {
 	}
 	if got := read(a)[2].Decay; got != state {
 		t.Fatalf("decay after the other store's update: %+v, want %+v", got, state)
+	}
+}
+
+// TestEpisodeCacheBytesOption checks what a store opened with
+// EpisodeCacheBytes keeps of the episodes it writes and reads: all of them
+// within the budget, none with 0 (or a negative budget), and the same
+// episodes are returned either way.
+func TestEpisodeCacheBytesOption(t *testing.T) {
+	const ns = kgmem.Namespace("epc/option")
+	ids := []string{"ep_o0", "ep_o1", "ep_o2"}
+	for _, tc := range []struct {
+		name string
+		opts []sqlite.Option
+		held int
+	}{
+		{"default", nil, len(ids)},
+		{"1 MiB", []sqlite.Option{sqlite.EpisodeCacheBytes(1 << 20)}, len(ids)},
+		{"none", []sqlite.Option{sqlite.EpisodeCacheBytes(0)}, 0},
+		{"negative", []sqlite.Option{sqlite.EpisodeCacheBytes(-1)}, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := t.Context()
+			s, _ := openTemp(t, append([]sqlite.Option{sqlite.Exclusive()}, tc.opts...)...)
+			cs := kgmem.ChangeSet{Namespace: ns}
+			for _, id := range ids {
+				cs.Episodes = append(cs.Episodes, graphtest.Episode(ns, id, "Ann", id+" content"))
+			}
+			if err := s.Apply(ctx, cs); err != nil {
+				t.Fatal(err)
+			}
+			for range 2 {
+				eps, err := s.Episodes(ctx, ns, ids)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got := lo.Map(eps, func(ep kgmem.Episode, _ int) string { return ep.Content }); !slices.Equal(got, []string{"ep_o0 content", "ep_o1 content", "ep_o2 content"}) {
+					t.Fatalf("Episodes = %q", got)
+				}
+			}
+			if n := sqlite.CachedEpisodes(s, ns); n != tc.held {
+				t.Errorf("holds %d episodes, want %d", n, tc.held)
+			}
+		})
 	}
 }

@@ -107,7 +107,7 @@ func Open(ctx context.Context, path string, opts ...Option) (s *Store, err error
 	if path == "" || path == ":memory:" || strings.ContainsAny(path, "?#") {
 		return nil, kgmem.Invalidf("path", "must be a file path without '?' or '#', got %q", path)
 	}
-	var o options
+	o := options{episodeCacheBytes: episodeCacheBudget}
 	for _, opt := range opts {
 		opt(&o)
 	}
@@ -158,7 +158,7 @@ func Open(ctx context.Context, path string, opts ...Option) (s *Store, err error
 		lex:         nscache.New[*lexical.Index](lexicalBudget, lexicalRefreshAbove, grows),
 		entityFacts: nscache.New[*entityFacts](entityFactsBudget, entityFactsRefreshAbove, grows),
 		threads:     nscache.New[*threadOrder](threadOrderBudget, threadOrderRefreshAbove, grows),
-		episodes:    newEpisodeCache(episodeCacheBudget), own: own}
+		episodes:    newEpisodeCache(o.episodeCacheBytes), own: own}
 	s.groups = newApplyGroups(s)
 	if o.exclusive {
 		s.memo = newVersionMemo()

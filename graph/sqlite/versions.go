@@ -22,6 +22,7 @@ type Option func(*options)
 type options struct {
 	exclusive             bool
 	backgroundCheckpoints bool
+	episodeCacheBytes     int
 }
 
 // Exclusive opens the file for this Store alone (the kgmem server owns its
@@ -41,6 +42,14 @@ func Exclusive() Option { return func(o *options) { o.exclusive = true } }
 // but under searches it raised the search p99 of cmd/load's mix
 // (bench/README.md, "Background checkpoints"), so the server does not use it.
 func BackgroundCheckpoints() Option { return func(o *options) { o.backgroundCheckpoints = true } }
+
+// EpisodeCacheBytes bounds the memory of the episodes the Store keeps for
+// Episodes, the most recently read or written, to about bytes (default 64
+// MiB; 0 keeps none). A store that only writes, such as a bulk import's,
+// reads few of them back, and a larger heap costs its collector more.
+func EpisodeCacheBytes(bytes int) Option {
+	return func(o *options) { o.episodeCacheBytes = max(0, bytes) }
+}
 
 // ownership is a Store's hold on its file through a lock file beside it:
 // shared by Stores opened without Exclusive, exclusive for one opened with it.
