@@ -12,8 +12,8 @@ import (
 
 // episodeCacheBudget bounds the bytes of the episodes a Store keeps in
 // memory for Episodes, the most recently used, over all namespaces, as
-// episodeBytes estimates them: about 150,000 chat messages of a sentence or
-// two. (A bound in episodes, 20,000, held fewer than a server under cmd/load
+// episodeBytes estimates them: about 120,000 chat messages of a sentence or
+// two without metadata. (A bound in episodes, 20,000, held fewer than a server under cmd/load
 // stores in half a minute; past it, loading the episodes a search returned
 // went back to a tenth of the server's CPU.)
 const episodeCacheBudget = 64 << 20
@@ -78,17 +78,23 @@ func newEpisodeCache(budget int) *episodeCache {
 }
 
 // episodeBytes estimates the memory a cached episode takes: its slot, its
-// entry in the namespace's map and the bytes of its strings and metadata.
-// An episode loaded from the file owns its strings, so none is counted as
-// shared.
+// entry in the namespace's map and the allocations of its strings and
+// metadata (TestEpisodeBytesEstimate compares it with the heap). An episode
+// loaded from the file owns its strings, so none is counted as shared.
 func episodeBytes(ep kgmem.Episode) int {
-	const slotAndEntry = int(unsafe.Sizeof(cacheSlot{})) + 48
-	return slotAndEntry + len(ep.ID) + len(ep.Namespace) + len(ep.ThreadID) + len(ep.MessageID) +
-		len(ep.Role) + len(ep.Name) + len(ep.Content) + jsonValueBytes(ep.Metadata)
+	const slotAndEntry = int(unsafe.Sizeof(cacheSlot{})) + 32
+	return slotAndEntry + allocBytes(len(ep.ID)) + allocBytes(len(ep.Namespace)) + allocBytes(len(ep.ThreadID)) +
+		allocBytes(len(ep.MessageID)) + allocBytes(len(ep.Role)) + allocBytes(len(ep.Name)) + allocBytes(len(ep.Content)) +
+		jsonValueBytes(ep.Metadata)
 }
 
-// jsonValueBytes estimates the memory of a decoded JSON value: the header or
-// word of each value, the bytes of each string, and a map's entries.
+// allocBytes is about what the heap gives an allocation of n bytes, rounded
+// up to the allocator's 16-byte classes.
+func allocBytes(n int) int { return (n + 15) &^ 15 }
+
+// jsonValueBytes estimates the heap memory of a decoded JSON value held in
+// an interface: a map's header and groups of eight 32-byte slots, each
+// value's box, each string's bytes.
 func jsonValueBytes(v any) int {
 	switch v := v.(type) {
 	case nil:
@@ -97,21 +103,21 @@ func jsonValueBytes(v any) int {
 		if v == nil {
 			return 0
 		}
-		n := 48
+		n := 48 + (len(v)+7)/8*(8+8*32)
 		for k, x := range v {
-			n += 16 + len(k) + 16 + jsonValueBytes(x)
+			n += allocBytes(len(k)) + jsonValueBytes(x)
 		}
 		return n
 	case []any:
-		n := 24
+		n := 24 + allocBytes(16*len(v))
 		for _, x := range v {
-			n += 16 + jsonValueBytes(x)
+			n += jsonValueBytes(x)
 		}
 		return n
 	case string:
-		return len(v)
+		return 16 + allocBytes(len(v))
 	default:
-		return 8
+		return 16
 	}
 }
 

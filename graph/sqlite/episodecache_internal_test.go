@@ -3,6 +3,7 @@ package sqlite
 import (
 	"fmt"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -143,4 +144,51 @@ func episodeIDs(eps []kgmem.Episode) []string {
 		out[i] = ep.ID
 	}
 	return out
+}
+
+// TestEpisodeBytesEstimate fills a cache with 50,000 episodes, loaded as
+// from the file (each string its own allocation), with and without
+// metadata, and checks that the bytes the cache counts are within a
+// quarter of what the heap grew by: the budget bounds real memory.
+func TestEpisodeBytesEstimate(t *testing.T) {
+	own := func(s string) string { return string([]byte(s)) }
+	for _, tc := range []struct {
+		name     string
+		metadata func(i int) map[string]any
+	}{
+		{"no metadata", func(int) map[string]any { return nil }},
+		{"metadata", func(i int) map[string]any {
+			return map[string]any{own("session"): float64(i / 100), own("source"): own("import"), own("tags"): []any{own("a"), own("b")}}
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			const n = 50_000
+			var before, after runtime.MemStats
+			runtime.GC()
+			runtime.ReadMemStats(&before)
+			eps := make([]kgmem.Episode, n)
+			for i := range eps {
+				ns := kgmem.Namespace(fmt.Sprintf("epc/n%03d", i%500))
+				eps[i] = kgmem.Episode{ID: fmt.Sprintf("ep_%021d", i), Namespace: ns, ThreadID: own("thread-1"),
+					MessageID: fmt.Sprintf("m%06d", i), Role: own("user"), Name: own("Elias Larsen"),
+					Content:  fmt.Sprintf("Elias Larsen spoke at the sailing meeting in West Graz on day %d about the plan", i),
+					Metadata: tc.metadata(i)}
+			}
+			c := newEpisodeCache(1 << 40)
+			for _, ep := range eps {
+				c.fill(ep.Namespace, 1, []kgmem.Episode{ep})
+			}
+			eps = nil
+			runtime.GC()
+			runtime.ReadMemStats(&after)
+			heap := int64(after.HeapAlloc) - int64(before.HeapAlloc)
+			// The slice of episodes given to fill is released; their
+			// strings and the metadata's copies are the cache's now: what
+			// the heap grew by is what the cache holds.
+			if ratio := float64(c.held) / float64(heap); ratio < 0.75 || ratio > 1.25 {
+				t.Errorf("counted %d bytes for a heap %d bytes larger (%.2f of it)", c.held, heap, ratio)
+			}
+			runtime.KeepAlive(c)
+		})
+	}
 }
