@@ -13,9 +13,9 @@ import (
 // episodeCacheBudget bounds the bytes of the episodes a Store keeps in
 // memory for Episodes, the most recently used, over all namespaces, as
 // episodeBytes estimates them: about 120,000 chat messages of a sentence or
-// two without metadata. (A bound in episodes, 20,000, held fewer than a server under cmd/load
-// stores in half a minute; past it, loading the episodes a search returned
-// went back to a tenth of the server's CPU.)
+// two without metadata. A bound of 20,000 episodes held fewer than a server
+// under cmd/load stores in half a minute, and past it loading the episodes
+// a search returned was a tenth of the load's CPU again (bench/README.md).
 const episodeCacheBudget = 64 << 20
 
 // episodeCache keeps recently loaded episodes in memory, so that a search
