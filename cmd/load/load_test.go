@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"io"
 	"os"
 	"path/filepath"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	kgclient "github.com/kgmem/kgmem/client"
+	"github.com/kgmem/kgmem/graph/sqlite"
 	"github.com/kgmem/kgmem/internal/gcheadroom"
 )
 
@@ -89,6 +91,25 @@ func TestLoadProfilesItself(t *testing.T) {
 	}
 	if after := gcheadroom.GCPercent(); after != before {
 		t.Errorf("GC percent %d after the run, %d before", after, before)
+	}
+}
+
+// TestInProcessOwnsItsStore checks that the in-process server opens its
+// graph store as cmd/server does, Exclusive: while it runs, another store
+// cannot open the file (and the server keeps its versions in memory).
+func TestInProcessOwnsItsStore(t *testing.T) {
+	dir := t.TempDir()
+	srv, err := startInProcess(t.Context(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = srv.stop() })
+	other, err := sqlite.Open(t.Context(), filepath.Join(dir, "graph.db"))
+	if err == nil {
+		_ = other.Close()
+	}
+	if !errors.Is(err, sqlite.ErrFileInUse) {
+		t.Errorf("opening the in-process server's graph file again: %v, want ErrFileInUse", err)
 	}
 }
 
