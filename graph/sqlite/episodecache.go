@@ -271,7 +271,9 @@ func (c *episodeCache) purged(ns kgmem.Namespace) {
 	}
 }
 
-// dropLocked forgets the namespace sp and its episodes.
+// dropLocked forgets the namespace sp and its episodes. Once nothing is
+// held (the last namespace purged), the slots go too, so that the memory
+// they took returns to the runtime.
 func (c *episodeCache) dropLocked(ns kgmem.Namespace, sp *cachedSpace) {
 	for _, i := range sp.byID {
 		c.held -= c.slots[i].bytes
@@ -279,6 +281,9 @@ func (c *episodeCache) dropLocked(ns kgmem.Namespace, sp *cachedSpace) {
 		c.free = append(c.free, i)
 	}
 	delete(c.spaces, ns)
+	if len(c.spaces) == 0 {
+		c.slots, c.free, c.hand = nil, nil, 0
+	}
 }
 
 // evictLocked empties slot i, which holds an episode, for reuse; a

@@ -84,7 +84,8 @@ func TestEpisodeCacheOfNothing(t *testing.T) {
 // their bytes: a large one evicts as many small ones as it needs room for,
 // one larger than the whole budget is not cached and evicts nothing, and
 // through random fills, reads and drops the bytes held are those of the
-// episodes held and never more than the budget.
+// episodes held and never more than the budget; purged of everything, it
+// keeps no slots either.
 func TestEpisodeCacheKeepsToItsBudget(t *testing.T) {
 	const ns = kgmem.Namespace("epc/bytes")
 	ep := func(id string, size int) kgmem.Episode {
@@ -134,6 +135,14 @@ func TestEpisodeCacheKeepsToItsBudget(t *testing.T) {
 		if c.held != sum || c.held != held || c.held > c.budget {
 			t.Fatalf("step %d: %d bytes counted, %d in slots, %d in namespaces, budget %d", step, c.held, sum, held, c.budget)
 		}
+	}
+	// Purging every namespace lets go of the slots, not only of the
+	// episodes: a server's heap returns to what it was before them.
+	for _, ns := range nss {
+		c.purged(ns)
+	}
+	if c.held != 0 || c.slots != nil || c.free != nil {
+		t.Errorf("after purging everything: %d bytes held, %d slots, %d free", c.held, cap(c.slots), cap(c.free))
 	}
 }
 
