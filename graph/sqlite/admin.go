@@ -168,6 +168,7 @@ func (s *Store) PurgeNamespace(ctx context.Context, ns kgmem.Namespace) (kgmem.P
 		return kgmem.PurgeStats{}, fmt.Errorf("sqlite: purge %s: %w", ns, err)
 	}
 	s.episodes.purged(ns)
+	s.dropViews(ns)
 	return stats, nil
 }
 

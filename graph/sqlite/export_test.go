@@ -34,6 +34,17 @@ func WalkThreadsInSQL(s *Store) { s.threads = nscache.New[*threadOrder](0, 0) }
 // CacheEpisodes gives s an episode cache of at most budget bytes.
 func CacheEpisodes(s *Store, budget int) { s.episodes = newEpisodeCache(budget) }
 
+// HeldViews returns how many views of namespaces s holds in memory: BM25
+// indexes, topologies, entity names, thread orders and entity facts.
+func HeldViews(s *Store) int {
+	_, lex := s.lex.Held()
+	_, topo := s.topo.Held()
+	_, names := s.names.Held()
+	_, threads := s.threads.Held()
+	_, facts := s.entityFacts.Held()
+	return lex + topo + names + threads + facts
+}
+
 // EpisodeBytes is what ep weighs against an episode cache's budget.
 func EpisodeBytes(ep kgmem.Episode) int { return episodeBytes(ep) }
 

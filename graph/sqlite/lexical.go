@@ -108,6 +108,21 @@ func (s *Store) readLexical(ctx context.Context, ns kgmem.Namespace, src ftsSour
 	})
 }
 
+// dropViews forgets the views of ns held in memory (its BM25 indexes,
+// topology, entity names, thread order and entity facts), after a purge:
+// none can serve again, since versions never repeat, and their memory goes
+// now rather than when the caches' budgets push them out.
+func (s *Store) dropViews(ns kgmem.Namespace) {
+	for _, src := range ftsSources() {
+		s.lex.Drop(lexicalKey(src.kind, ns))
+	}
+	key := string(ns)
+	s.topo.Drop(key)
+	s.names.Drop(key)
+	s.threads.Drop(key)
+	s.entityFacts.Drop(key)
+}
+
 // advanceDecayed moves the views of ns cached at graph version from to
 // version to, after SetDecay wrote updates: the entity facts take the
 // facts' new decay state; the other views hold no decay state and are only

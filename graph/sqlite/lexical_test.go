@@ -293,3 +293,50 @@ func TestEpisodeSpeakersFromTheIndex(t *testing.T) {
 		})
 	}
 }
+
+// TestPurgeDropsViews checks that purging a namespace drops every view the
+// store held of it in memory (its BM25 indexes, topology, entity names,
+// thread order and entity facts), and only of it: they cannot serve again,
+// and kept they held memory until newer views pushed them out.
+func TestPurgeDropsViews(t *testing.T) {
+	ctx := t.Context()
+	s, _ := openTemp(t, sqlite.Exclusive())
+	views := func(nss ...kgmem.Namespace) {
+		t.Helper()
+		for _, ns := range nss {
+			ep := graphtest.Episode(ns, "ep_"+string(ns[len(ns)-1:]), "Ann", "Ann says Bob leads the ferry review.")
+			ep.ThreadID = "t1"
+			cs := kgmem.ChangeSet{Namespace: ns, Episodes: []kgmem.Episode{ep},
+				Entities: []kgmem.Entity{graphtest.Entity(ns, "ent_ann", "Ann"), graphtest.Entity(ns, "ent_bob", "Bob")},
+				Facts:    []kgmem.Fact{graphtest.Fact(ns, "fact_1", "ent_bob", "leads", "ent_ann", "Bob leads the ferry review")}}
+			if err := s.Apply(ctx, cs); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := s.SearchText(ctx, ns, kgmem.TextQuery{Text: "ferry review"}); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := s.ThreadNeighbors(ctx, ns, kgmem.ThreadNeighborsQuery{IDs: []string{ep.ID}, Window: 1}); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := s.Neighborhood(ctx, ns, kgmem.NeighborhoodQuery{Seeds: []string{"ent_bob"}, Depth: 1}); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := s.ListFacts(ctx, ns, kgmem.FactFilter{EntityID: "ent_bob"}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	const kept, purged = kgmem.Namespace("views/a"), kgmem.Namespace("views/b")
+	views(kept)
+	one := sqlite.HeldViews(s)
+	views(purged)
+	if both := sqlite.HeldViews(s); one == 0 || both != 2*one {
+		t.Fatalf("views held: %d of one namespace, %d of two", one, both)
+	}
+	if _, err := s.PurgeNamespace(ctx, purged); err != nil {
+		t.Fatal(err)
+	}
+	if got := sqlite.HeldViews(s); got != one {
+		t.Errorf("after the purge %d views held, want %d: the other namespace's", got, one)
+	}
+}

@@ -194,12 +194,7 @@ func (c *Cache[V]) put(key string, l Loaded[V]) {
 
 // putLocked is put with c.mu held.
 func (c *Cache[V]) putLocked(key string, l Loaded[V]) {
-	delete(c.tooLarge, key)
-	if el, found := c.entries[key]; found {
-		c.held -= el.Value.(*entry[V]).view.Size
-		c.lru.Remove(el)
-		delete(c.entries, key)
-	}
+	c.dropLocked(key)
 	for c.held+l.Size > c.budget && c.lru.Len() > 0 {
 		last := c.lru.Back()
 		old := last.Value.(*entry[V])
@@ -209,6 +204,25 @@ func (c *Cache[V]) putLocked(key string, l Loaded[V]) {
 	}
 	c.entries[key] = c.lru.PushFront(&entry[V]{key: key, view: l})
 	c.held += l.Size
+}
+
+// Drop forgets what the cache holds of key, its view and any mark that it
+// is too large: for a namespace purged, whose view would otherwise stay in
+// memory until newer ones pushed it out of the budget.
+func (c *Cache[V]) Drop(key string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.dropLocked(key)
+}
+
+// dropLocked is Drop with c.mu held.
+func (c *Cache[V]) dropLocked(key string) {
+	delete(c.tooLarge, key)
+	if el, found := c.entries[key]; found {
+		c.held -= el.Value.(*entry[V]).view.Size
+		c.lru.Remove(el)
+		delete(c.entries, key)
+	}
 }
 
 // Advance moves key's view from version from to version to by update, when

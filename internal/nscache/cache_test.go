@@ -274,3 +274,37 @@ func TestAdvance(t *testing.T) {
 		t.Errorf("after a concurrent put: %q, %v; want the put view", got, ok)
 	}
 }
+
+// TestDrop checks that Drop forgets a key's view and its mark of too
+// large, returning the view's units, and leaves other keys alone: the next
+// Get of the key loads again.
+func TestDrop(t *testing.T) {
+	ctx := context.Background()
+	c := New[string](10, 100, VersionsGrow())
+	var l loader
+	for _, key := range []string{"a", "b"} {
+		if _, ok, err := c.Get(ctx, key, 1, l.load(key+"1", 1, 3, nil)); !ok || err != nil {
+			t.Fatalf("Get %s: %v, %v", key, ok, err)
+		}
+	}
+	if _, ok, _ := c.Get(ctx, "big", 1, l.load("", 1, 0, ErrTooLarge)); ok {
+		t.Fatal("a view too large was served")
+	}
+	c.Drop("a")
+	c.Drop("big")
+	c.Drop("never held")
+	if units, views := c.Held(); units != 3 || views != 1 {
+		t.Errorf("after Drop: %d units in %d views, want 3 in 1", units, views)
+	}
+	if v, ok, _ := c.Get(ctx, "b", 1, l.load("never", 1, 3, nil)); !ok || v != "b1" {
+		t.Errorf("b after dropping a: %q, %v; want b1 from memory", v, ok)
+	}
+	before := l.calls.Load()
+	if v, ok, _ := c.Get(ctx, "a", 1, l.load("a1 again", 1, 3, nil)); !ok || v != "a1 again" {
+		t.Errorf("a after Drop: %q, %v; want it loaded again", v, ok)
+	}
+	c.Get(ctx, "big", 1, l.load("", 1, 0, ErrTooLarge))
+	if got := l.calls.Load() - before; got != 2 {
+		t.Errorf("%d loads after Drop, want 2 (a, and big whose mark went)", got)
+	}
+}
