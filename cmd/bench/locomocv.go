@@ -40,13 +40,25 @@ func cvGrid() locomo.Grid {
 	}
 }
 
-// applyParam sets one grid constant on the search options.
+// applyParam sets one grid constant on the search options. A retriever
+// weight of 0 switches the retriever off, as the server's flags do (the
+// engine itself reads 0 as "the default").
 func applyParam(o *memory.SearchOptions, name string, v float64) error {
+	off := func(w float64) float64 {
+		if w == 0 {
+			return -1
+		}
+		return w
+	}
 	switch name {
 	case "thread_weight":
-		o.ThreadWeight = v
+		o.ThreadWeight = off(v)
 	case "speaker_weight":
-		o.SpeakerWeight = v
+		o.SpeakerWeight = off(v)
+	case "graph_weight":
+		o.GraphWeight = off(v)
+	case "graph_depth":
+		o.GraphDepth = int(v)
 	case "rrf_k":
 		o.RRFK = v
 	case "vector_weight":
@@ -63,10 +75,24 @@ func applyParam(o *memory.SearchOptions, name string, v float64) error {
 		o.WhenFactor = v
 	case "currency_factor":
 		o.CurrencyFactor = v
+	case "mmr_lambda":
+		o.MMRLambda = v
 	default:
 		return kgmem.Invalidf("grid", "unknown constant %q", name)
 	}
 	return nil
+}
+
+// gridOptions are the search options of one grid point: the server's
+// defaults (memory.HashingSearchOptions) with the point's constants set.
+func gridOptions(grid locomo.Grid, point []float64) (memory.SearchOptions, error) {
+	opts := memory.HashingSearchOptions()
+	for i, param := range grid {
+		if err := applyParam(&opts, param.Name, point[i]); err != nil {
+			return opts, err
+		}
+	}
+	return opts, nil
 }
 
 // parseGrid reads --grid: "name=v1,v2;name=v1,…" (the first value of each
@@ -174,12 +200,9 @@ func runLocomoCV(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	retrieved := make([][][]string, len(points))
 	var done atomic.Int64
 	for p, point := range points {
-		// The server's options with the hashing embedder (cmd/server config.go).
-		opts := memory.SearchOptions{VectorWeight: 0.01, TextWeight: 1}
-		for i, param := range grid {
-			if err := applyParam(&opts, param.Name, point[i]); err != nil {
-				return err
-			}
+		opts, err := gridOptions(grid, point)
+		if err != nil {
+			return err
 		}
 		engine, err := newEngine(opts)
 		if err != nil {

@@ -204,11 +204,9 @@ func (c *config) validate() error {
 	if c.VectorWeight < 0 {
 		c.VectorWeight = 1
 		if c.Embedder == "hash" {
-			// The hash embedder is lexical: it finds what BM25 finds, ranked
-			// worse. On LoCoMo, evidence recall@10 is 70.2 at weight 0.0001,
-			// 69.6 at 0.05 and 63.1 at 0.25 (go run ./cmd/bench locomo against
-			// a server started with --vector-weight W; bench/README.md).
-			c.VectorWeight = 0.01
+			// The hash embedder is lexical: it finds what BM25 finds,
+			// ranked worse (memory.HashingVectorWeight).
+			c.VectorWeight = memory.HashingVectorWeight
 		}
 	}
 	if c.TextWeight < 0 || c.RRFK <= 0 || c.VectorWeight+c.TextWeight == 0 {
