@@ -95,7 +95,7 @@ func NewTable(cases []Case, retrieved [][]string, ks []int, keep func(i int) boo
 		return Table{}, err
 	}
 	type sums struct {
-		n, nTurn        int
+		n, nTurn       int
 		turn, any, all []float64
 	}
 	by := map[string]*sums{}

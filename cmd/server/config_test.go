@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"flag"
+	"github.com/kgmem/kgmem/memory"
 	"io"
 	"log/slog"
 	"runtime"
@@ -42,6 +43,15 @@ func TestConfigDefaults(t *testing.T) {
 	}
 	if cfg, _ := parse(t, "--embedder", "openai"); cfg.VectorWeight != 1 {
 		t.Errorf("a real embedder gets vector weight %v, want 1", cfg.VectorWeight)
+	}
+	// In-process benchmarks (bench longmemeval, locomo-cv) start from
+	// memory.HashingSearchOptions to measure what this server does.
+	got, want := cfg.searchOptions(), memory.HashingSearchOptions()
+	if got.VectorWeight != want.VectorWeight || got.TextWeight != want.TextWeight || got.RRFK != want.RRFK ||
+		got.ThreadWeight != want.ThreadWeight || got.SpeakerWeight != want.SpeakerWeight || got.GraphWeight != want.GraphWeight ||
+		got.GraphDepth != want.GraphDepth || got.MMRLambda != want.MMRLambda || got.Timeout != want.Timeout || got.RetrieverTimeout != want.RetrieverTimeout ||
+		got.RerankTimeout != want.RerankTimeout || got.RerankCandidates != want.RerankCandidates {
+		t.Errorf("the server's default search options %+v differ from memory.HashingSearchOptions %+v", got, want)
 	}
 }
 
