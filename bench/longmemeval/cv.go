@@ -180,4 +180,3 @@ func WriteCV(w io.Writer, r CVResult) error {
 	_, err := fmt.Fprintf(w, "in-sample best: %s\ndefaults:       %s\n", r.InSampleLabel, r.Grid.Label(r.Grid.Points()[0]))
 	return err
 }
-
