@@ -40,12 +40,12 @@ type Harness struct {
 	bm25     [][]string
 }
 
-// Open creates the stores in dir (which must not hold another harness's),
-// ingests every scored question of qs into a namespace of its own and, right
-// after each ingest, searches it twice with HashingSearchOptions to time the
-// first search on a fresh namespace and a repeat (Fresh). It also ranks
-// each haystack by BM25 (Baseline). Those searches ask for max(cfg.Ks)
-// episodes. Close the harness when done.
+// Open opens (or creates) the stores in dir and ingests every scored
+// question of qs into a namespace of its own, purged first, and right after
+// each ingest searches it twice with HashingSearchOptions, asking for
+// max(cfg.Ks) episodes, to time the first search on a fresh namespace and
+// a repeat (Fresh). It also ranks each haystack by BM25 (Baseline). Close
+// the harness when done.
 func Open(ctx context.Context, dir string, qs []Question, cfg Config) (_ *Harness, err error) {
 	if cfg, err = cfg.withDefaults(); err != nil {
 		return nil, err
