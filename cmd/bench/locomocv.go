@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/kgmem/kgmem"
@@ -148,94 +147,28 @@ func runLocomoCV(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if err != nil {
 		return fmt.Errorf("load LoCoMo data (--data %s): %w", *data, err)
 	}
-	dir := *dataDir
-	if dir == "" {
-		if dir, err = os.MkdirTemp("", "kgmem-locomo-cv-"); err != nil {
-			return err
-		}
-		defer os.RemoveAll(dir)
-	}
-	graph, err := sqlite.Open(ctx, filepath.Join(dir, "graph.db"))
-	if err != nil {
-		return fmt.Errorf("open graph store: %w", err)
-	}
-	defer graph.Close()
-	embedder := embed.NewHashing(embed.DefaultHashingDim)
-	vectors, err := hnsw.Open(ctx, filepath.Join(dir, "vectors.db"), embedder.Dimension(), hnsw.Options{})
-	if err != nil {
-		return fmt.Errorf("open vector index: %w", err)
-	}
-	defer vectors.Close()
-	// The engine as `server` wires it with the embedded backends and the
-	// hashing embedder: decay from the namespace settings, no extractor.
-	newEngine := func(opts memory.SearchOptions) (*memory.Engine, error) {
-		return memory.New(memory.Config{Graph: graph, Vectors: vectors, Embedder: embedder, Decay: decay.StoreModels(graph), Search: opts})
-	}
-	ingester, err := newEngine(memory.SearchOptions{})
+	h, err := openLocomo(ctx, *dataDir, convs)
 	if err != nil {
 		return err
 	}
-	start := time.Now()
-	for _, conv := range convs {
-		threads, err := locomo.Threads(conv)
-		if err != nil {
-			return err
-		}
-		if len(threads) > 0 {
-			if _, err := ingester.PurgeNamespace(ctx, threads[0].Namespace); err != nil {
-				return err
-			}
-		}
-		for _, th := range threads {
-			for _, batch := range locomo.Batches(th.Messages, 50) {
-				if _, err := ingester.Ingest(ctx, memory.IngestRequest{Namespace: th.Namespace, ThreadID: th.ID, Messages: batch}); err != nil {
-					return fmt.Errorf("ingest %s %s: %w", th.Namespace, th.ID, err)
-				}
-			}
-		}
-	}
-	cases, _ := locomo.Cases(convs)
+	defer h.Close()
 	points := grid.Points()
-	fmt.Fprintf(stderr, "ingested %d conversations in %.1fs; %d grid points × %d questions\n", len(convs), time.Since(start).Seconds(), len(points), len(cases))
+	fmt.Fprintf(stderr, "ingested %d conversations in %.1fs; %d grid points × %d questions\n", len(convs), h.ingest.Seconds(), len(points), len(h.cases))
+	start := time.Now()
 	retrieved := make([][][]string, len(points))
-	var done atomic.Int64
 	for p, point := range points {
 		opts, err := gridOptions(grid, point)
 		if err != nil {
 			return err
 		}
-		engine, err := newEngine(opts)
-		if err != nil {
+		if retrieved[p], err = h.retrieve(ctx, opts, *k, *concurrency); err != nil {
 			return err
 		}
-		retrieved[p] = make([][]string, len(cases))
-		g, gctx := errgroup.WithContext(ctx)
-		g.SetLimit(*concurrency)
-		for c, cs := range cases {
-			ns, err := locomo.Namespace(cs.Conversation)
-			if err != nil {
-				return err
-			}
-			g.Go(func() error {
-				res, err := engine.Search(gctx, memory.SearchRequest{Namespace: ns, Query: cs.Text, Limit: *k, Include: []kgmem.Kind{kgmem.KindEpisode}})
-				if err != nil {
-					return fmt.Errorf("search %s question %d: %w", ns, cs.Question, err)
-				}
-				ids := make([]string, len(res.Episodes))
-				for i, ep := range res.Episodes {
-					ids[i] = ep.MessageID
-				}
-				retrieved[p][c] = ids
-				return nil
-			})
-		}
-		if err := g.Wait(); err != nil {
-			return err
-		}
-		if n := done.Add(1); n%10 == 0 || int(n) == len(points) {
+		if n := p + 1; n%10 == 0 || n == len(points) {
 			fmt.Fprintf(stderr, "%d/%d grid points (%.0fs)\n", n, len(points), time.Since(start).Seconds())
 		}
 	}
+	cases := h.cases
 	res, err := locomo.CrossValidate(grid, cases, retrieved, *k)
 	if err != nil {
 		return err
@@ -244,4 +177,117 @@ func runLocomoCV(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		return err
 	}
 	return writeJSON(*jsonOut, res)
+}
+
+// locomoHarness is LoCoMo ingested into in-process embedded stores, wired
+// as `server` wires them with the hashing embedder, to search with many
+// option sets.
+type locomoHarness struct {
+	dir     string
+	temp    bool
+	graph   *sqlite.Store
+	vectors *hnsw.Index
+	embed   kgmem.Embedder
+	cases   []locomo.Case
+	ingest  time.Duration
+}
+
+// openLocomo ingests convs into stores under dir (a temporary directory,
+// removed by Close, when dir is "").
+func openLocomo(ctx context.Context, dir string, convs []locomo.Conversation) (_ *locomoHarness, err error) {
+	h := &locomoHarness{dir: dir}
+	if h.dir == "" {
+		if h.dir, err = os.MkdirTemp("", "kgmem-locomo-cv-"); err != nil {
+			return nil, err
+		}
+		h.temp = true
+	}
+	defer func() {
+		if err != nil {
+			h.Close()
+		}
+	}()
+	if h.graph, err = sqlite.Open(ctx, filepath.Join(h.dir, "graph.db")); err != nil {
+		return nil, fmt.Errorf("open graph store: %w", err)
+	}
+	h.embed = embed.NewHashing(embed.DefaultHashingDim)
+	if h.vectors, err = hnsw.Open(ctx, filepath.Join(h.dir, "vectors.db"), h.embed.Dimension(), hnsw.Options{}); err != nil {
+		return nil, fmt.Errorf("open vector index: %w", err)
+	}
+	ingester, err := h.engine(memory.SearchOptions{})
+	if err != nil {
+		return nil, err
+	}
+	start := time.Now()
+	for _, conv := range convs {
+		threads, err := locomo.Threads(conv)
+		if err != nil {
+			return nil, err
+		}
+		if len(threads) > 0 {
+			if _, err := ingester.PurgeNamespace(ctx, threads[0].Namespace); err != nil {
+				return nil, err
+			}
+		}
+		for _, th := range threads {
+			for _, batch := range locomo.Batches(th.Messages, 50) {
+				if _, err := ingester.Ingest(ctx, memory.IngestRequest{Namespace: th.Namespace, ThreadID: th.ID, Messages: batch}); err != nil {
+					return nil, fmt.Errorf("ingest %s %s: %w", th.Namespace, th.ID, err)
+				}
+			}
+		}
+	}
+	h.ingest = time.Since(start)
+	h.cases, _ = locomo.Cases(convs)
+	return h, nil
+}
+
+// engine is the engine as `server` wires it with the embedded backends and
+// the hashing embedder: decay from the namespace settings, no extractor.
+func (h *locomoHarness) engine(opts memory.SearchOptions) (*memory.Engine, error) {
+	return memory.New(memory.Config{Graph: h.graph, Vectors: h.vectors, Embedder: h.embed, Decay: decay.StoreModels(h.graph), Search: opts})
+}
+
+// retrieve asks every case's question with opts and returns the message
+// ids of the episodes found, per case, in rank order.
+func (h *locomoHarness) retrieve(ctx context.Context, opts memory.SearchOptions, k, concurrency int) ([][]string, error) {
+	engine, err := h.engine(opts)
+	if err != nil {
+		return nil, err
+	}
+	out := make([][]string, len(h.cases))
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(concurrency)
+	for c, cs := range h.cases {
+		ns, err := locomo.Namespace(cs.Conversation)
+		if err != nil {
+			return nil, err
+		}
+		g.Go(func() error {
+			res, err := engine.Search(gctx, memory.SearchRequest{Namespace: ns, Query: cs.Text, Limit: k, Include: []kgmem.Kind{kgmem.KindEpisode}})
+			if err != nil {
+				return fmt.Errorf("search %s question %d: %w", ns, cs.Question, err)
+			}
+			ids := make([]string, len(res.Episodes))
+			for i, ep := range res.Episodes {
+				ids[i] = ep.MessageID
+			}
+			out[c] = ids
+			return nil
+		})
+	}
+	return out, g.Wait()
+}
+
+// Close closes the stores and removes a temporary directory.
+func (h *locomoHarness) Close() {
+	if h.vectors != nil {
+		h.vectors.Close()
+	}
+	if h.graph != nil {
+		h.graph.Close()
+	}
+	if h.temp {
+		os.RemoveAll(h.dir)
+	}
 }

@@ -71,7 +71,7 @@ func main() {
 	}
 }
 
-const usage = `usage: bench locomo|locomo-cv|longmemeval|synth|extract [flags]   (bench locomo -h, bench longmemeval -h, bench synth -h, bench extract -h list the flags)`
+const usage = `usage: bench locomo|locomo-cv|longmemeval|cv|synth|extract [flags]   (bench locomo -h, bench longmemeval -h, bench synth -h, bench extract -h list the flags)`
 
 // run dispatches the subcommand.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -83,6 +83,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return runLocomo(ctx, args[1:], stdout, stderr)
 	case "locomo-cv":
 		return runLocomoCV(ctx, args[1:], stdout, stderr)
+	case "cv":
+		return runCV(ctx, args[1:], stdout, stderr)
 	case "longmemeval":
 		return runLongMemEval(ctx, args[1:], stdout, stderr)
 	case "gen-chatlog":
