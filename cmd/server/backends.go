@@ -184,9 +184,7 @@ func openGraph(ctx context.Context, cfg *config) (kgmem.GraphStore, error) {
 		// owns the file and keeps its versions in memory.
 		opts := []sqlite.Option{sqlite.Exclusive()}
 		if cfg.bulkImport {
-			// It only writes: checkpoints beside the writer, and no
-			// episodes kept for searches that do not come.
-			opts = append(opts, sqlite.BackgroundCheckpoints(), sqlite.EpisodeCacheBytes(0))
+			opts = append(opts, sqlite.BulkImport()...)
 		}
 		s, err := sqlite.Open(ctx, path, opts...)
 		if err != nil {

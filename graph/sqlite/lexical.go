@@ -147,13 +147,61 @@ func (s *Store) advanceDecayed(ns kgmem.Namespace, from, to int64, updates []kgm
 // again by the next search; the entity facts take cs's facts and entities; the
 // topology, unchanged unless cs writes facts, is only relabelled, and the
 // thread order takes the timestamped episodes inserted (a.threaded). A
-// view not cached at a.from is left to the next read.
+// view not cached at a.from is left to the next read. A namespace that held
+// nothing (a.from 0) gets its BM25 indexes and thread order from cs alone
+// (seedViews).
 func (s *Store) advanceViews(cs kgmem.ChangeSet, a *applier) {
 	from, to := a.from, a.to
 	if from == 0 {
-		return // a new namespace: nothing cached
+		s.seedViews(cs, a)
+		return
 	}
 	ns := string(cs.Namespace)
+	updates := lexicalUpdates(cs)
+	for _, src := range ftsSources() {
+		u := updates[src.kind]
+		s.lex.Advance(lexicalKey(src.kind, cs.Namespace), from, to, func(ix *lexical.Index, _ int) (*lexical.Index, int) {
+			next := ix.With(u)
+			return next, next.Size()
+		})
+	}
+	s.advanceEntityFacts(cs.Namespace, from, to, func(v *entityFacts) (*entityFacts, error) { return v.with(cs) })
+	if len(cs.Facts) == 0 {
+		s.topo.Advance(ns, from, to, nscache.Unchanged[*topology.Topology])
+	}
+	if len(cs.Entities) == 0 {
+		s.names.Advance(ns, from, to, nscache.Unchanged[*entityNames])
+	}
+	s.threads.Advance(ns, from, to, func(o *threadOrder, _ int) (*threadOrder, int) {
+		next := o.with(a.threaded)
+		return next, next.size
+	})
+}
+
+// seedViews caches the BM25 indexes and the thread order of a namespace
+// whose first records cs wrote (at version a.to), made from cs as the next
+// writes advance them: the first search after a bulk write of a fresh
+// namespace then costs what later ones do, instead of reading them all
+// (a 500-message namespace's first search waited a tenth of a second on a
+// busy machine). A write-only Store (WriteOnly) seeds nothing.
+func (s *Store) seedViews(cs kgmem.ChangeSet, a *applier) {
+	if !s.seeds || a.to == 0 {
+		return
+	}
+	updates := lexicalUpdates(cs)
+	for _, src := range ftsSources() {
+		ix := lexical.Build(nil).With(updates[src.kind])
+		s.lex.Seed(lexicalKey(src.kind, cs.Namespace), nscache.Loaded[*lexical.Index]{Value: ix, Version: a.to, Size: ix.Size()})
+	}
+	if len(a.threaded) <= threadOrderBudget {
+		o := (&threadOrder{threads: map[string][]threadEntry{}, places: newThreadPlaces(nil)}).with(a.threaded)
+		s.threads.Seed(string(cs.Namespace), nscache.Loaded[*threadOrder]{Value: o, Version: a.to, Size: o.size})
+	}
+}
+
+// lexicalUpdates are, per kind, the changes cs makes to the namespace's
+// BM25 indexes, as Apply indexes them in FTS5.
+func lexicalUpdates(cs kgmem.ChangeSet) map[kgmem.Kind]lexical.Update {
 	updates := map[kgmem.Kind]lexical.Update{}
 	for _, e := range cs.Episodes {
 		u := updates[kgmem.KindEpisode]
@@ -179,22 +227,5 @@ func (s *Store) advanceViews(cs kgmem.ChangeSet, a *applier) {
 		}
 		updates[kgmem.KindItem] = u
 	}
-	for _, src := range ftsSources() {
-		u := updates[src.kind]
-		s.lex.Advance(lexicalKey(src.kind, cs.Namespace), from, to, func(ix *lexical.Index, _ int) (*lexical.Index, int) {
-			next := ix.With(u)
-			return next, next.Size()
-		})
-	}
-	s.advanceEntityFacts(cs.Namespace, from, to, func(v *entityFacts) (*entityFacts, error) { return v.with(cs) })
-	if len(cs.Facts) == 0 {
-		s.topo.Advance(ns, from, to, nscache.Unchanged[*topology.Topology])
-	}
-	if len(cs.Entities) == 0 {
-		s.names.Advance(ns, from, to, nscache.Unchanged[*entityNames])
-	}
-	s.threads.Advance(ns, from, to, func(o *threadOrder, _ int) (*threadOrder, int) {
-		next := o.with(a.threaded)
-		return next, next.size
-	})
+	return updates
 }

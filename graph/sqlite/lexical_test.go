@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -279,7 +281,8 @@ func TestEpisodeSpeakersFromTheIndex(t *testing.T) {
 					}
 				}
 			}
-			speakers("before a search", false)
+			// The namespace's first write seeded its index.
+			speakers("before a search", !fts5)
 			if _, err := s.SearchText(ctx, ns, kgmem.TextQuery{Text: "hiking club", Kinds: []kgmem.Kind{kgmem.KindEpisode}, Limit: 5}); err != nil {
 				t.Fatal(err)
 			}
@@ -338,5 +341,87 @@ func TestPurgeDropsViews(t *testing.T) {
 	}
 	if got := sqlite.HeldViews(s); got != one {
 		t.Errorf("after the purge %d views held, want %d: the other namespace's", got, one)
+	}
+}
+
+// TestFreshNamespaceViewsAreSeeded: the first write of a namespace leaves
+// its BM25 indexes and thread order in memory, current, so that its first
+// search reads nothing back; searches then rank as FTS5 does and threads
+// walk as in SQL. A write-only store seeds nothing.
+func TestFreshNamespaceViewsAreSeeded(t *testing.T) {
+	ctx := t.Context()
+	for _, tc := range []struct {
+		name   string
+		opts   []sqlite.Option
+		seeded bool
+	}{
+		{"server", nil, true},
+		{"bulk import", sqlite.BulkImport(), false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "graph.db")
+			s, err := sqlite.Open(ctx, path, tc.opts...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { _ = s.Close() })
+			ref, err := sqlite.Open(ctx, path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { _ = ref.Close() })
+			sqlite.SearchThroughFTS5(ref)
+			sqlite.WalkThreadsInSQL(ref)
+			const ns = kgmem.Namespace("lex/fresh")
+			queries := lexicalCorpus(t, s, ns)
+			// A second write advances what the first seeded.
+			base := time.Date(2024, 5, 1, 9, 0, 0, 0, time.UTC)
+			cs := kgmem.ChangeSet{Namespace: ns}
+			var ids []string
+			for i := range 6 {
+				ep := graphtest.Episode(ns, fmt.Sprintf("ep_thread_%d", i), "Ann", fmt.Sprintf("Bob leads the ML team, message %d", i))
+				ep.ThreadID, ep.Timestamp = "t1", base.Add(time.Duration(5-i)*time.Minute)
+				cs.Episodes = append(cs.Episodes, ep)
+				ids = append(ids, ep.ID)
+			}
+			if err := s.Apply(ctx, cs); err != nil {
+				t.Fatal(err)
+			}
+			for _, kind := range []kgmem.Kind{kgmem.KindEpisode, kgmem.KindFact, kgmem.KindEntity, kgmem.KindItem} {
+				current, err := sqlite.LexicalIsCurrent(ctx, s, ns, kind)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if current != tc.seeded {
+					t.Errorf("BM25 index of %s held current before any search = %v, want %v", kind, current, tc.seeded)
+				}
+			}
+			for _, q := range queries {
+				tq := kgmem.TextQuery{Text: q, Limit: 25}
+				want, err := ref.SearchText(ctx, ns, tq)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got, err := s.SearchText(ctx, ns, tq)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !sameHits(got, want) {
+					t.Errorf("SearchText(%q):\n seeded %v\n FTS5   %v", q, got, want)
+				}
+			}
+			q := kgmem.ThreadNeighborsQuery{IDs: ids, Window: 2}
+			got, err := s.ThreadNeighbors(ctx, ns, q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := ref.ThreadNeighbors(ctx, ns, q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(want) == 0 || !reflect.DeepEqual(got, want) {
+				t.Errorf("thread neighbours: seeded %v, in SQL %v", got, want)
+			}
+		})
 	}
 }

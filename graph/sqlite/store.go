@@ -77,6 +77,9 @@ type Store struct {
 	names *nscache.Cache[*entityNames]
 	// lex keeps namespaces' BM25 indexes per kind for search (lexical.go).
 	lex *nscache.Cache[*lexical.Index]
+	// seeds is true when a fresh namespace's first write caches its views
+	// (seedViews); a WriteOnly Store seeds none.
+	seeds bool
 	// entityFacts keeps namespaces' facts by the entities at their ends
 	// for ListFacts of an entity (entityfacts.go).
 	entityFacts *nscache.Cache[*entityFacts]
@@ -158,7 +161,7 @@ func Open(ctx context.Context, path string, opts ...Option) (s *Store, err error
 		lex:         nscache.New[*lexical.Index](lexicalBudget, lexicalRefreshAbove, grows),
 		entityFacts: nscache.New[*entityFacts](entityFactsBudget, entityFactsRefreshAbove, grows),
 		threads:     nscache.New[*threadOrder](threadOrderBudget, threadOrderRefreshAbove, grows),
-		episodes:    newEpisodeCache(o.episodeCacheBytes), own: own}
+		episodes:    newEpisodeCache(o.episodeCacheBytes), own: own, seeds: !o.writeOnly}
 	s.groups = newApplyGroups(s)
 	if o.exclusive {
 		s.memo = newVersionMemo()

@@ -23,6 +23,8 @@ type options struct {
 	exclusive             bool
 	backgroundCheckpoints bool
 	episodeCacheBytes     int
+	// writeOnly: no views are seeded from writes (WriteOnly).
+	writeOnly bool
 }
 
 // Exclusive opens the file for this Store alone (the kgmem server owns its
@@ -42,6 +44,19 @@ func Exclusive() Option { return func(o *options) { o.exclusive = true } }
 // but under searches it raised the search p99 of cmd/load's mix
 // (bench/README.md, "Background checkpoints"), so the server does not use it.
 func BackgroundCheckpoints() Option { return func(o *options) { o.backgroundCheckpoints = true } }
+
+// WriteOnly tells the Store that it will be searched little or not at all,
+// as a bulk import's is: a write to a namespace that held nothing does not
+// build the namespace's views (BM25 indexes, thread order) for the searches
+// that would follow it, which a server's Store does.
+func WriteOnly() Option { return func(o *options) { o.writeOnly = true } }
+
+// BulkImport are the options of a Store that only writes, as a bulk import's
+// (`server ingest` in process): checkpoints beside the writer, and no
+// episodes or views kept for searches that do not come.
+func BulkImport() []Option {
+	return []Option{BackgroundCheckpoints(), EpisodeCacheBytes(0), WriteOnly()}
+}
 
 // EpisodeCacheBytes bounds the memory of the episodes the Store keeps for
 // Episodes, the most recently read or written, to about bytes (default 64

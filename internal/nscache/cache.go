@@ -206,6 +206,22 @@ func (c *Cache[V]) putLocked(key string, l Loaded[V]) {
 	c.held += l.Size
 }
 
+// Seed caches l as the view of key when the cache holds none: a store that
+// wrote a namespace's first records knows its whole view without reading it,
+// so the first search of a fresh namespace need not wait for a read. It
+// reports whether l was cached (not when a view of key is cached already,
+// or l is larger than the whole budget).
+func (c *Cache[V]) Seed(key string, l Loaded[V]) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, found := c.entries[key]; found || l.Size > c.budget {
+		return false
+	}
+	delete(c.tooLarge, key)
+	c.putLocked(key, l)
+	return true
+}
+
 // Drop forgets what the cache holds of key, its view and any mark that it
 // is too large: for a namespace purged, whose view would otherwise stay in
 // memory until newer ones pushed it out of the budget.

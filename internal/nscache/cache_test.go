@@ -308,3 +308,38 @@ func TestDrop(t *testing.T) {
 		t.Errorf("%d loads after Drop, want 2 (a, and big whose mark went)", got)
 	}
 }
+
+// TestSeed: a seeded view serves at its version without a load; a key that
+// holds a view, or a view over the budget, is not seeded; a seed clears a
+// mark that the key was too large.
+func TestSeed(t *testing.T) {
+	ctx := t.Context()
+	c := New[string](10, 10, VersionsGrow())
+	loads := 0
+	load := func(context.Context) (Loaded[string], error) {
+		loads++
+		return Loaded[string]{Value: "read", Version: 3, Size: 1}, nil
+	}
+	if !c.Seed("a", Loaded[string]{Value: "seeded", Version: 3, Size: 2}) {
+		t.Fatal("Seed of an empty key refused")
+	}
+	if v, ok, err := c.Get(ctx, "a", 3, load); err != nil || !ok || v != "seeded" || loads != 0 {
+		t.Fatalf("Get = %q %v %v after %d loads, want the seeded view without a load", v, ok, err, loads)
+	}
+	if c.Seed("a", Loaded[string]{Value: "again", Version: 4, Size: 2}) {
+		t.Error("Seed replaced a cached view")
+	}
+	if c.Seed("b", Loaded[string]{Value: "huge", Version: 1, Size: 11}) {
+		t.Error("Seed took a view over the whole budget")
+	}
+	tooLarge := func(context.Context) (Loaded[string], error) { return Loaded[string]{}, ErrTooLarge }
+	if _, ok, _ := c.Get(ctx, "c", 5, tooLarge); ok {
+		t.Fatal("a view too large was cached")
+	}
+	if !c.Seed("c", Loaded[string]{Value: "small now", Version: 6, Size: 1}) {
+		t.Fatal("Seed refused a key marked too large at an older version")
+	}
+	if v, ok, _ := c.Get(ctx, "c", 6, tooLarge); !ok || v != "small now" {
+		t.Errorf("Get after the seed = %q %v, want the seeded view", v, ok)
+	}
+}

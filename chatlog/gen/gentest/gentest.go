@@ -55,7 +55,7 @@ func Engine(t testing.TB, dir string, llm *llmtest.Server) (*memory.Engine, kgme
 	t.Helper()
 	ctx := context.Background()
 	// As `server ingest` opens it: the process owns the file.
-	g, err := sqlite.Open(ctx, filepath.Join(dir, "graph.db"), sqlite.Exclusive(), sqlite.BackgroundCheckpoints(), sqlite.EpisodeCacheBytes(0))
+	g, err := sqlite.Open(ctx, filepath.Join(dir, "graph.db"), append([]sqlite.Option{sqlite.Exclusive()}, sqlite.BulkImport()...)...)
 	if err != nil {
 		t.Fatal(err)
 	}
