@@ -160,7 +160,14 @@ cmd_start() {
 		cmd_stop
 	fi
 	command -v curl >/dev/null || die "curl is required for the health check"
-	local p
+	local p legacy
+	# A Milvus of the one-instance layout (before instances were keyed by
+	# port) is no instance of ours; name it so it can be stopped.
+	if [[ -f $BASE_DIR/milvus.pid ]] && legacy=$(<"$BASE_DIR/milvus.pid") && [[ $legacy =~ ^[0-9]+$ ]] &&
+		tr '\0' '\n' <"/proc/$legacy/cmdline" 2>/dev/null | grep -qxF -- "$BASE_DIR/data" &&
+		tr '\0' '\n' <"/proc/$legacy/cmdline" 2>/dev/null | grep -qxF -- "$PORT"; then
+		die "port $PORT is held by pid $legacy, a Milvus started by an earlier scripts/milvus.sh (data $BASE_DIR/data); stop it with: kill -INT $legacy"
+	fi
 	for ((p = PORT; p <= ETCD_PEER_PORT; p++)); do
 		if port_open "$p"; then
 			die "port $p is already in use by another process; a Milvus on port $PORT needs ports $PORT-$ETCD_PEER_PORT (set KGMEM_MILVUS_PORT)"

@@ -198,7 +198,10 @@ cmd_start() {
 				print_uri
 				return 0
 			fi
-			die "port $port is already in use by pid $owner, which is not this Neo4j; set KGMEM_NEO4J_BOLT_PORT/KGMEM_NEO4J_HTTP_PORT"
+			if tr '\0' '\n' <"/proc/$owner/cmdline" 2>/dev/null | grep -qxF -- "--home-dir=$BASE/home"; then
+				die "port $port is held by pid $owner, a Neo4j started by an earlier scripts/neo4j.sh (one instance, home $BASE/home); stop it with: kill -TERM $owner"
+			fi
+			die "port $port is already in use by pid $owner, which is not this Neo4j (bolt $BOLT_PORT); set KGMEM_NEO4J_BOLT_PORT/KGMEM_NEO4J_HTTP_PORT"
 		elif port_open "$port"; then
 			die "port $port is already in use by another process; set KGMEM_NEO4J_BOLT_PORT/KGMEM_NEO4J_HTTP_PORT"
 		fi
