@@ -190,7 +190,11 @@ func (c *Client) once(ctx context.Context, cl call, target string, payload []byt
 	defer resp.Body.Close()
 	raw, err := readAnswer(resp)
 	if err != nil {
-		return resp.StatusCode, 0, fmt.Errorf("%s %s: read answer: %w", cl.method, cl.path, err)
+		if ctx.Err() != nil {
+			return resp.StatusCode, 0, fmt.Errorf("%s %s: read answer: %w", cl.method, cl.path, ctx.Err())
+		}
+		// The connection broke mid-answer: the server went away.
+		return resp.StatusCode, 0, fmt.Errorf("%w: %s %s: read answer: %w", kgmem.ErrUnavailable, cl.method, cl.path, err)
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		return resp.StatusCode, retryAfter(resp.Header.Get("Retry-After")), newError(cl.method, cl.path, resp, raw)

@@ -9,11 +9,9 @@ import (
 	"slices"
 	"strconv"
 	"testing"
-)
 
-// locomoDir holds the LoCoMo development conversations (the shared/ folder
-// beside the repository).
-const locomoDir = "../../shared/bench/locomo"
+	"github.com/kgmem/kgmem/internal/testenv"
+)
 
 type locomoTurn struct {
 	Speaker, DiaID, Text, Caption string
@@ -80,9 +78,9 @@ func itoa(n int) string { return strconv.Itoa(n) }
 // bench/locomo. The data set README's BM25 anchor is 0.513 / 0.591.
 // KGMEM_LOCOMO_DIM sets another dimension (the floors apply to the default).
 func TestHashingLoCoMoEvidenceRecall(t *testing.T) {
-	files, _ := filepath.Glob(filepath.Join(locomoDir, "*.json"))
-	if len(files) == 0 {
-		t.Skipf("LoCoMo data not found in %s", locomoDir)
+	files, err := filepath.Glob(filepath.Join(testenv.LoCoMoData(t), "*.json"))
+	if err != nil {
+		t.Fatal(err)
 	}
 	dim := 0
 	if v := os.Getenv("KGMEM_LOCOMO_DIM"); v != "" {

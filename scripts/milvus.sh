@@ -9,7 +9,16 @@
 #   scripts/milvus.sh stop      SIGINT with a deadline, then SIGKILL (idempotent)
 #   scripts/milvus.sh status    exit 0 and print the address when running and healthy,
 #                               1 when running but unhealthy, 3 when stopped
-#   scripts/milvus.sh clean     stop, then delete the data directory
+#   scripts/milvus.sh clean     stop, then delete the instance's directory
+#
+# One instance runs per gRPC port P, side by side with the others: its data,
+# generated config, pid file and log live in $KGMEM_SERVICES_DIR/milvus/port-P,
+# and it listens on a block of ports derived from P: P gRPC, P+1 internal
+# proxy, P+2..P+8 the coordinators and nodes, P+9 and P+10 the embedded etcd
+# (client, peer). Only the health/metrics port is picked by milvus-server (9091
+# or the next free one) and read back from the server process.
+#
+#   KGMEM_MILVUS_PORT=29530 scripts/milvus.sh start   # ports 29530-29540
 #
 # Environment:
 #   KGMEM_SERVICES_DIR           base directory (default ~/.cache/kgmem); Milvus lives in ./milvus
@@ -18,22 +27,32 @@
 #   KGMEM_MILVUS_STOP_TIMEOUT    seconds to wait after SIGINT before SIGKILL (default 30)
 #   KGMEM_MILVUS_KEEP_DATA=1     keep the data of the previous run (default: start empty)
 #
-# milvus-server silently moves to the next free port when one is busy; start
-# refuses a busy gRPC port up front and afterwards checks the port written in
-# the generated config. The health port (9091 or the next free one) is read from
-# the server process's METRICS_PORT. Milvus listens on all interfaces (the 2.3
-# binary cannot bind a single address); the address printed is loopback. Only
-# one such Milvus can run per machine: its embedded etcd always takes the peer
-# port 2380.
+# milvus-server silently moves a port it is not given to the next free one;
+# start gives it every port of the block (a busy one then fails the start
+# instead), refuses a busy block up front, and checks the gRPC port written in
+# the generated config, which it deletes before starting so a config left by
+# an earlier run is never read. The health port is read from the server
+# process's METRICS_PORT. Milvus listens on all interfaces (the 2.3 binary
+# cannot bind a single address); the address printed is loopback.
 set -euo pipefail
 
 MILVUS_VERSION=2.3.5
 BASE_DIR=${KGMEM_SERVICES_DIR:-$HOME/.cache/kgmem}/milvus
 VENV=$BASE_DIR/venv
-DATA_DIR=$BASE_DIR/data
-PID_FILE=$BASE_DIR/milvus.pid
-LOG_FILE=$BASE_DIR/milvus.log
 PORT=${KGMEM_MILVUS_PORT:-19530}
+[[ $PORT =~ ^[0-9]+$ ]] && ((PORT >= 1024 && PORT + 10 <= 65535)) ||
+	{ echo "milvus.sh: KGMEM_MILVUS_PORT must be a port from 1024 to 65525 (it uses the ten above it too)" >&2; exit 2; }
+# Everything of one instance is keyed by its gRPC port.
+INSTANCE_DIR=$BASE_DIR/port-$PORT
+DATA_DIR=$INSTANCE_DIR/data
+PID_FILE=$INSTANCE_DIR/milvus.pid
+LOG_FILE=$INSTANCE_DIR/milvus.log
+ETCD_CONFIG=$INSTANCE_DIR/embed-etcd.yaml
+# The port block: wrapper option and port, in order from P.
+PORT_OPTIONS=(proxy-port proxy-internal-port root-coord-port query-coord-port query-node-port
+	index-coord-port index-node-port data-coord-port data-node-port etcd-port)
+ETCD_CLIENT_PORT=$((PORT + 9))
+ETCD_PEER_PORT=$((PORT + 10))
 START_TIMEOUT=${KGMEM_MILVUS_START_TIMEOUT:-180}
 STOP_TIMEOUT=${KGMEM_MILVUS_STOP_TIMEOUT:-30}
 ADDR=127.0.0.1:$PORT
@@ -73,11 +92,13 @@ cmd_install() {
 # wrapper_pid prints the pid of our milvus-server wrapper if it is alive.
 wrapper_pid() {
 	[[ -f $PID_FILE ]] || return 1
-	local pid
+	local pid cmdline
 	pid=$(<"$PID_FILE")
 	[[ $pid =~ ^[0-9]+$ ]] || return 1
-	# Guard against a recycled pid: it must still be our milvus-server.
-	grep -qa "milvus-server" "/proc/$pid/cmdline" 2>/dev/null || return 1
+	# Guard against a recycled pid: it must still be this instance's
+	# milvus-server (its data dir is keyed by the port).
+	cmdline=$(tr '\0' '\n' <"/proc/$pid/cmdline" 2>/dev/null) || return 1
+	grep -q "milvus-server" <<<"$cmdline" && grep -qxF -- "$DATA_DIR" <<<"$cmdline" || return 1
 	echo "$pid"
 }
 
@@ -139,30 +160,56 @@ cmd_start() {
 		cmd_stop
 	fi
 	command -v curl >/dev/null || die "curl is required for the health check"
-	if port_open "$PORT"; then
-		die "port $PORT is already in use by another process; milvus-server would silently move to another port (set KGMEM_MILVUS_PORT)"
+	local p legacy
+	# A Milvus of the one-instance layout (before instances were keyed by
+	# port) is no instance of ours; name it so it can be stopped.
+	if [[ -f $BASE_DIR/milvus.pid ]] && legacy=$(<"$BASE_DIR/milvus.pid") && [[ $legacy =~ ^[0-9]+$ ]] &&
+		tr '\0' '\n' <"/proc/$legacy/cmdline" 2>/dev/null | grep -qxF -- "$BASE_DIR/data" &&
+		tr '\0' '\n' <"/proc/$legacy/cmdline" 2>/dev/null | grep -qxF -- "$PORT"; then
+		die "port $PORT is held by pid $legacy, a Milvus started by an earlier scripts/milvus.sh (data $BASE_DIR/data); stop it with: kill -INT $legacy"
 	fi
-	if port_open 2380; then
-		die "port 2380 is in use (another Milvus on this machine?); the embedded etcd of milvus-server always needs it"
-	fi
-	# Connections closed by a previous run leave the port in TIME_WAIT for up to
-	# a minute; milvus-server would then silently pick another port.
+	for ((p = PORT; p <= ETCD_PEER_PORT; p++)); do
+		if port_open "$p"; then
+			die "port $p is already in use by another process; a Milvus on port $PORT needs ports $PORT-$ETCD_PEER_PORT (set KGMEM_MILVUS_PORT)"
+		fi
+	done
+	# Connections closed by a previous run leave a port in TIME_WAIT for up to
+	# a minute; milvus-server would then refuse it.
 	local deadline=$((SECONDS + 90))
-	until bindable "$PORT"; do
-		((SECONDS < deadline)) || die "port $PORT did not become bindable within 90s"
-		sleep 1
+	for ((p = PORT; p <= ETCD_PEER_PORT; p++)); do
+		until bindable "$p"; do
+			((SECONDS < deadline)) || die "port $p did not become bindable within 90s"
+			sleep 1
+		done
 	done
 	if [[ ${KGMEM_MILVUS_KEEP_DATA:-} != 1 ]]; then
 		# Test data is throw-away, and etcd sessions left by an unclean stop
 		# make the next server wait for them to expire ("node not match").
 		rm -rf "$DATA_DIR/data" "$DATA_DIR/logs"
 	fi
+	# milvus-server writes a fresh config on every start; one left by an
+	# earlier run must not be read as this run's.
+	rm -f "$DATA_DIR/configs/milvus.yaml"
 	mkdir -p "$DATA_DIR"
-	say "starting milvus $MILVUS_VERSION (data $DATA_DIR, log $LOG_FILE)"
+	# The embedded etcd takes its listen addresses from this file (etcd's
+	# defaults, 2379 and 2380, would clash with any other Milvus).
+	cat >"$ETCD_CONFIG" <<-EOF
+		listen-client-urls: http://127.0.0.1:$ETCD_CLIENT_PORT
+		advertise-client-urls: http://127.0.0.1:$ETCD_CLIENT_PORT
+		listen-peer-urls: http://127.0.0.1:$ETCD_PEER_PORT
+		initial-advertise-peer-urls: http://127.0.0.1:$ETCD_PEER_PORT
+		initial-cluster: default=http://127.0.0.1:$ETCD_PEER_PORT
+	EOF
+	local -a ports=()
+	local i
+	for i in "${!PORT_OPTIONS[@]}"; do
+		ports+=("--${PORT_OPTIONS[$i]}" "$((PORT + i))")
+	done
+	say "starting milvus $MILVUS_VERSION on ports $PORT-$ETCD_PEER_PORT (data $DATA_DIR, log $LOG_FILE)"
 	# Growing (unsealed) segments are searched exactly rather than through
 	# Milvus 2.3's interim IVF index (nprobe 16 of 128), which missed nearly
 	# half of a narrow filter's top 10 (docs/milvus.md, "Recall of unsealed rows").
-	setsid "$VENV/bin/milvus-server" --data "$DATA_DIR" --proxy-port "$PORT" \
+	ETCD_CONFIG_PATH=$ETCD_CONFIG setsid "$VENV/bin/milvus-server" --data "$DATA_DIR" "${ports[@]}" \
 		--extra-config queryNode.segcore.interimIndex.enableIndex=false \
 		>"$LOG_FILE" 2>&1 </dev/null &
 	local pid=$! spid="" hport="" cport="" started=$SECONDS
@@ -185,7 +232,7 @@ cmd_start() {
 			# The wrapper never notices its server dying; we do.
 			log_tail
 			cmd_stop
-			die "the milvus server process exited during start-up (another Milvus on this machine? its embedded etcd needs ports 2379-2380)"
+			die "the milvus server process exited during start-up (a port of $PORT-$ETCD_PEER_PORT taken meanwhile?)"
 		fi
 		[[ -z $spid || -n $hport ]] || hport=$(metrics_port "$spid")
 		if [[ -n $hport ]] && healthy "$hport" && port_open "$PORT"; then
@@ -257,8 +304,8 @@ cmd_status() {
 
 cmd_clean() {
 	cmd_stop
-	rm -rf "$DATA_DIR" "$LOG_FILE"
-	say "removed $DATA_DIR"
+	rm -rf "$INSTANCE_DIR"
+	say "removed $INSTANCE_DIR"
 }
 
 case ${1:-} in

@@ -6,6 +6,14 @@
 #   scripts/neo4j.sh stop      SIGTERM with a deadline, then SIGKILL (idempotent)
 #   scripts/neo4j.sh status    print state; exit 0 when serving, 3 when stopped
 #
+# One instance runs per Bolt port, side by side with the others: its home
+# (data, logs), pid file and log live in $KGMEM_SERVICES_DIR/neo4j/bolt-<port>,
+# and start, status and stop act on that instance only. Start refuses a port
+# (Bolt or HTTP) held by anything else. Status and stop read the HTTP port from
+# the running instance, so KGMEM_NEO4J_BOLT_PORT alone names it.
+#
+#   KGMEM_NEO4J_BOLT_PORT=17687 KGMEM_NEO4J_HTTP_PORT=17474 scripts/neo4j.sh start
+#
 # Environment:
 #   KGMEM_SERVICES_DIR       root for local services      (default $HOME/.cache/kgmem)
 #   KGMEM_NEO4J_BOLT_PORT    Bolt port on 127.0.0.1        (default 7687)
@@ -25,14 +33,18 @@ SCRIPT_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 POM="$SCRIPT_DIR/neo4j/pom.xml"
 
 BASE="${KGMEM_SERVICES_DIR:-$HOME/.cache/kgmem}/neo4j"
-HOME_DIR="$BASE/home"
 CP_FILE="$BASE/classpath.txt"
 POM_STAMP="$BASE/pom.sha256"
-PID_FILE="$BASE/neo4j.pid"
-LOG_FILE="$BASE/neo4j.log"
 
 BOLT_PORT="${KGMEM_NEO4J_BOLT_PORT:-7687}"
 HTTP_PORT="${KGMEM_NEO4J_HTTP_PORT:-7474}"
+[[ "$BOLT_PORT" =~ ^[0-9]+$ && "$HTTP_PORT" =~ ^[0-9]+$ ]] ||
+	{ echo "neo4j.sh: KGMEM_NEO4J_BOLT_PORT and KGMEM_NEO4J_HTTP_PORT must be port numbers" >&2; exit 2; }
+# Everything of one instance is keyed by its Bolt port.
+INSTANCE_DIR="$BASE/bolt-$BOLT_PORT"
+HOME_DIR="$INSTANCE_DIR/home"
+PID_FILE="$INSTANCE_DIR/neo4j.pid"
+LOG_FILE="$INSTANCE_DIR/neo4j.log"
 HEAP="${KGMEM_NEO4J_HEAP:-1g}"
 PAGECACHE="${KGMEM_NEO4J_PAGECACHE:-512m}"
 START_TIMEOUT="${KGMEM_NEO4J_START_TIMEOUT:-180}"
@@ -75,6 +87,15 @@ cmd_install() {
 	log "installed: $(tr ':' '\n' <"$CP_FILE" | wc -l) jars, classpath in $CP_FILE"
 }
 
+# ours tells whether pid is this instance's server: started from its home
+# dir (which is keyed by the Bolt port) and listening on its Bolt port.
+ours() {
+	local cmdline
+	cmdline=$(tr '\0' '\n' <"/proc/$1/cmdline" 2>/dev/null) || return 1
+	grep -qxF -- "--home-dir=$HOME_DIR" <<<"$cmdline" &&
+		grep -qxF -- "server.bolt.listen_address=127.0.0.1:$BOLT_PORT" <<<"$cmdline"
+}
+
 # pid_alive tells whether the pid file names a live process of ours.
 pid_alive() {
 	[[ -f "$PID_FILE" ]] || return 1
@@ -83,7 +104,17 @@ pid_alive() {
 	[[ "$pid" =~ ^[0-9]+$ ]] || return 1
 	kill -0 "$pid" 2>/dev/null || return 1
 	# Guard against pid reuse: the process must be our server.
-	tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -q -- "--home-dir=$HOME_DIR" || return 1
+	ours "$pid"
+}
+
+# use_running_http_port sets HTTP_PORT to the one the instance in the pid
+# file was started with, so status and stop need only the Bolt port.
+use_running_http_port() {
+	local p
+	p=$(tr '\0' '\n' <"/proc/$(cat "$PID_FILE")/cmdline" 2>/dev/null |
+		sed -n 's/^server\.http\.listen_address=127\.0\.0\.1://p' | head -n1) || true
+	[[ -n "$p" ]] && HTTP_PORT=$p
+	return 0
 }
 
 # port_owner prints the pid listening on 127.0.0.1:$1, if any.
@@ -121,11 +152,32 @@ wait_ready() {
 	exit 1
 }
 
+# migrate_legacy_home moves the database of the single-instance layout
+# ($BASE/home, used before instances were keyed by port) into the default
+# port's instance, once, when that instance has no database yet and no
+# server runs from the old home.
+migrate_legacy_home() {
+	local legacy="$BASE/home"
+	[[ "$BOLT_PORT" == 7687 && -d "$legacy/data/databases" && ! -d "$HOME_DIR/data/databases" ]] || return 0
+	if pgrep -f -- "--home-dir=$legacy( |\$)" >/dev/null 2>&1; then
+		log "a server still runs from $legacy; starting this instance with an empty database"
+		return 0
+	fi
+	log "moving the database of $legacy into $HOME_DIR"
+	rm -rf "$HOME_DIR/data"
+	mv "$legacy/data" "$HOME_DIR/data"
+}
+
 print_uri() { echo "bolt://127.0.0.1:$BOLT_PORT"; }
 
 cmd_start() {
 	if pid_alive; then
-		log "already running (pid $(cat "$PID_FILE")), reusing it"
+		local want=$HTTP_PORT
+		use_running_http_port
+		if [[ -n "${KGMEM_NEO4J_HTTP_PORT:-}" && "$want" != "$HTTP_PORT" ]]; then
+			die "the instance on bolt $BOLT_PORT (pid $(cat "$PID_FILE")) serves HTTP on $HTTP_PORT, not $want; stop it first"
+		fi
+		log "already running on bolt $BOLT_PORT (pid $(cat "$PID_FILE")), reusing it"
 		wait_ready "$(cat "$PID_FILE")"
 		print_uri
 		return 0
@@ -137,14 +189,19 @@ cmd_start() {
 	for port in "$BOLT_PORT" "$HTTP_PORT"; do
 		owner=$(port_owner "$port")
 		if [[ -n "$owner" ]]; then
-			if tr '\0' ' ' <"/proc/$owner/cmdline" 2>/dev/null | grep -q -- "--home-dir=$HOME_DIR"; then
+			if ours "$owner"; then
+				mkdir -p "$INSTANCE_DIR"
 				echo "$owner" >"$PID_FILE"
+				use_running_http_port
 				log "port $port is served by our own instance (pid $owner), reusing it"
 				wait_ready "$owner"
 				print_uri
 				return 0
 			fi
-			die "port $port is already in use by pid $owner, which is not this Neo4j; set KGMEM_NEO4J_BOLT_PORT/KGMEM_NEO4J_HTTP_PORT"
+			if tr '\0' '\n' <"/proc/$owner/cmdline" 2>/dev/null | grep -qxF -- "--home-dir=$BASE/home"; then
+				die "port $port is held by pid $owner, a Neo4j started by an earlier scripts/neo4j.sh (one instance, home $BASE/home); stop it with: kill -TERM $owner"
+			fi
+			die "port $port is already in use by pid $owner, which is not this Neo4j (bolt $BOLT_PORT); set KGMEM_NEO4J_BOLT_PORT/KGMEM_NEO4J_HTTP_PORT"
 		elif port_open "$port"; then
 			die "port $port is already in use by another process; set KGMEM_NEO4J_BOLT_PORT/KGMEM_NEO4J_HTTP_PORT"
 		fi
@@ -152,6 +209,7 @@ cmd_start() {
 
 	cmd_install
 	mkdir -p "$HOME_DIR"/{conf,data,logs,run,import,plugins}
+	migrate_legacy_home
 	# An empty neo4j.conf: every setting is passed with -c below so the
 	# command line in the pid's /proc entry is the whole configuration.
 	: >"$HOME_DIR/conf/neo4j.conf"
@@ -209,7 +267,7 @@ cmd_stop() {
 	fi
 	local pid deadline
 	pid=$(cat "$PID_FILE")
-	log "stopping pid $pid (SIGTERM, up to ${STOP_TIMEOUT}s)"
+	log "stopping the instance on bolt $BOLT_PORT, pid $pid (SIGTERM, up to ${STOP_TIMEOUT}s)"
 	kill -TERM "$pid" 2>/dev/null || true
 	deadline=$((SECONDS + STOP_TIMEOUT))
 	while kill -0 "$pid" 2>/dev/null && ((SECONDS < deadline)); do
@@ -226,6 +284,7 @@ cmd_stop() {
 
 cmd_status() {
 	if pid_alive; then
+		use_running_http_port
 		if db_ready; then
 			echo "running pid=$(cat "$PID_FILE") $(print_uri) http://127.0.0.1:$HTTP_PORT/browser/"
 			return 0
@@ -233,7 +292,7 @@ cmd_status() {
 		echo "starting pid=$(cat "$PID_FILE") (not ready yet)"
 		return 3
 	fi
-	echo "stopped"
+	echo "stopped (bolt $BOLT_PORT)"
 	return 3
 }
 

@@ -5,10 +5,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -112,8 +114,22 @@ func newFakeServer(t *testing.T) (*fakeServer, *httptest.Server) {
 	return f, srv
 }
 
+// TestRunAgainstFakeServer runs the benchmark on the two small conversations
+// of testdata/conversations (the LoCoMo layout) against a fake server whose
+// search is the per-conversation BM25 baseline.
 func TestRunAgainstFakeServer(t *testing.T) {
-	convs := loadData(t)
+	convs, err := Load(filepath.Join("testdata", "conversations"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	turns := 0
+	for _, c := range convs {
+		turns += len(c.Turns())
+	}
+	cases, _ := Cases(convs)
+	if len(convs) != 2 || turns != 12 || len(cases) != 7 {
+		t.Fatalf("fixture: %d conversations, %d turns, %d scored questions; want 2, 12, 7", len(convs), turns, len(cases))
+	}
 	f, srv := newFakeServer(t)
 	client, err := kgclient.New(srv.URL)
 	if err != nil {
@@ -132,27 +148,27 @@ func TestRunAgainstFakeServer(t *testing.T) {
 		}
 		progress[stage] = max(progress[stage], done)
 	}
-	res, err := Run(context.Background(), client, convs, Config{Ks: []int{5, 10}, Concurrency: 4, Batch: 7, BaselineScope: ScopeConversation, Log: &log, Progress: onProgress})
+	res, err := Run(context.Background(), client, convs, Config{Ks: []int{5, 10}, Concurrency: 4, Batch: 3, BaselineScope: ScopeConversation, Log: &log, Progress: onProgress})
 	if err != nil {
 		t.Fatalf("Run: %v", err)
 	}
-	if res.Ingest.Warnings != 5 || res.Ingest.FirstWarning != "extraction skipped: no LLM" {
-		t.Errorf("warnings %d (%q), want 5: one per conversation's session 2", res.Ingest.Warnings, res.Ingest.FirstWarning)
+	if res.Ingest.Warnings != len(convs) || res.Ingest.FirstWarning != "extraction skipped: no LLM" {
+		t.Errorf("warnings %d (%q), want %d: one per conversation's session 2", res.Ingest.Warnings, res.Ingest.FirstWarning, len(convs))
 	}
-	if progress[StageIngest] != 2760 || progress[StageSearch] != 759 {
-		t.Errorf("progress reached %v, want ingest 2760 and search 759", progress)
+	if progress[StageIngest] != turns || progress[StageSearch] != len(cases) {
+		t.Errorf("progress reached %v, want ingest %d and search %d", progress, turns, len(cases))
 	}
 	if res.URL != srv.URL {
 		t.Errorf("result URL %q, want %q", res.URL, srv.URL)
 	}
-	want := []string{"bench/locomo/26", "bench/locomo/30", "bench/locomo/41", "bench/locomo/42", "bench/locomo/43"}
+	want := []string{"bench/locomo/1", "bench/locomo/2"}
 	if !slices.Equal(f.purged, want) {
 		t.Errorf("purged %q, want %q", f.purged, want)
 	}
-	if res.Ingest.Messages != 2760 || res.Ingest.Episodes != 2760 || f.maxBatch != 7 || res.Ingest.Requests != f.requests || res.Ingest.MessagesPerSecond <= 0 {
+	if res.Ingest.Messages != turns || res.Ingest.Episodes != turns || f.maxBatch != 3 || res.Ingest.Requests != f.requests || res.Ingest.MessagesPerSecond <= 0 {
 		t.Errorf("ingest = %+v, server saw %d requests, largest batch %d", res.Ingest, f.requests, f.maxBatch)
 	}
-	if res.Search.Queries != 759 || f.searches != 759 || f.badLimit || res.Search.Empty != 0 {
+	if res.Search.Queries != len(cases) || f.searches != len(cases) || f.badLimit || res.Search.Empty != 0 {
 		t.Errorf("search = %+v, server saw %d searches (bad limit/include: %t)", res.Search, f.searches, f.badLimit)
 	}
 	if res.Search.P50 <= 0 || res.Search.P50 > res.Search.P99 || res.Search.P99 > res.Search.Max || res.Search.QPS <= 0 {
@@ -171,12 +187,12 @@ func TestRunAgainstFakeServer(t *testing.T) {
 	if err := WriteReport(&out, res); err != nil {
 		t.Fatal(err)
 	}
-	for _, s := range []string{"overall", "759", "README bm25 anchor", "51.3", "59.1", "messages/s", "QPS", "p99"} {
+	for _, s := range []string{"overall", "README bm25 anchor", "51.3", "59.1", "messages/s", "QPS", "p99"} {
 		if !strings.Contains(out.String(), s) {
 			t.Errorf("report lacks %q:\n%s", s, out.String())
 		}
 	}
-	if !strings.Contains(log.String(), "ingested 2760 messages") {
+	if !strings.Contains(log.String(), fmt.Sprintf("ingested %d messages", turns)) {
 		t.Errorf("progress log = %q", log.String())
 	}
 	if _, err := json.Marshal(res); err != nil {

@@ -2,6 +2,9 @@ package importer
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
 	"sync/atomic"
 	"time"
 
@@ -30,16 +33,34 @@ type ThreadsSink interface {
 // Go client, which retries a 429 or 503 answer (an overloaded server or its
 // LLM) after the server's Retry-After, or with exponential backoff and
 // jitter: 7 retries from 500 ms, a Retry-After over 30 s failing the batch
-// (the checkpoint keeps it for the next run).
+// (the checkpoint keeps it for the next run). A server that cannot be
+// reached (connection refused, reset, or closed before its answer: a
+// restart) is retried with backoff for up to the outage allowance
+// (DefaultOutageAllowance; SetOutageAllowance) counted from the batch's first
+// failure. Re-sending a batch is safe: a message is keyed by its namespace,
+// thread and id, and the server answers a message it already stored as
+// existing.
 type HTTPSink struct {
 	client  *client.Client
 	retries atomic.Int64
+	outage  time.Duration
 }
+
+// DefaultOutageAllowance is how long an HTTPSink keeps retrying a batch while
+// the server cannot be reached.
+const DefaultOutageAllowance = 2 * time.Minute
+
+// Backoff between attempts while the server cannot be reached: doubled from
+// the first to the last, with jitter.
+const (
+	outageFirstWait = 250 * time.Millisecond
+	outageMaxWait   = 5 * time.Second
+)
 
 // NewHTTPSink returns a sink posting to the server at baseURL with apiKey
 // (empty: none); opts adjust the client (for instance client.WithRetries).
 func NewHTTPSink(baseURL, apiKey string, opts ...client.Option) (*HTTPSink, error) {
-	s := &HTTPSink{}
+	s := &HTTPSink{outage: DefaultOutageAllowance}
 	opts = append([]client.Option{
 		client.WithAPIKey(apiKey),
 		client.WithRetries(7, 500*time.Millisecond),
@@ -53,13 +74,47 @@ func NewHTTPSink(baseURL, apiKey string, opts ...client.Option) (*HTTPSink, erro
 	return s, nil
 }
 
-// Retries counts the attempts repeated after a 429 or 503.
+// SetOutageAllowance sets how long a batch is retried while the server
+// cannot be reached (0: not at all). Call it before the first Ingest.
+func (s *HTTPSink) SetOutageAllowance(d time.Duration) { s.outage = max(d, 0) }
+
+// Retries counts the attempts repeated after a 429 or 503 answer or an
+// unreachable server.
 func (s *HTTPSink) Retries() int64 { return s.retries.Load() }
 
 // Ingest implements Sink.
 func (s *HTTPSink) Ingest(ctx context.Context, req memory.IngestRequest) (memory.IngestResult, error) {
 	body := wire.MemoriesRequest{Namespace: string(req.Namespace), ThreadID: req.ThreadID, Extract: req.Extract, Schema: req.Schema,
 		Messages: wire.MessagesOf(req.Messages)}
-	res, _, err := s.client.Ingest(ctx, body)
-	return res, err
+	var deadline time.Time
+	wait := outageFirstWait
+	for {
+		res, _, err := s.client.Ingest(ctx, body)
+		if err == nil || !unreachable(err) || ctx.Err() != nil {
+			return res, err
+		}
+		if deadline.IsZero() {
+			deadline = time.Now().Add(s.outage)
+		}
+		pause := wait/2 + rand.N(wait/2+1) // jitter: [wait/2, wait]
+		if time.Until(deadline) < pause {
+			return res, fmt.Errorf("server unreachable for %s (the outage allowance): %w", s.outage, err)
+		}
+		s.retries.Add(1)
+		t := time.NewTimer(pause)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return res, fmt.Errorf("%w (retrying after: %w)", ctx.Err(), err)
+		case <-t.C:
+		}
+		wait = min(2*wait, outageMaxWait)
+	}
+}
+
+// unreachable tells a failure to reach the server (no answer at all) from an
+// answer: the client has already retried the answers worth retrying.
+func unreachable(err error) bool {
+	var answer *client.Error
+	return !errors.As(err, &answer) && errors.Is(err, kgmem.ErrUnavailable)
 }

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
@@ -15,11 +16,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kgmem/kgmem"
 	"github.com/kgmem/kgmem/api"
 	"github.com/kgmem/kgmem/chatlog"
 	"github.com/kgmem/kgmem/chatlog/gen"
 	"github.com/kgmem/kgmem/chatlog/gen/gentest"
 	"github.com/kgmem/kgmem/chatlog/importer"
+	"github.com/kgmem/kgmem/internal/polltest"
 )
 
 // input is a generated log with two bad lines spliced in (lines 3 and 8).
@@ -188,5 +191,128 @@ func TestFailedBatchStopsItsThread(t *testing.T) {
 	}
 	if n := strings.Count(errs.String(), "batch failed"); n != 7 {
 		t.Errorf("%d messages reported as failed in the errors file, want the 7 of the rejected batch", n)
+	}
+}
+
+// TestHTTPSinkRidesOutARestart imports through a server that dies twice: once
+// after storing a batch but before answering it, and once for good, its
+// listener closed (connections refused) until a new server takes the same
+// address. Every batch is retried until it is answered: no batch fails, and
+// the graph holds every message exactly once (the batch whose answer was
+// lost is answered "existing" the second time).
+func TestHTTPSinkRidesOutARestart(t *testing.T) {
+	eng, g := gentest.Engine(t, t.TempDir(), nil)
+	h := api.New(eng, api.Options{}, slog.New(slog.DiscardHandler)).Handler()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	var posts atomic.Int64
+	dying := make(chan struct{})
+	// dropConn ends a request without an answer, as a killed server does.
+	dropConn := func(w http.ResponseWriter) {
+		conn, _, err := http.NewResponseController(w).Hijack()
+		if err != nil {
+			t.Errorf("hijack: %v", err)
+			return
+		}
+		_ = conn.Close()
+	}
+	first := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch posts.Add(1) {
+		case 3: // stored, then the process dies before answering
+			h.ServeHTTP(httptest.NewRecorder(), r)
+			dropConn(w)
+		case 6: // the process goes away for a while
+			dropConn(w)
+			close(dying)
+		default:
+			h.ServeHTTP(w, r)
+		}
+	})}
+	go func() { _ = first.Serve(ln) }()
+	t.Cleanup(func() { _ = first.Close() })
+
+	sink, err := importer.NewHTTPSink("http://"+addr, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := chatlog.Open(bytes.NewReader(input(t, 400)), chatlog.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	im, err := importer.New(importer.Config{Sink: sink, Concurrency: 2, Batch: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute) // fails only if it hangs
+	defer cancel()
+	type outcome struct {
+		s   importer.Summary
+		err error
+	}
+	done := make(chan outcome, 1)
+	go func() {
+		s, err := im.Run(ctx, r)
+		done <- outcome{s, err}
+	}()
+
+	select {
+	case <-dying:
+	case <-ctx.Done():
+		t.Fatal("the import never reached its sixth post")
+	}
+	if err := first.Close(); err != nil {
+		t.Fatal(err)
+	}
+	// Connections are refused now: wait until the sink has met that twice.
+	before := sink.Retries()
+	polltest.Until(t, time.Minute, "the sink retrying a refused connection", func() bool { return sink.Retries() >= before+2 })
+	ln2, err := net.Listen("tcp", addr)
+	if err != nil {
+		t.Fatalf("listen again on %s: %v", addr, err)
+	}
+	second := &http.Server{Handler: h}
+	go func() { _ = second.Serve(ln2) }()
+	t.Cleanup(func() { _ = second.Close() })
+
+	var got outcome
+	select {
+	case got = <-done:
+	case <-ctx.Done():
+		t.Fatal("the import did not finish after the server came back")
+	}
+	if got.err != nil {
+		t.Fatalf("Run: %v", got.err)
+	}
+	s := got.s
+	if s.Failed != 0 || s.Sent != 400 || s.Created != 390 || s.Existing != 10 {
+		t.Errorf("stats %+v: want 400 sent, none failed, 390 created and the 10 of the batch whose answer was lost existing", s.Stats)
+	}
+	total := 0
+	for _, ns := range []kgmem.Namespace{"gen/ns0", "gen/ns1", "gen/ns2"} {
+		seen := map[string]bool{}
+		for page := (kgmem.Page{Limit: 100}); ; {
+			eps, err := g.ListEpisodes(context.Background(), ns, page)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, ep := range eps {
+				key := ep.ThreadID + "/" + ep.MessageID
+				if seen[key] {
+					t.Errorf("%s: message %s stored twice", ns, key)
+				}
+				seen[key] = true
+			}
+			if len(eps) < page.Limit {
+				break
+			}
+			page.After = eps[len(eps)-1].ID
+		}
+		total += len(seen)
+	}
+	if total != 400 {
+		t.Errorf("the graph holds %d messages, want 400", total)
 	}
 }

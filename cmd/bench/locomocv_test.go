@@ -11,6 +11,7 @@ import (
 
 	"github.com/kgmem/kgmem"
 	"github.com/kgmem/kgmem/bench/locomo"
+	"github.com/kgmem/kgmem/internal/testenv"
 	"github.com/kgmem/kgmem/memory"
 )
 
@@ -47,16 +48,7 @@ func TestParseGrid(t *testing.T) {
 // one-point grid: with nothing to choose, every fold's held-out recall is
 // that point's, and the pooled figure equals the in-sample one.
 func TestLocomoCV(t *testing.T) {
-	data := filepath.Join("..", "..", "..", "shared", "bench", "locomo")
-	if d := os.Getenv("KGMEM_LOCOMO_DATA"); d != "" { // a worktree elsewhere
-		data = d
-	}
-	if _, err := os.Stat(filepath.Join(data, "26.json")); err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("LoCoMo data missing: %v", err)
-		}
-		t.Skipf("LoCoMo data missing: %v", err)
-	}
+	data := testenv.LoCoMoData(t)
 	jsonOut := filepath.Join(t.TempDir(), "cv.json")
 	var out, errOut bytes.Buffer
 	if err := run(context.Background(), []string{"locomo-cv", "--data", data, "--grid", "thread_weight=1", "--json", jsonOut}, &out, &errOut); err != nil {

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/kgmem/kgmem"
+	"github.com/kgmem/kgmem/internal/testenv"
 )
 
 func TestParseKs(t *testing.T) {
@@ -63,13 +64,7 @@ func TestRunUsageErrors(t *testing.T) {
 }
 
 func TestBaselineMode(t *testing.T) {
-	data := filepath.Join("..", "..", "..", "shared", "bench", "locomo")
-	if _, err := os.Stat(filepath.Join(data, "26.json")); err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("LoCoMo data missing: %v", err)
-		}
-		t.Skipf("LoCoMo data missing: %v", err)
-	}
+	data := testenv.LoCoMoData(t)
 	jsonOut := filepath.Join(t.TempDir(), "out.json")
 	var out, errOut bytes.Buffer
 	if err := run(context.Background(), []string{"locomo", "--baseline", "--data", data, "--k", "5,10", "--json", jsonOut}, &out, &errOut); err != nil {

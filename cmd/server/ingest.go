@@ -23,6 +23,7 @@ import (
 type ingestFlags struct {
 	url          string
 	apiKey       string
+	outage       time.Duration
 	format       string
 	namespace    string
 	thread       string
@@ -67,6 +68,7 @@ func ingest(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	cfg.bindFlags(fs)
 	fs.StringVar(&f.url, "url", "", "post to the kgmem server at this URL (default: open the configured backends in-process)")
 	fs.StringVar(&f.apiKey, "api-key", os.Getenv("KGMEM_API_KEY"), "API key for --url, sent as a bearer token ($KGMEM_API_KEY)")
+	fs.DurationVar(&f.outage, "unreachable-for", importer.DefaultOutageAllowance, "with --url, how long a batch is retried while the server cannot be reached (refused or broken connections: a restart); 0 fails it at once")
 	fs.StringVar(&f.format, "format", "auto", "input format: auto, jsonl, openai, chatgpt or locomo")
 	fs.StringVar(&f.namespace, "namespace", "", "namespace of records that name none (ChatGPT and OpenAI exports; the prefix for LoCoMo)")
 	fs.StringVar(&f.thread, "thread", "default", "thread of JSONL records without thread_id")
@@ -105,8 +107,8 @@ func ingest(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		return errors.New("--checkpoint and --errors name one file; give one input at a time")
 	}
 	f.setDefaults()
-	if f.concurrency < 1 || f.batch < 1 || f.batch > 1000 || f.rpm < 0 || f.tpm < 0 || f.saveEvery <= 0 {
-		return errors.New("--concurrency must be >= 1, --batch within 1..1000 (the server's per-request limit), --llm-rpm and --llm-tpm >= 0, --checkpoint-every > 0")
+	if f.concurrency < 1 || f.batch < 1 || f.batch > 1000 || f.rpm < 0 || f.tpm < 0 || f.saveEvery <= 0 || f.outage < 0 {
+		return errors.New("--concurrency must be >= 1, --batch within 1..1000 (the server's per-request limit), --llm-rpm and --llm-tpm >= 0, --checkpoint-every > 0, --unreachable-for >= 0")
 	}
 	var ns kgmem.Namespace
 	if f.namespace != "" {
@@ -132,6 +134,7 @@ func ingest(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		if err != nil {
 			return fmt.Errorf("--url: %w", err)
 		}
+		hs.SetOutageAllowance(f.outage)
 		sink = hs
 	default:
 		// Nothing searches this process's stores while it imports.

@@ -32,6 +32,7 @@ oops
 		{"one checkpoint for two inputs", []string{"--checkpoint", "x", input, input}, "one input"},
 		{"bad namespace", []string{"--namespace", "a//b", input}, "--namespace"},
 		{"checkpoint never saved", []string{"--checkpoint-every", "0s", input}, "--checkpoint-every"},
+		{"negative outage allowance", []string{"--url", "http://127.0.0.1:1", "--unreachable-for", "-1s", input}, "--unreachable-for"},
 		{"extraction without LLM", []string{"--data-dir", dataDir, "--extract", input}, "--extract needs an LLM"},
 		{"profile in a missing directory", []string{"--data-dir", dataDir, "--cpuprofile", filepath.Join(dir, "no", "cpu.out"), input}, "--cpuprofile"},
 	}

@@ -42,7 +42,8 @@ type Config struct {
 	// ConnectTimeout bounds establishing one connection (DefaultConnectTimeout when 0).
 	ConnectTimeout time.Duration
 	// MaxRetryTime bounds the retries of a transaction that failed with a
-	// transient error (DefaultMaxRetryTime when 0).
+	// transient error or a lost connection (DefaultMaxRetryTime when 0). A
+	// server refusing connections (a direct bolt:// URI) fails at once.
 	MaxRetryTime time.Duration
 }
 

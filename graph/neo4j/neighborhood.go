@@ -67,9 +67,7 @@ func (s *Store) Neighborhood(ctx context.Context, ns kgmem.Namespace, q kgmem.Ne
 // cypherWalk is Neighborhood in Cypher, in one read transaction (walk).
 func (s *Store) cypherWalk(ctx context.Context, ns kgmem.Namespace, q kgmem.NeighborhoodQuery, depth, fanOut int) (kgmem.Subgraph, error) {
 	key := s.key(ns)
-	sess := s.session(ctx, neo4j.AccessModeRead)
-	defer func() { _ = sess.Close(ctx) }()
-	g, err := neo4j.ExecuteRead(ctx, sess, func(tx neo4j.ManagedTransaction) (kgmem.Subgraph, error) {
+	g, err := execute(ctx, s, neo4j.AccessModeRead, func(tx neo4j.ManagedTransaction) (kgmem.Subgraph, error) {
 		return walk(ctx, tx, ns, key, q, depth, fanOut)
 	})
 	return g, mapErr(err)

@@ -17,6 +17,9 @@ import (
 type Store struct {
 	driver neo4j.DriverWithContext
 	cfg    Config
+	// addr is the server's host:port for a direct URI, dialled to tell a
+	// refusing server from a dead connection (retry.go); "" for routing.
+	addr string
 	// topo caches namespaces' topologies for FactsOnly walks (topology.go).
 	topo *nscache.Cache[*topology.Topology]
 }
@@ -37,7 +40,9 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 	}
 	driver, err := neo4j.NewDriverWithContext(cfg.URI, auth, func(c *config.Config) {
 		c.SocketConnectTimeout = cfg.ConnectTimeout
-		c.MaxTransactionRetryTime = cfg.MaxRetryTime
+		// One attempt per call: execute (retry.go) retries, failing fast
+		// on a refused connection.
+		c.MaxTransactionRetryTime = 0
 		if cfg.MaxConnectionPoolSize > 0 {
 			c.MaxConnectionPoolSize = cfg.MaxConnectionPoolSize
 		}
@@ -45,7 +50,7 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("neo4j: open %s: %w: %w", cfg.URI, kgmem.ErrInvalid, err)
 	}
-	s := &Store{driver: driver, cfg: cfg, topo: topology.NewCache()}
+	s := &Store{driver: driver, cfg: cfg, addr: directAddr(cfg.URI), topo: topology.NewCache()}
 	if err := driver.VerifyConnectivity(ctx); err != nil {
 		_ = driver.Close(ctx)
 		return nil, fmt.Errorf("neo4j: open %s: %w", cfg.URI, mapErr(err))
@@ -104,9 +109,7 @@ func (s *Store) session(ctx context.Context, mode neo4j.AccessMode) neo4j.Sessio
 
 // read runs one query in a managed read transaction and returns its records.
 func (s *Store) read(ctx context.Context, query string, params map[string]any) ([]*neo4j.Record, error) {
-	sess := s.session(ctx, neo4j.AccessModeRead)
-	defer func() { _ = sess.Close(ctx) }()
-	recs, err := neo4j.ExecuteRead(ctx, sess, func(tx neo4j.ManagedTransaction) ([]*neo4j.Record, error) {
+	recs, err := execute(ctx, s, neo4j.AccessModeRead, func(tx neo4j.ManagedTransaction) ([]*neo4j.Record, error) {
 		res, err := tx.Run(ctx, query, params)
 		if err != nil {
 			return nil, err
@@ -119,12 +122,10 @@ func (s *Store) read(ctx context.Context, query string, params map[string]any) (
 	return recs, nil
 }
 
-// write runs fn in one managed write transaction; the driver retries it on
-// transient errors, so fn must not have effects outside the transaction.
+// write runs fn in one managed write transaction, retried on transient
+// errors (execute), so fn must not have effects outside the transaction.
 func (s *Store) write(ctx context.Context, fn func(tx neo4j.ManagedTransaction) error) error {
-	sess := s.session(ctx, neo4j.AccessModeWrite)
-	defer func() { _ = sess.Close(ctx) }()
-	_, err := neo4j.ExecuteWrite(ctx, sess, func(tx neo4j.ManagedTransaction) (struct{}, error) {
+	_, err := execute(ctx, s, neo4j.AccessModeWrite, func(tx neo4j.ManagedTransaction) (struct{}, error) {
 		return struct{}{}, fn(tx)
 	})
 	if err != nil {

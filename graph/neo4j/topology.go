@@ -117,9 +117,7 @@ func (s *Store) topology(ctx context.Context, key string, ns kgmem.Namespace, ve
 // read, when the namespace has more facts than the budget or is marked
 // purging.
 func (s *Store) readTopology(ctx context.Context, key string, ns kgmem.Namespace) (nscache.Loaded[*topology.Topology], error) {
-	sess := s.session(ctx, neo4j.AccessModeRead)
-	defer func() { _ = sess.Close(ctx) }()
-	l, err := neo4j.ExecuteRead(ctx, sess, func(tx neo4j.ManagedTransaction) (nscache.Loaded[*topology.Topology], error) {
+	l, err := execute(ctx, s, neo4j.AccessModeRead, func(tx neo4j.ManagedTransaction) (nscache.Loaded[*topology.Topology], error) {
 		var l nscache.Loaded[*topology.Topology]
 		recs, err := run(ctx, tx, qVersionAndSize, map[string]any{"ns": key})
 		if err != nil {
