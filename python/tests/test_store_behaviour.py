@@ -187,6 +187,7 @@ def test_search_any_limit_pages(store: BaseStore, root: str) -> None:
     assert {i.key for i in store.search(ns, limit=1000)} == {f"k{i:03}" for i in range(130)}
     assert store.search(ns, limit=0) == []
     assert store.search(ns, limit=0, query="anything") == []
+    assert store.search(ns, offset=200_000) == []
 
 
 def test_search_empty_prefix_past_a_hundred(store: BaseStore, root: str) -> None:

@@ -285,7 +285,8 @@ def _pages(prefixes: list[str], query: str | None, flt: dict[str, Any] | None, s
     """Up to count results of each prefix from offset start, page by page
     (the prefixes' pages requested together)."""
     out: list[list[dict[str, Any]]] = [[] for _ in prefixes]
-    pending = list(range(len(prefixes)))
+    # Past the server's largest offset there is nothing: no search reads more items.
+    pending = list(range(len(prefixes))) if start <= _MAX_OFFSET else []
     while pending:
         asked = []
         for i in pending:
