@@ -104,9 +104,15 @@ func bearer(c echo.Context) string {
 	return strings.TrimSpace(token)
 }
 
-// unauthorized is a 401 with the challenge RFC 9110 requires.
+// unauthorized is a 401 with the challenge RFC 9110 requires. On /mcp the
+// challenge also says what to send: MCP clients read a bare Bearer
+// challenge as the start of an OAuth login, which kgmem does not offer.
 func unauthorized(c echo.Context, detail string) error {
-	c.Response().Header().Set(echo.HeaderWWWAuthenticate, `Bearer realm="kgmem"`)
+	challenge := `Bearer realm="kgmem"`
+	if c.Path() == "/mcp" {
+		challenge += `, error_description="kgmem takes an API key, not OAuth: send Authorization: Bearer <API key>"`
+	}
+	c.Response().Header().Set(echo.HeaderWWWAuthenticate, challenge)
 	return echo.NewHTTPError(http.StatusUnauthorized, detail)
 }
 

@@ -15,6 +15,8 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
+	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/kgmem/kgmem"
@@ -87,6 +89,62 @@ func Handler(s *mcp.Server) http.Handler {
 	})
 }
 
+// plainTypes rewrites, throughout s, the union types jsonschema.For infers
+// for slices, maps and pointers (["null", "array"]) as the plain type: an
+// argument is omitted rather than null. Hosts and the MCP Inspector flag
+// union types as unportable.
+func plainTypes(s *jsonschema.Schema) {
+	if s == nil {
+		return
+	}
+	if len(s.Types) == 2 && slices.Contains(s.Types, "null") {
+		s.Type = s.Types[0]
+		if s.Type == "null" {
+			s.Type = s.Types[1]
+		}
+		s.Types = nil
+	}
+	for _, p := range s.Properties {
+		plainTypes(p)
+	}
+	plainTypes(s.Items)
+	plainTypes(s.AdditionalProperties)
+}
+
+// prop returns the schema of the property at path, "[]" stepping into an
+// array's items; it panics on a path the schema lacks (a programming error
+// caught by every test that builds the server).
+func prop(s *jsonschema.Schema, path ...string) *jsonschema.Schema {
+	for _, name := range path {
+		if name == "[]" {
+			s = s.Items
+		} else {
+			s = s.Properties[name]
+		}
+		if s == nil {
+			panic(fmt.Sprintf("mcpserver: no property %q in the input schema", strings.Join(path, ".")))
+		}
+	}
+	return s
+}
+
+// lengths declares a string property's bounds in UTF-8 characters.
+func lengths(s *jsonschema.Schema, lo, hi int) {
+	s.MinLength, s.MaxLength = ptr(lo), ptr(hi)
+}
+
+// count declares an array property's bounds in items.
+func count(s *jsonschema.Schema, lo, hi int) {
+	s.MinItems, s.MaxItems = ptr(lo), ptr(hi)
+}
+
+// within declares an integer property's range.
+func within(s *jsonschema.Schema, lo, hi float64) {
+	s.Minimum, s.Maximum = &lo, &hi
+}
+
+func ptr[T any](v T) *T { return &v }
+
 // instructions is what the server tells the host about itself.
 func instructions(ns kgmem.Namespace) string {
 	s := "kgmem is long-term memory: a knowledge graph of facts (subject, predicate, object, with when they were true) " +
@@ -103,6 +161,10 @@ func instructions(ns kgmem.Namespace) string {
 type toolSpec struct {
 	name, title, description string
 	readOnly, destructive    bool
+	// limits declares in the input schema the bounds the API enforces
+	// (lengths, counts, ranges, enums), so a host can check arguments
+	// before it calls; nil: none beyond the inferred types.
+	limits func(in *jsonschema.Schema)
 }
 
 // addTool returns a registration of a typed tool: its input schema is
@@ -114,18 +176,31 @@ func addTool[In, Out any](spec toolSpec, h func(*tools, context.Context, *mcp.Ca
 		if err != nil {
 			return fmt.Errorf("mcpserver: tool %s: %w", spec.name, err)
 		}
+		out, err := jsonschema.For[Out](nil)
+		if err != nil {
+			return fmt.Errorf("mcpserver: tool %s: %w", spec.name, err)
+		}
 		if t.opts.Namespace != "" {
 			delete(schema.Properties, "namespace")
-		} else if _, ok := schema.Properties["namespace"]; ok {
+		} else if ns, ok := schema.Properties["namespace"]; ok {
 			schema.Required = append(schema.Required, "namespace")
+			ns.MinLength, ns.MaxLength = ptr(1), ptr(kgmem.MaxNamespaceDepth*(kgmem.MaxNamespaceSegment+1)-1)
 		}
-		destructive := spec.destructive
+		if spec.limits != nil {
+			spec.limits(schema)
+		}
+		plainTypes(schema)
+		plainTypes(out)
+		destructive, openWorld := spec.destructive, false
 		mcp.AddTool(s, &mcp.Tool{
-			Name:        spec.name,
-			Title:       spec.title,
-			Description: spec.description,
-			InputSchema: schema,
-			Annotations: &mcp.ToolAnnotations{Title: spec.title, ReadOnlyHint: spec.readOnly, DestructiveHint: &destructive},
+			Name:         spec.name,
+			Title:        spec.title,
+			Description:  spec.description,
+			InputSchema:  schema,
+			OutputSchema: out,
+			// Every tool reads or writes this server's memory only: a closed
+			// world (the hint defaults to open, an outside-world effect).
+			Annotations: &mcp.ToolAnnotations{Title: spec.title, ReadOnlyHint: spec.readOnly, DestructiveHint: &destructive, OpenWorldHint: &openWorld},
 		}, func(ctx context.Context, req *mcp.CallToolRequest, in In) (*mcp.CallToolResult, Out, error) {
 			return h(t, ctx, req, in)
 		})

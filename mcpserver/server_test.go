@@ -230,13 +230,13 @@ func TestBadArguments(t *testing.T) {
 		{"missing namespace", "search_memory", map[string]any{"query": "x"}, "namespace"},
 		{"wrong type", "search_memory", map[string]any{"namespace": ns, "query": 42}, "query"},
 		{"unknown argument", "search_memory", map[string]any{"namespace": ns, "query": "x", "color": "red"}, "color"},
-		{"empty message", "add_memory", map[string]any{"namespace": ns, "messages": []map[string]any{{"content": ""}}}, "messages[0].content"},
+		{"empty message", "add_memory", map[string]any{"namespace": ns, "messages": []map[string]any{{"content": ""}}}, "messages/items/properties/content"},
 		{"nothing to remember", "add_memory", map[string]any{"namespace": ns}, "messages"},
 		{"bad date", "add_facts", map[string]any{"namespace": ns, "facts": []map[string]any{{"subject": "a", "predicate": "p", "object": "b", "valid_at": "soon"}}}, "facts[0].valid_at"},
 		{"long predicate", "add_facts", map[string]any{"namespace": ns, "facts": []map[string]any{{"subject": "a", "predicate": strings.Repeat("relates ", 12), "object": "b"}}}, "facts[0].predicate"},
 		{"unknown fact", "forget_fact", map[string]any{"namespace": ns, "fact_id": "fact_missing"}, "404"},
 		{"unknown entity", "get_entity", map[string]any{"namespace": ns, "entity": "Nobody"}, "no entity named"},
-		{"bad ref kind", "pin_memory", map[string]any{"namespace": ns, "refs": []map[string]any{{"kind": "fish", "id": "x"}}}, "refs[0].kind"},
+		{"bad ref kind", "pin_memory", map[string]any{"namespace": ns, "refs": []map[string]any{{"kind": "fish", "id": "x"}}}, "refs/items/properties/kind"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

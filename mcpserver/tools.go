@@ -8,11 +8,13 @@ import (
 	"strings"
 	"time"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/kgmem/kgmem"
 	"github.com/kgmem/kgmem/api/wire"
 	"github.com/kgmem/kgmem/client"
 	"github.com/kgmem/kgmem/decay"
 	"github.com/kgmem/kgmem/memory"
+	"github.com/kgmem/kgmem/triples"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -22,31 +24,78 @@ var (
 	toolAddMemory = toolSpec{name: "add_memory", title: "Remember messages",
 		description: "Store what was said so it can be recalled later. Pass one `text` (and optionally its `speaker`) or a list of `messages`. " +
 			"Messages are kept verbatim in a conversation thread (`thread_id`, default \"mcp\"); with extraction on, kgmem also turns them into facts " +
-			"and retires facts they contradict. Returns how many messages were new and the fact changes made."}
+			"and retires facts they contradict. Returns how many messages were new and the fact changes made.",
+		limits: func(in *jsonschema.Schema) {
+			lengths(prop(in, "text"), 0, maxMessageChars)
+			lengths(prop(in, "speaker"), 0, maxNameChars)
+			count(prop(in, "messages"), 0, maxRecords)
+			lengths(prop(in, "messages", "[]", "content"), 1, maxMessageChars)
+			prop(in, "messages", "[]", "role").Enum = []any{"user", "assistant", "system", "tool"}
+			lengths(prop(in, "messages", "[]", "speaker"), 0, maxNameChars)
+			lengths(prop(in, "messages", "[]", "id"), 0, maxNameChars)
+			lengths(prop(in, "thread_id"), 0, maxNameChars)
+		}}
 	toolSearchMemory = toolSpec{name: "search_memory", title: "Search memory", readOnly: true,
 		description: "Recall what is known that is relevant to `query`: facts (with whether each is current, ended or invalidated, and when it held), " +
 			"entities and the messages they came from. Call it before answering anything that depends on earlier conversations. " +
-			"Returns a prompt-ready context first; `as_of` (a date) answers as of a past time, `include_history` also returns facts no longer true."}
+			"Returns a prompt-ready context first; `as_of` (a date) answers as of a past time, `include_history` also returns facts no longer true. " +
+			"It only reads: to make what proved useful fade more slowly, pass those records to confirm_memory.",
+		limits: func(in *jsonschema.Schema) {
+			lengths(prop(in, "query"), 1, maxQueryChars)
+			within(prop(in, "limit"), 1, maxSearchLimit)
+		}}
 	toolAddFacts = toolSpec{name: "add_facts", title: "Add facts",
 		description: "Record facts you already know as triples (`subject`, `predicate`, `object`, optionally `valid_at`/`invalid_at` dates and the " +
 			"sentence `fact`). A fact that contradicts a current one (a new employer, a new city) retires the old one and keeps it as history. " +
-			"Returns what happened to each fact: added, duplicate, updated or invalidated."}
+			"Returns what happened to each fact: added, duplicate, updated or invalidated.",
+		limits: func(in *jsonschema.Schema) {
+			count(prop(in, "facts"), 1, maxRecords)
+			for _, name := range []string{"subject", "predicate", "object"} {
+				lengths(prop(in, "facts", "[]", name), 1, maxNameChars)
+			}
+			lengths(prop(in, "facts", "[]", "fact"), 0, maxQueryChars)
+		}}
 	toolGetEntity = toolSpec{name: "get_entity", title: "Look up an entity", readOnly: true,
 		description: "Everything known about one person, place, organisation or thing, by name, alias or id: its current facts and its history " +
-			"(facts that ended or were replaced, with when they held)."}
+			"(facts that ended or were replaced, with when they held).",
+		limits: func(in *jsonschema.Schema) { lengths(prop(in, "entity"), 1, maxNameChars) }}
 	toolListEntities = toolSpec{name: "list_entities", title: "List entities", readOnly: true,
 		description: "Browse the entities in memory, optionally those whose name or alias matches `query` or of one `type`. Returns a page and a " +
-			"cursor `next` to pass as `after` for the following page."}
+			"cursor `next` to pass as `after` for the following page.",
+		limits: func(in *jsonschema.Schema) {
+			within(prop(in, "limit"), 1, maxEntityPage)
+			lengths(prop(in, "type"), 0, maxNameChars)
+		}}
 	toolForgetFact = toolSpec{name: "forget_fact", title: "Forget a fact", destructive: true,
 		description: "Delete one fact for good, by its id (from search_memory or get_entity). Use it when the user asks you to forget something; " +
-			"a fact that is merely out of date is retired by adding the new fact instead."}
+			"a fact that is merely out of date is retired by adding the new fact instead.",
+		limits: func(in *jsonschema.Schema) { lengths(prop(in, "fact_id"), 1, maxNameChars) }}
 	toolPinMemory = toolSpec{name: "pin_memory", title: "Pin memories",
-		description: "Keep records from ever fading: pinned facts, entities or messages (by `kind` and `id`) stay at full strength."}
+		description: "Keep records from ever fading: pinned facts, entities or messages (by `kind` and `id`) stay at full strength.", limits: refLimits}
 	toolUnpinMemory = toolSpec{name: "unpin_memory", title: "Unpin memories",
-		description: "Let pinned records fade again on the forgetting curve."}
+		description: "Let pinned records fade again on the forgetting curve.", limits: refLimits}
 	toolConfirmMemory = toolSpec{name: "confirm_memory", title: "Confirm memories were useful",
-		description: "Tell kgmem which recalled records (by `kind` and `id`) were actually useful in your answer; they are reinforced and fade more slowly."}
+		description: "Tell kgmem which recalled records (by `kind` and `id`) were actually useful in your answer; they are reinforced and fade more slowly. " +
+			"search_memory never reinforces what it returns; this tool does.", limits: refLimits}
 )
+
+// The bounds the REST API enforces on what the tools send it, declared in
+// their input schemas (api/openapi.json states the same).
+const (
+	maxMessageChars = 32768 // a message's content
+	maxNameChars    = 256   // names, predicates, ids, thread ids
+	maxQueryChars   = 4096  // a search query, a fact's sentence
+	maxSearchLimit  = 100   // results per kind of one search
+	maxEntityPage   = 1000  // entities per page
+	maxRecords      = 1000  // messages, facts or refs in one call
+)
+
+// refLimits bounds the refs of pin_memory, unpin_memory and confirm_memory.
+func refLimits(in *jsonschema.Schema) {
+	count(prop(in, "refs"), 1, maxRecords)
+	prop(in, "refs", "[]", "kind").Enum = []any{"fact", "entity", "episode", "item"}
+	lengths(prop(in, "refs", "[]", "id"), 1, maxNameChars)
+}
 
 // tools holds what every tool call needs.
 type tools struct{ opts Options }
@@ -282,7 +331,10 @@ func (t *tools) searchMemory(ctx context.Context, req *mcp.CallToolRequest, in S
 	if err != nil {
 		return nil, SearchMemoryOut{}, err
 	}
-	res, err := c.Search(ctx, wire.SearchRequest{Namespace: string(ns), Query: in.Query, Limit: in.Limit, AsOf: in.AsOf, IncludeHistory: in.IncludeHistory})
+	// A read-only tool (hosts approve those without asking): the search
+	// records no recall; confirm_memory reinforces what proved useful.
+	res, err := c.Search(ctx, wire.SearchRequest{Namespace: string(ns), Query: in.Query, Limit: in.Limit, AsOf: in.AsOf,
+		IncludeHistory: in.IncludeHistory, Reinforce: new(bool)})
 	if err != nil {
 		return nil, SearchMemoryOut{}, toolError(err)
 	}
@@ -452,7 +504,7 @@ func describe(f FactOut) string {
 type ListEntitiesIn struct {
 	Namespace string `json:"namespace,omitempty" jsonschema:"whose memory, for instance acme/users/alice"`
 	Query     string `json:"query,omitempty" jsonschema:"keep entities whose name or alias matches"`
-	Type      string `json:"type,omitempty" jsonschema:"keep entities of this type (Person, Organization, Location…)"`
+	Type      string `json:"type,omitempty" jsonschema:"keep entities of this type: Person, Organization, Team, Project, Place, Event, Object, Concept, Preference, Other, or a type your schema declared; synonyms (Location, Company, City…) mean the type they are stored as"`
 	Limit     int    `json:"limit,omitempty" jsonschema:"page size (default 50)"`
 	After     string `json:"after,omitempty" jsonschema:"the cursor next of the previous page"`
 }
@@ -473,7 +525,7 @@ func (t *tools) listEntities(ctx context.Context, req *mcp.CallToolRequest, in L
 	if limit == 0 {
 		limit = 50
 	}
-	page, err := c.ListEntities(ctx, client.EntityQuery{Namespace: ns, Q: in.Query, Type: in.Type, Limit: limit, After: in.After})
+	page, err := c.ListEntities(ctx, client.EntityQuery{Namespace: ns, Q: in.Query, Type: entityType(in.Type), Limit: limit, After: in.After})
 	if err != nil {
 		return nil, ListEntitiesOut{}, toolError(err)
 	}
@@ -490,6 +542,22 @@ func (t *tools) listEntities(ctx context.Context, req *mcp.CallToolRequest, in L
 		lines = append(lines, "No entities.")
 	}
 	return text(strings.Join(lines, "\n")), out, nil
+}
+
+// entityType spells a type filter as writes store types: a default type or
+// one of its synonyms in any case ("location", "Location" and "City" are
+// stored as Place) becomes that default type, as triples.NormalizeEntityType
+// does on every write; any other spelling is kept as given (a type a schema
+// declared is stored as declared).
+func entityType(t string) string {
+	t = strings.TrimSpace(t)
+	if t == "" {
+		return ""
+	}
+	if n := triples.NormalizeEntityType(t, nil); n != kgmem.TypeOther {
+		return n
+	}
+	return t
 }
 
 // ForgetFactIn is the input of forget_fact.

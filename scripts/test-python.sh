@@ -30,4 +30,6 @@ tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 kgmem_build "$tmp"
 cd python
-KGMEM_BIN="$KGMEM_BIN" "$venv/bin/python" -m pytest -q -p no:cacheprovider -W ignore::DeprecationWarning "$@"
+# PYTHONPATH too: the venv is shared by every checkout on the machine, and
+# another one's run may re-point the editable install while this one runs.
+PYTHONPATH="$PWD/src${PYTHONPATH:+:$PYTHONPATH}" KGMEM_BIN="$KGMEM_BIN" "$venv/bin/python" -m pytest -q -p no:cacheprovider -W ignore::DeprecationWarning "$@"

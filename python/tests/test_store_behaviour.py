@@ -5,10 +5,11 @@ must pass on both."""
 
 from __future__ import annotations
 
+import asyncio
 from datetime import datetime
 
 import pytest
-from langgraph.store.base import BaseStore, InvalidNamespaceError
+from langgraph.store.base import BaseStore, InvalidNamespaceError, PutOp
 
 
 def test_put_get_round_trip(store: BaseStore, root: str) -> None:
@@ -163,3 +164,88 @@ def test_batch_mixes_operations(store: BaseStore, root: str) -> None:
     assert got is not None and got.value == {"v": 1}
     assert [i.key for i in found] == ["b"]
     assert listed == [ns]
+
+
+def test_batch_reads_before_writes_last_write_wins(store: BaseStore, root: str) -> None:
+    from langgraph.store.base import GetOp, PutOp
+
+    ns = (root, "order")
+    store.put(ns, "k", {"v": 0})
+    _, got, *_ = store.batch([PutOp(ns, "k", {"v": 1}), GetOp(ns, "k"), PutOp(ns, "k", {"v": 2}), PutOp(ns, "gone", {"v": 3}),
+                              PutOp(ns, "gone", None)])
+    assert got is not None and got.value == {"v": 0}  # a batch's reads see the store before its writes
+    item = store.get(ns, "k")
+    assert item is not None and item.value == {"v": 2}
+    assert store.get(ns, "gone") is None
+
+
+def test_search_any_limit_pages(store: BaseStore, root: str) -> None:
+    ns = (root, "many")
+    store.batch([PutOp(ns, f"k{i:03}", {"i": i}) for i in range(130)])
+    assert len(store.search(ns, limit=200)) == 130
+    assert len(store.search(ns, limit=200, offset=50)) == 80
+    assert {i.key for i in store.search(ns, limit=1000)} == {f"k{i:03}" for i in range(130)}
+    assert store.search(ns, limit=0) == []
+    assert store.search(ns, limit=0, query="anything") == []
+    assert store.search(ns, offset=200_000) == []
+
+
+def test_search_empty_prefix_past_a_hundred(store: BaseStore, root: str) -> None:
+    # The empty prefix spans every namespace on the server (other tests'
+    # too): the filter keeps this test's items.
+    store.batch([PutOp((root, "r1"), f"k{i:03}", {"tag": root, "i": i}) for i in range(130)]
+                + [PutOp((root + "b",), f"b{i}", {"tag": root, "i": 1000 + i}) for i in range(5)])
+    pages = [store.search((), filter={"tag": root}, limit=10, offset=o) for o in (0, 100, 130)]
+    assert [len(p) for p in pages] == [10, 10, 5]
+    everything = store.search((), filter={"tag": root}, limit=500)
+    assert len(everything) == 135 and len({(i.namespace, i.key) for i in everything}) == 135
+
+
+@pytest.mark.parametrize(("cond", "want"), [
+    ({"$lt": float("inf")}, {"a", "b", "c"}),
+    ({"$lte": float("inf")}, {"a", "b", "c"}),
+    ({"$gt": float("-inf")}, {"a", "b", "c"}),
+    ({"$gt": float("inf")}, set()),
+    ({"$lt": float("-inf")}, set()),
+    ({"$gt": 0, "$lt": float("inf")}, {"a", "b"}),
+    ({"$eq": float("inf")}, set()),
+    ({"$ne": float("inf")}, {"a", "b", "c"}),
+    ({"$lt": float("nan")}, set()),
+    (float("inf"), set()),
+])
+def test_search_filters_with_infinities(store: BaseStore, root: str, cond: object, want: set[str]) -> None:
+    ns = (root, "inf")
+    store.batch([PutOp(ns, "a", {"price": 1}), PutOp(ns, "b", {"price": 1e300}), PutOp(ns, "c", {"price": -5.5})])
+    assert {i.key for i in store.search((root,), filter={"price": cond})} == want
+
+
+@pytest.mark.parametrize("key", ["", "\u2400", "\u2400x", "x\u2400"])
+def test_any_key_round_trips(store: BaseStore, root: str, key: str) -> None:
+    ns = (root, "keys")
+    store.put(ns, key, {"v": key})
+    store.put(ns, "plain", {"v": "plain"})
+    item = store.get(ns, key)
+    assert item is not None and item.key == key and item.value == {"v": key}
+    assert {i.key for i in store.search(ns)} == {key, "plain"}
+    store.delete(ns, key)
+    assert store.get(ns, key) is None
+    assert {i.key for i in store.search(ns)} == {"plain"}
+
+
+async def test_abatch_reads_before_writes(store: BaseStore, root: str) -> None:
+    from langgraph.store.base import GetOp
+
+    ns = (root, "aorder")
+    await store.aput(ns, "k", {"v": 0})
+    results = await store.abatch([PutOp(ns, "k", {"v": i}) for i in range(1, 50)] + [GetOp(ns, "k")])
+    assert results[-1] is not None and results[-1].value == {"v": 0}
+    item = await store.aget(ns, "k")
+    assert item is not None and item.value == {"v": 49}  # the last write of a key wins, whatever the concurrency
+
+
+def test_async_from_two_event_loops(store: BaseStore, root: str) -> None:
+    ns = (root, "loops")
+    asyncio.run(store.aput(ns, "k", {"v": 1}))
+    item = asyncio.run(store.aget(ns, "k"))
+    assert item is not None and item.value == {"v": 1}
+    assert [i.key for i in asyncio.run(store.asearch(ns))] == ["k"]

@@ -10,11 +10,15 @@ How BaseStore maps onto kgmem:
 - a namespace tuple is one kgmem namespace, label by label
   (kgmem.namespaces.to_namespace);
 - put/get/delete are PUT/GET/DELETE /v1/items; ``index`` is passed through
-  (None: the whole value, False: not searched, a list: those fields);
-- search(prefix, query, filter, limit, offset) is POST /v1/items/search:
-  ranked items first (``score`` is kgmem's final score), then the other
-  matching items unranked, most recently updated first; the empty prefix
-  searches every namespace the key may read;
+  (None: the whole value, False: not searched, a list: those fields); the
+  empty key, which kgmem keys cannot be, is stored as "␀" (and a key
+  starting with "␀" takes one more);
+- search(prefix, query, filter, limit, offset) is POST /v1/items/search,
+  page by page for any limit and offset: ranked items first (``score`` is
+  kgmem's final score), then the other matching items unranked, most
+  recently updated first; the empty prefix searches every top-level
+  namespace the key may read and merges them; infinities and NaN in a
+  filter (which JSON cannot carry) are turned into what they mean;
 - list_namespaces is GET /v1/items/namespaces with LangGraph's match
   conditions and max_depth applied to the decoded tuples;
 - TTL is not supported (``supports_ttl`` is False): kgmem forgets by its
@@ -24,7 +28,8 @@ How BaseStore maps onto kgmem:
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterable, Sequence
+import math
+from collections.abc import Awaitable, Callable, Generator, Iterable, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -41,100 +46,332 @@ from langgraph.store.base import (
     SearchOp,
 )
 
+from . import _calls
+from ._calls import Call
 from .client import DEFAULT_URL, AsyncKgmemClient, KgmemClient
-from .errors import NotFoundError
+from .errors import KgmemError, NotFoundError
 from .namespaces import to_labels, to_namespace
 
 _PAGE = 100  # the server's largest item page
+_MAX_OFFSET = 100_000  # the server's largest item search offset (and scan)
+_FEEDBACK_CHUNK = 1000  # the most refs one feedback request names
+_EMPTY_KEY = "\u2400"  # "␀": the kgmem key of LangGraph's empty key (kgmem keys are 1+ bytes)
+_MAX_FLOAT = 1.7976931348623157e308
+
+Plan = Generator[list[Call[Any]], list[Any], Any]
+"""One operation as the requests it sends: each yield is a list of requests
+the driver may run concurrently, answered by the list of their answers (or
+by throwing the KgmemError one of them raised); the return is the result."""
 
 
 class KgmemStore(BaseStore):
     """A LangGraph BaseStore whose items live in kgmem.
 
-    It serves both the sync (``batch``) and the async (``abatch``) methods.
+    It serves both the sync (``batch``) and the async (``abatch``) methods,
+    the async ones from any event loop: the store opens one async client per
+    loop on first use there. A batch runs as LangGraph's InMemoryStore does:
+    its reads see the store as it was before the batch, then its writes
+    apply, the last write of a key winning; the async path keeps at most
+    the client's max_connections requests in flight.
 
     Args:
         url: the kgmem server's base URL.
         api_key: an API key or the admin key; None on an open server.
         extract: turn every item put into facts with the server's LLM (the
             item is their provenance; rewriting or deleting it updates them).
-        client, async_client: clients to use instead of the store's own.
+        client: a sync client to use instead of the store's own.
+        async_client: an async client to use instead of the store's own;
+            it is bound to one event loop, so the store is then usable from
+            that loop only.
+        max_connections: requests in flight at once on each of the store's
+            own async clients.
     """
 
     supports_ttl: bool = False
 
     def __init__(self, url: str = DEFAULT_URL, api_key: str | None = None, *, extract: bool = False,
-                 client: KgmemClient | None = None, async_client: AsyncKgmemClient | None = None) -> None:
+                 client: KgmemClient | None = None, async_client: AsyncKgmemClient | None = None,
+                 max_connections: int | None = None) -> None:
         self.extract = extract
         self.client = client or KgmemClient(url, api_key)
-        self.async_client = async_client or AsyncKgmemClient(url, api_key)
+        self._url, self._api_key, self._max_connections = url, api_key, max_connections
+        self._given_async = async_client
+        self._async_clients: dict[asyncio.AbstractEventLoop, AsyncKgmemClient] = {}
+
+    @property
+    def async_client(self) -> AsyncKgmemClient:
+        """The async client of the running event loop, opened on first use
+        in that loop (or the one given to the constructor)."""
+        if self._given_async is not None:
+            return self._given_async
+        loop = asyncio.get_running_loop()
+        c = self._async_clients.get(loop)
+        if c is None:
+            # A closed loop's client can never run again; its sockets close
+            # when it is collected.
+            for dead in [lp for lp in self._async_clients if lp.is_closed()]:
+                del self._async_clients[dead]
+            kw = {} if self._max_connections is None else {"max_connections": self._max_connections}
+            c = self._async_clients[loop] = AsyncKgmemClient(self._url, self._api_key, **kw)
+        return c
 
     # --- BaseStore ---
 
     def batch(self, ops: Iterable[Op]) -> list[Result]:
-        return [self._run(op) for op in ops]
+        reads, writes = _split(ops)
+        results: list[Result] = [None] * (len(reads) + len(writes))
+        for i, op in reads:
+            results[i] = _drive(_plan(op, self.extract), self.client)
+        for op in _last_writes(writes):
+            _drive(_plan(op, self.extract), self.client)
+        return results
 
     async def abatch(self, ops: Iterable[Op]) -> list[Result]:
-        return list(await asyncio.gather(*(self._arun(op) for op in ops)))
-
-    # --- sync ---
-
-    def _run(self, op: Op) -> Result:
-        c = self.client
-        match op:
-            case GetOp(namespace=ns, key=key):
-                try:
-                    return _item(c.get_item(to_namespace(ns), key))
-                except NotFoundError:
-                    return None
-            case PutOp(namespace=ns, key=key, value=None):
-                try:
-                    c.delete_item(to_namespace(ns), key)
-                except NotFoundError:
-                    pass
-                return None
-            case PutOp(namespace=ns, key=key, value=value, index=index, ttl=ttl):
-                _check_ttl(ttl)
-                c.put_item(to_namespace(ns), key, value, index=_index(index), extract=self.extract)
-                return None
-            case SearchOp():
-                if op.namespace_prefix:
-                    return _search_items(c.search_items(**_search_args(op, to_namespace(op.namespace_prefix))))
-                roots = _roots(c.item_namespaces())
-                return _merge(op, [_search_items(c.search_items(**_search_args(op, r, whole=True))) for r in roots])
-            case ListNamespacesOp():
-                return _list_namespaces(op, c.item_namespaces(_list_prefix(op)))
-        raise ValueError(f"KgmemStore: unknown operation {op!r}")
-
-    # --- async ---
-
-    async def _arun(self, op: Op) -> Result:
+        reads, writes = _split(ops)
+        results: list[Result] = [None] * (len(reads) + len(writes))
         c = self.async_client
-        match op:
-            case GetOp(namespace=ns, key=key):
-                try:
-                    return _item(await c.get_item(to_namespace(ns), key))
-                except NotFoundError:
-                    return None
-            case PutOp(namespace=ns, key=key, value=None):
-                try:
-                    await c.delete_item(to_namespace(ns), key)
-                except NotFoundError:
-                    pass
+
+        async def read(i: int, op: Op) -> None:
+            results[i] = await _adrive(_plan(op, self.extract), c)
+
+        async def write(op: PutOp) -> None:
+            await _adrive(_plan(op, self.extract), c)
+
+        await _bounded([lambda i=i, op=op: read(i, op) for i, op in reads], c.max_connections)
+        await _bounded([lambda op=op: write(op) for op in _last_writes(writes)], c.max_connections)
+        return results
+
+
+def _split(ops: Iterable[Op]) -> tuple[list[tuple[int, Op]], list[tuple[int, PutOp]]]:
+    """The batch's reads and writes with their positions; an unknown
+    operation or a TTL is refused before anything is sent."""
+    reads: list[tuple[int, Op]] = []
+    writes: list[tuple[int, PutOp]] = []
+    for i, op in enumerate(ops):
+        if isinstance(op, PutOp):
+            if op.value is not None:
+                _check_ttl(op.ttl)
+            writes.append((i, op))
+        elif isinstance(op, (GetOp, SearchOp, ListNamespacesOp)):
+            reads.append((i, op))
+        else:
+            raise ValueError(f"KgmemStore: unknown operation {op!r}")
+    return reads, writes
+
+
+def _last_writes(writes: list[tuple[int, PutOp]]) -> list[PutOp]:
+    """The batch's writes, the last of each (namespace, key) only."""
+    last: dict[tuple[tuple[str, ...], str], PutOp] = {}
+    for _, op in writes:
+        last.pop((tuple(op.namespace), op.key), None)
+        last[(tuple(op.namespace), op.key)] = op
+    return list(last.values())
+
+
+async def _bounded(jobs: Sequence[Callable[[], Awaitable[None]]], n: int) -> None:
+    """Runs jobs, at most n at once (n workers, not one task per job); the
+    first failure cancels the rest and is raised."""
+    if not jobs:
+        return
+    it = iter(jobs)
+
+    async def worker() -> None:
+        for job in it:
+            await job()
+
+    tasks = [asyncio.ensure_future(worker()) for _ in range(min(n, len(jobs)))]
+    try:
+        await asyncio.gather(*tasks)
+    except BaseException:
+        for t in tasks:
+            t.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        raise
+
+
+def _drive(plan: Plan, c: KgmemClient) -> Any:
+    """Runs a plan's requests one after the other on the sync client."""
+    answers: list[Any] | None = None
+    err: KgmemError | None = None
+    while True:
+        try:
+            calls = plan.throw(err) if err is not None else plan.send(answers)  # type: ignore[arg-type]
+        except StopIteration as done:
+            return done.value
+        answers, err = None, None
+        try:
+            answers = [c.call(x) for x in calls]
+        except KgmemError as e:
+            err = e
+
+
+async def _adrive(plan: Plan, c: AsyncKgmemClient) -> Any:
+    """Runs a plan on the async client, each step's requests concurrently."""
+    answers: list[Any] | None = None
+    err: KgmemError | None = None
+    while True:
+        try:
+            calls = plan.throw(err) if err is not None else plan.send(answers)  # type: ignore[arg-type]
+        except StopIteration as done:
+            return done.value
+        answers, err = None, None
+        try:
+            answers = list(await asyncio.gather(*(c.call(x) for x in calls)))
+        except KgmemError as e:
+            err = e
+
+
+def _plan(op: Op, extract: bool) -> Plan:
+    """The requests of one operation and its result."""
+    match op:
+        case GetOp(namespace=ns, key=key):
+            try:
+                (it,) = yield [_calls.get_item(to_namespace(ns), _server_key(key))]
+            except NotFoundError:
                 return None
-            case PutOp(namespace=ns, key=key, value=value, index=index, ttl=ttl):
-                _check_ttl(ttl)
-                await c.put_item(to_namespace(ns), key, value, index=_index(index), extract=self.extract)
-                return None
-            case SearchOp():
-                if op.namespace_prefix:
-                    return _search_items(await c.search_items(**_search_args(op, to_namespace(op.namespace_prefix))))
-                roots = _roots(await c.item_namespaces())
-                found = await asyncio.gather(*(c.search_items(**_search_args(op, r, whole=True)) for r in roots))
-                return _merge(op, [_search_items(f) for f in found])
-            case ListNamespacesOp():
-                return _list_namespaces(op, await c.item_namespaces(_list_prefix(op)))
-        raise ValueError(f"KgmemStore: unknown operation {op!r}")
+            return _item(it)
+        case PutOp(namespace=ns, key=key, value=None):
+            try:
+                yield [_calls.delete_item(to_namespace(ns), _server_key(key))]
+            except NotFoundError:
+                pass
+            return None
+        case PutOp(namespace=ns, key=key, value=value, index=index, ttl=ttl):
+            _check_ttl(ttl)
+            yield [_calls.put_item(to_namespace(ns), _server_key(key), value, index=_index(index), extract=extract)]
+            return None
+        case SearchOp():
+            return (yield from _search(op))
+        case ListNamespacesOp():
+            (namespaces,) = yield [_calls.item_namespaces(_list_prefix(op))]
+            return _list_namespaces(op, namespaces)
+    raise ValueError(f"KgmemStore: unknown operation {op!r}")
+
+
+def _search(op: SearchOp) -> Plan:
+    """A search as LangGraph's stores answer it, any limit and offset: the
+    server's pages (at most 100 items) are read until the page is full; the
+    empty prefix searches each top-level namespace and merges them."""
+    if op.limit <= 0:
+        return []
+    flt = _finite_filter(op.filter)
+    if flt is None:
+        return []
+    query = op.query or None
+    if op.namespace_prefix:
+        prefixes = [to_namespace(op.namespace_prefix)]
+    else:
+        (namespaces,) = yield [_calls.item_namespaces()]
+        prefixes = _roots(namespaces)
+    if not prefixes:
+        return []
+    # One request reinforces what it returns on the server; a search of
+    # several requests must not reorder its own later pages, so it reinforces
+    # what it returns once it has all of it.
+    single = len(prefixes) == 1 and op.limit <= _PAGE
+    reinforce = None if single else False
+    if len(prefixes) == 1:
+        found = (yield from _pages(prefixes, query, flt, op.offset, op.limit, reinforce))[0]
+    else:
+        per_root = yield from _pages(prefixes, query, flt, 0, op.offset + op.limit, reinforce)
+        found = _merge([it for r in per_root for it in r])[op.offset: op.offset + op.limit]
+    if not single and query:
+        yield from _reinforce(found)
+    return [_search_item(it) for it in found]
+
+
+def _pages(prefixes: list[str], query: str | None, flt: dict[str, Any] | None, start: int, count: int,
+           reinforce: bool | None) -> Generator[list[Call[Any]], list[Any], list[list[dict[str, Any]]]]:
+    """Up to count results of each prefix from offset start, page by page
+    (the prefixes' pages requested together)."""
+    out: list[list[dict[str, Any]]] = [[] for _ in prefixes]
+    # Past the server's largest offset there is nothing: no search reads more items.
+    pending = list(range(len(prefixes))) if start <= _MAX_OFFSET else []
+    while pending:
+        asked = []
+        for i in pending:
+            limit = min(_PAGE, count - len(out[i]))
+            asked.append((i, limit))
+        answers = yield [_calls.search_items(prefixes[i], query=query, filter=flt, limit=limit,
+                                             offset=start + len(out[i]), reinforce=reinforce) for i, limit in asked]
+        pending = []
+        for (i, limit), res in zip(asked, answers):
+            out[i].extend(res["items"])
+            if len(res["items"]) == limit and len(out[i]) < count and start + len(out[i]) <= _MAX_OFFSET:
+                pending.append(i)
+    return out
+
+
+def _reinforce(found: list[dict[str, Any]]) -> Generator[list[Call[Any]], list[Any], None]:
+    """Records the ranked items returned as recalled, as one search request
+    does (best effort: a server without reinforcement answers 409)."""
+    by_ns: dict[str, list[dict[str, str]]] = {}
+    for it in found:
+        if it.get("score"):
+            by_ns.setdefault(it["namespace"], []).append({"kind": "item", "id": it["id"]})
+    for ns, refs in by_ns.items():
+        for i in range(0, len(refs), _FEEDBACK_CHUNK):
+            try:
+                yield [_calls.feedback(ns, refs[i: i + _FEEDBACK_CHUNK])]
+            except KgmemError:
+                return
+
+
+def _finite_filter(flt: dict[str, Any] | None) -> dict[str, Any] | None:
+    """The filter as JSON can carry it: JSON has no infinity or NaN, so a
+    condition on one becomes what it means for the JSON numbers a value
+    holds ({"$lt": inf}: any number, {"$gt": inf}: none, {"$ne": nan}:
+    anything). None when the filter matches nothing; {} when everything."""
+    if not flt:
+        return {}
+    out: dict[str, Any] = {}
+    for member, cond in flt.items():
+        if isinstance(cond, dict) and any(str(k).startswith("$") for k in cond):
+            ops: dict[str, Any] = {}
+            for name, arg in cond.items():
+                if not isinstance(arg, float) or math.isfinite(arg):
+                    ops[name] = arg
+                    continue
+                match name, arg:
+                    case "$ne", _:
+                        continue  # no JSON value is inf or nan
+                    case ("$lt" | "$lte"), a if a == math.inf:
+                        ops.setdefault("$lte", _MAX_FLOAT)
+                    case ("$gt" | "$gte"), a if a == -math.inf:
+                        ops.setdefault("$gte", -_MAX_FLOAT)
+                    case ("$eq" | "$gt" | "$gte" | "$lt" | "$lte"), _:
+                        return None  # no number is above inf, below -inf, equal to either, or compares with nan
+                    case _:
+                        ops[name] = arg  # an unknown operator: the server names it
+            if ops:
+                out[member] = ops
+        elif _has_non_finite(cond):
+            return None  # no JSON value equals one holding inf or nan
+        else:
+            out[member] = cond
+    return out
+
+
+def _has_non_finite(v: Any) -> bool:
+    if isinstance(v, float):
+        return not math.isfinite(v)
+    if isinstance(v, dict):
+        return any(_has_non_finite(x) for x in v.values())
+    if isinstance(v, (list, tuple)):
+        return any(_has_non_finite(x) for x in v)
+    return False
+
+
+def _server_key(key: str) -> str:
+    """The kgmem key of a LangGraph key: the same, but for the empty key
+    (kgmem keys have at least one byte) and keys starting with "␀", which
+    take a leading "␀"."""
+    return _EMPTY_KEY + key if key == "" or key.startswith(_EMPTY_KEY) else key
+
+
+def _store_key(key: str) -> str:
+    """The LangGraph key of a kgmem key (_server_key undone)."""
+    return key[1:] if key.startswith(_EMPTY_KEY) else key
 
 
 def _check_ttl(ttl: Any) -> None:
@@ -154,27 +391,18 @@ def _time(s: str) -> datetime:
 
 
 def _item(it: dict[str, Any]) -> Item:
-    return Item(value=it["value"], key=it["key"], namespace=to_labels(it["namespace"]),
+    return Item(value=it["value"], key=_store_key(it["key"]), namespace=to_labels(it["namespace"]),
                 created_at=_time(it["created_at"]), updated_at=_time(it["updated_at"]))
 
 
-def _search_items(res: dict[str, Any]) -> list[SearchItem]:
-    out = []
-    for it in res["items"]:
-        score = it.get("score")
-        out.append(SearchItem(namespace=to_labels(it["namespace"]), key=it["key"], value=it["value"],
-                              created_at=_time(it["created_at"]), updated_at=_time(it["updated_at"]),
-                              score=score["final"] if score else None))
-    return out
+def _score(it: dict[str, Any]) -> float | None:
+    score = it.get("score")
+    return float(score["final"]) if score else None
 
 
-def _search_args(op: SearchOp, prefix: str, whole: bool = False) -> dict[str, Any]:
-    """The search_items arguments of op under prefix; whole asks for every
-    result up to offset + limit (the empty prefix merges several searches)."""
-    if whole:
-        return {"namespace_prefix": prefix, "query": op.query or None, "filter": op.filter,
-                "limit": min(op.offset + op.limit, _PAGE), "offset": 0}
-    return {"namespace_prefix": prefix, "query": op.query or None, "filter": op.filter, "limit": op.limit, "offset": op.offset}
+def _search_item(it: dict[str, Any]) -> SearchItem:
+    return SearchItem(namespace=to_labels(it["namespace"]), key=_store_key(it["key"]), value=it["value"],
+                      created_at=_time(it["created_at"]), updated_at=_time(it["updated_at"]), score=_score(it))
 
 
 def _roots(namespaces: Sequence[str]) -> list[str]:
@@ -182,13 +410,12 @@ def _roots(namespaces: Sequence[str]) -> list[str]:
     return list(dict.fromkeys(ns.split("/", 1)[0] for ns in namespaces))
 
 
-def _merge(op: SearchOp, results: list[list[SearchItem]]) -> list[SearchItem]:
-    """Merges the searches of several roots as one search would rank them:
-    ranked items by score, then unranked ones, most recently updated first."""
-    items = [it for r in results for it in r]
-    ranked = sorted((it for it in items if it.score is not None), key=lambda it: -(it.score or 0.0))
-    rest = sorted((it for it in items if it.score is None), key=lambda it: it.updated_at, reverse=True)
-    return (ranked + rest)[op.offset: op.offset + op.limit]
+def _merge(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Orders the results of several roots as one search would: ranked
+    items by score, then unranked ones, most recently updated first."""
+    ranked = sorted((it for it in items if _score(it) is not None), key=lambda it: -(_score(it) or 0.0))
+    rest = sorted((it for it in items if _score(it) is None), key=lambda it: _time(it["updated_at"]), reverse=True)
+    return ranked + rest
 
 
 def _list_prefix(op: ListNamespacesOp) -> str | None:
