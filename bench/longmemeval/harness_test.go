@@ -4,9 +4,9 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"github.com/kgmem/kgmem/internal/testenv"
 	"math"
 	"net/http/httptest"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -130,11 +130,7 @@ func TestRunThroughServer(t *testing.T) {
 // TestHarnessRealData runs a few questions of the development split, from
 // $KGMEM_LONGMEMEVAL_DATA (the .json.gz or its folder).
 func TestHarnessRealData(t *testing.T) {
-	path := os.Getenv("KGMEM_LONGMEMEVAL_DATA")
-	if path == "" {
-		t.Skip("set KGMEM_LONGMEMEVAL_DATA to the LongMemEval .json.gz (or its folder, e.g. ../shared/bench/longmemeval) to run")
-	}
-	qs, err := Load(path)
+	qs, err := Load(testenv.LongMemEvalData(t))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/kgmem/kgmem/internal/testenv"
 	"io"
 	"os"
 	"path/filepath"
@@ -33,13 +34,9 @@ func TestCVFlags(t *testing.T) {
 }
 
 // TestCV runs the joint cross-validation on LoCoMo and the first questions
-// of LongMemEval with a two-point grid ($KGMEM_LOCOMO_DATA and
-// $KGMEM_LONGMEMEVAL_DATA name the data; without them it skips).
+// of LongMemEval with a two-point grid (testenv names the data).
 func TestCV(t *testing.T) {
-	locomoData, lmeData := os.Getenv("KGMEM_LOCOMO_DATA"), os.Getenv("KGMEM_LONGMEMEVAL_DATA")
-	if locomoData == "" || lmeData == "" {
-		t.Skip("set KGMEM_LOCOMO_DATA and KGMEM_LONGMEMEVAL_DATA to the benchmark data to run it")
-	}
+	locomoData, lmeData := testenv.LoCoMoData(t), testenv.LongMemEvalData(t)
 	jsonOut := filepath.Join(t.TempDir(), "cv.json")
 	var out, errOut bytes.Buffer
 	args := []string{"cv", "--locomo", locomoData, "--longmemeval", lmeData, "--limit", "12", "--grid", "thread_weight=1,-1", "--json", jsonOut}
