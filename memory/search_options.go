@@ -65,15 +65,14 @@ type SearchOptions struct {
 }
 
 // DefaultSearchOptions are the settings used when none are given. The
-// constants fitted on LoCoMo (RRFK, ThreadWeight, ThreadWindow,
-// SpeakerWeight, TimeFactor, WhenFactor; the server's vector weight with
-// the hashing embedder) are the grid point that leave-one-conversation-out
-// cross-validation picks on all five shared conversations (`go run
-// ./cmd/bench locomo-cv`, bench/README.md); CurrencyFactor acts on facts,
-// which LoCoMo does not have, and is a design choice.
+// retrieval constants (RRFK, ThreadWeight, ThreadWindow, SpeakerWeight,
+// TimeFactor, WhenFactor; the server's vector weight with the hashing
+// embedder) are chosen by cross-validation over LoCoMo and LongMemEval at
+// once (`go run ./cmd/bench cv`, bench/README.md); CurrencyFactor acts
+// on facts, which neither benchmark has, and is a design choice.
 func DefaultSearchOptions() SearchOptions {
 	return SearchOptions{RRFK: 30, Candidates: 4, VectorWeight: 1, TextWeight: 1,
-		ThreadWeight: 1, ThreadWindow: 2, SpeakerWeight: 0.8, GraphWeight: 1, GraphDepth: 2, GraphFanOut: 20,
+		ThreadWeight: 1, ThreadWindow: 1, SpeakerWeight: 0.8, GraphWeight: 1, GraphDepth: 2, GraphFanOut: 20,
 		CurrencyFactor: 0.5, TimeFactor: 0.5, WhenFactor: 0.7,
 		MMRLambda: 1, RerankCandidates: 20, RerankTimeout: 2 * time.Second, Timeout: 5 * time.Second, RetrieverTimeout: 2 * time.Second, MaxQueryBytes: 4096, MaxLimit: 100}
 }
