@@ -245,6 +245,9 @@ type NamespaceSettings struct {
 	// ("drives": "one_object", "works_at": "many"); it wins over a schema
 	// relation type's cardinality. Keys are predicates in any spelling.
 	Cardinality map[string]Cardinality `json:"cardinality,omitempty"`
+	// SearchRecipe names the search recipe the namespace's searches use
+	// when a request names none (empty: the server's default).
+	SearchRecipe string `json:"search_recipe,omitempty"`
 }
 
 // WritePolicy says which changes ingestion may make. The zero value allows all.

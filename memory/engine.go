@@ -1,6 +1,7 @@
 package memory
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -34,6 +35,9 @@ type Config struct {
 	Limits episodes.Limits
 	// Search tunes retrieval; zero fields take DefaultSearchOptions.
 	Search SearchOptions
+	// Recipe names the search recipe of a request that names none, in a
+	// namespace whose settings name none ("": RecipeDefault).
+	Recipe string
 	// Reranker, when set, reorders the best search candidates (see SearchOptions.RerankCandidates).
 	Reranker kgmem.Reranker
 	// Decay gives each namespace's forgetting-curve model; nil reads the
@@ -69,8 +73,10 @@ type Config struct {
 // It is safe for concurrent use: writes to one namespace are serialised, writes
 // to different namespaces and all reads run in parallel.
 type Engine struct {
-	graph      kgmem.GraphStore
-	vectors    kgmem.VectorIndex
+	graph   kgmem.GraphStore
+	vectors kgmem.VectorIndex
+	// recipe is the search recipe of a search that names none (Config.Recipe).
+	recipe     Recipe
 	embedder   kgmem.Embedder
 	extractor  kgmem.Extractor
 	integrator *triples.Integrator
@@ -108,6 +114,10 @@ func New(cfg Config) (*Engine, error) {
 	case cfg.Embedder == nil:
 		return nil, errors.New("memory: Config.Embedder is required")
 	}
+	recipe, err := recipeNamed("recipe", cmp.Or(cfg.Recipe, RecipeDefault))
+	if err != nil {
+		return nil, fmt.Errorf("memory: Config.Recipe: %w", err)
+	}
 	if d, e := cfg.Vectors.Dimension(), cfg.Embedder.Dimension(); d != e {
 		return nil, fmt.Errorf("memory: vector index holds %d-dimensional vectors but embedder %s makes %d: %w",
 			d, cfg.Embedder.Name(), e, kgmem.ErrDimensionMismatch)
@@ -122,6 +132,7 @@ func New(cfg Config) (*Engine, error) {
 		log:        cfg.Logger,
 		limits:     withDefaultLimits(cfg.Limits),
 		search:     cfg.Search.withDefaults(),
+		recipe:     recipe,
 		reranker:   cfg.Reranker,
 		models:     cfg.Decay,
 		reinforcer: cfg.Reinforcer,

@@ -19,8 +19,12 @@ type SearchRequest struct {
 	Query     string
 	// Limit is the number of results per kind (default 10).
 	Limit int
-	// Include selects the kinds returned (default all).
+	// Include selects the kinds returned (default: the recipe's, every kind
+	// for most).
 	Include []kgmem.Kind
+	// Recipe names the search recipe (recipe.go; default: the namespace's,
+	// else the engine's).
+	Recipe string
 	// IncludeHistory also returns invalidated facts.
 	IncludeHistory bool
 	// IncludeForgotten also returns records the forgetting sweep has hidden.
@@ -136,8 +140,8 @@ func (e *Engine) ValidateSearch(req *SearchRequest) error {
 	if req.Limit == 0 {
 		req.Limit = 10
 	}
-	if len(req.Include) == 0 {
-		req.Include = kgmem.AllKinds()
+	if err := ValidRecipe("recipe", req.Recipe); err != nil {
+		return err
 	}
 	for i, k := range req.Include {
 		if !k.Valid() {
@@ -161,7 +165,18 @@ func (e *Engine) Search(ctx context.Context, req SearchRequest) (SearchResult, e
 	defer e.searching.Add(-1)
 	ctx, cancel := context.WithTimeout(ctx, e.search.Timeout)
 	defer cancel()
-	st := &searchState{req: req, opts: e.search, query: parseQuery(req.Query), lists: map[string][]kgmem.Hit{}, inline: e.busy()}
+	settings, err := e.graph.Settings(ctx, req.Namespace)
+	if err != nil {
+		return SearchResult{}, fmt.Errorf("settings of %q: %w", req.Namespace, err)
+	}
+	recipe, err := e.searchRecipe(req, settings)
+	if err != nil {
+		return SearchResult{}, err
+	}
+	if len(req.Include) == 0 {
+		req.Include = recipe.kinds()
+	}
+	st := &searchState{req: req, opts: recipe.apply(e.search), query: parseQuery(req.Query), lists: map[string][]kgmem.Hit{}, inline: e.busy()}
 	plan := e.plan(req, st.opts, st.query)
 	order := plan.fusionOrder()
 

@@ -37,6 +37,9 @@ func (e *Engine) PutSettings(ctx context.Context, ns kgmem.Namespace, s kgmem.Na
 	if err := validateCardinality(s.Cardinality); err != nil {
 		return err
 	}
+	if err := ValidRecipe("search_recipe", s.SearchRecipe); err != nil {
+		return err
+	}
 	unlock, err := e.lockNamespace(ctx, ns)
 	if err != nil {
 		return err
