@@ -343,7 +343,7 @@ func (r *Runner) List(ctx context.Context, ns kgmem.Namespace, limit int) ([]Job
 // coalesceKey groups jobs that may share one engine call.
 func coalesceKey(j *Job) string {
 	schema, _ := json.Marshal(j.request.Schema)
-	return fmt.Sprintf("%s\x00%s\x00%t\x00%s", j.Namespace, j.ThreadID, j.request.Extract, schema)
+	return fmt.Sprintf("%s\x00%s\x00%t\x00%t\x00%s", j.Namespace, j.ThreadID, j.request.Extract, j.request.ExtractKnown, schema)
 }
 
 // schedule queues j behind its thread's pending jobs and arms the debounce
