@@ -6,7 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync/atomic"
+	"sync"
 	"testing"
 	"time"
 
@@ -27,16 +27,19 @@ import (
 // re-posting is a 200.
 func TestSyncExtractionPastTheDeadline(t *testing.T) {
 	eachBackend(t, func(t *testing.T, b backend) {
-		var healthy atomic.Bool
+		// The model answers nothing until released: past the request's
+		// deadline, the job's call waits for it.
+		release := make(chan struct{})
+		var once sync.Once
+		answer := func() { once.Do(func() { close(release) }) }
 		extraction := llmtest.ExtractionJSON(
 			[]llmtest.Entity{{Name: "Caroline", Type: "Person"}, {Name: "adoption agencies", Type: "Topic"}},
 			[]llmtest.Fact{{Subject: "Caroline", Predicate: "researches", Object: "adoption agencies", Text: "Caroline researches adoption agencies."}})
 		llm := llmtest.New(t, llmtest.WithResponder(func(openai.ChatCompletionRequest) (llmtest.Reply, error) {
-			if healthy.Load() {
-				return llmtest.Text(extraction), nil
-			}
-			return llmtest.Reply{Content: extraction, Delay: time.Minute}, nil // far past the request's deadline
+			<-release
+			return llmtest.Text(extraction), nil
 		}))
+		t.Cleanup(answer) // before the fake server's Close, which waits for its calls
 		x, err := triples.NewExtractor(triples.LLMConfig{BaseURL: llm.URL(), Model: "test-model", MaxRetries: 1, MinBackoff: time.Millisecond, MaxBackoff: time.Millisecond})
 		if err != nil {
 			t.Fatal(err)
@@ -53,7 +56,7 @@ func TestSyncExtractionPastTheDeadline(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		srv := httptest.NewServer(api.New(eng, api.Options{Jobs: runner, RequestTimeout: 300 * time.Millisecond}, quiet).Handler())
+		srv := httptest.NewServer(api.New(eng, api.Options{Jobs: runner, RequestTimeout: 2 * time.Second}, quiet).Handler())
 		t.Cleanup(func() {
 			srv.Close()
 			_ = runner.Close()
@@ -90,7 +93,7 @@ func TestSyncExtractionPastTheDeadline(t *testing.T) {
 			t.Fatalf("re-post: %d %+v, want 200 with known episodes", st, again)
 		}
 
-		healthy.Store(true)
+		answer()
 		var job jobJSON
 		loc := "/v1/jobs/" + res.JobID + "?namespace=slow"
 		deadline := time.Now().Add(time.Minute)

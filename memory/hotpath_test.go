@@ -103,7 +103,8 @@ func (s *switchableLLM) respond(openai.ChatCompletionRequest) (llmtest.Reply, er
 // follow-up extraction (ExtractKnown, what the background job runs) either
 // adds the facts or fails with the episodes kept.
 func TestSlowExtractionKeepsMessages(t *testing.T) {
-	const requestTimeout = 300 * time.Millisecond
+	// Long enough for a write to Neo4j and Milvus on a loaded machine.
+	const requestTimeout = 2 * time.Second
 	extraction := llmtest.Text(llmtest.ExtractionJSON(
 		[]llmtest.Entity{{Name: "Ann", Type: "Person"}, {Name: "Lisbon", Type: "Place"}},
 		[]llmtest.Fact{{Subject: "Ann", Predicate: "lives in", Object: "Lisbon", Text: "Ann lives in Lisbon."}}))
@@ -115,8 +116,8 @@ func TestSlowExtractionKeepsMessages(t *testing.T) {
 	}{
 		{"slow model", llmtest.Reply{Content: extraction.Content, Delay: time.Minute}, true},
 		{"429 with Retry-After", llmtest.RateLimited(30 * time.Second), true},
-		{"500 after a delay", llmtest.Reply{Status: http.StatusInternalServerError, Delay: 200 * time.Millisecond}, true},
-		{"500 after a delay, never recovering", llmtest.Reply{Status: http.StatusInternalServerError, Delay: 200 * time.Millisecond}, false},
+		{"500 after a delay", llmtest.Reply{Status: http.StatusInternalServerError, Delay: 700 * time.Millisecond}, true},
+		{"500 after a delay, never recovering", llmtest.Reply{Status: http.StatusInternalServerError, Delay: 700 * time.Millisecond}, false},
 	}
 	for _, pair := range backendPairs(t) {
 		t.Run(pair.name, func(t *testing.T) {
