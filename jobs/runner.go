@@ -212,6 +212,12 @@ func (r *Runner) claim(ctx context.Context, own bool) (int, error) {
 				r.log.Error("skipping a background job that cannot be read", "job", rec.ID, "error", err)
 				continue
 			}
+			if j.Status == StatusRunning && j.request.Extract {
+				// Its server stopped mid-run: the messages may be stored
+				// already (they are before extraction starts), without
+				// their facts. Extract from all of them.
+				j.request.ExtractKnown = true
+			}
 			if r.schedule(&j) {
 				scheduled++
 			}
