@@ -190,6 +190,10 @@ func Open(ctx context.Context, cfg Config) (*Runner, error) {
 // FileName is the job records' file in a data directory (Config.DataDir).
 const FileName = "jobs.db"
 
+// errExtractionDeferred is why a job whose messages were stored but whose
+// facts could not be written is retried.
+var errExtractionDeferred = errors.New("extraction deferred: the graph was unavailable for the facts")
+
 // DefaultLease is how long a job stays held without renewal.
 const DefaultLease = 15 * time.Second
 
@@ -439,6 +443,10 @@ func (r *Runner) run(group []*Job) {
 	now := r.cfg.Clock.Now().UTC()
 	ids := make([]string, len(group))
 	req := group[0].request
+	if group[0].attempts > 0 && req.Extract {
+		// A retry: the messages may be stored already, without facts.
+		req.ExtractKnown = true
+	}
 	req.Messages = nil
 	for i, j := range group {
 		ids[i] = j.ID
@@ -454,6 +462,11 @@ func (r *Runner) run(group []*Job) {
 	}
 	if errors.Is(err, kgmem.ErrUnavailable) {
 		r.retryLater(group, err)
+		return
+	}
+	if err == nil && len(res.Deferred) > 0 {
+		// Stored, but the facts met an unavailable graph: extract again later.
+		r.retryLater(group, errExtractionDeferred)
 		return
 	}
 	finished := r.cfg.Clock.Now().UTC()

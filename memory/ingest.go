@@ -2,6 +2,7 @@ package memory
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -126,48 +127,50 @@ func (e *Engine) storeEpisodes(ctx context.Context, ns kgmem.Namespace, eps []kg
 
 // extractFacts extracts triples from eps (stored already), integrates them
 // and writes the facts. Failures are warnings: the episodes stay. When ctx
-// ends before the facts are decided, it returns eps' ids as deferred; once
-// they are decided, their write outlives ctx, so paid LLM work is not lost.
+// ends before the facts are decided, or the graph is unavailable for their
+// write, it returns eps' ids as deferred (to be extracted again later);
+// decided facts are written even if ctx ended meanwhile, so paid LLM work
+// is not lost.
 func (e *Engine) extractFacts(ctx context.Context, req IngestRequest, eps []kgmem.Episode, now time.Time) (facts []kgmem.FactChange, usage kgmem.LLMUsage, warnings, deferred []string) {
 	facts = []kgmem.FactChange{}
-	lost := func(err error) {
+	later := func(stage string, err error) ([]kgmem.FactChange, kgmem.LLMUsage, []string, []string) {
+		e.log.WarnContext(ctx, stage+" did not finish; episodes kept, extraction deferred", "namespace", req.Namespace, "episodes", len(eps), "error", err)
+		return []kgmem.FactChange{}, usage, append(warnings, "extraction did not finish within the request; the messages are stored, without facts yet"), episodeIDs(eps)
+	}
+	lost := func(err error) ([]kgmem.FactChange, kgmem.LLMUsage, []string, []string) {
+		if ctx.Err() != nil || errors.Is(err, kgmem.ErrUnavailable) {
+			return later("writing extracted facts", err)
+		}
 		e.log.WarnContext(ctx, "writing extracted facts failed; episodes kept", "namespace", req.Namespace, "error", err)
-		facts, warnings = []kgmem.FactChange{}, append(warnings, "extracted facts not written, episodes kept without facts: "+err.Error())
+		return []kgmem.FactChange{}, usage, append(warnings, "extracted facts not written, episodes kept without facts: "+err.Error()), nil
 	}
 	x := e.extractTriples(ctx, req, eps)
 	usage, warnings = x.usage, x.warnings
 	if ctx.Err() != nil {
-		e.log.WarnContext(ctx, "extraction did not finish in time; episodes kept", "namespace", req.Namespace, "episodes", len(eps), "error", ctx.Err())
-		return facts, usage, append(warnings, "extraction did not finish within the request; the messages are stored, without facts yet"), episodeIDs(eps)
+		return later("extraction", ctx.Err())
 	}
 	if x.failed {
 		return facts, usage, warnings, nil
 	}
 	unlock, err := e.lockNamespace(ctx, req.Namespace)
 	if err != nil {
-		lost(err)
-		return facts, usage, warnings, nil
+		return lost(err)
 	}
 	defer unlock()
 	changes, decided, usage, warnings := e.integrate(ctx, req, x)
 	if ctx.Err() != nil && len(decided) == 0 {
-		// Cut short while integrating: nothing decided, try again later.
-		e.log.WarnContext(ctx, "integration did not finish in time; episodes kept", "namespace", req.Namespace, "episodes", len(eps), "error", ctx.Err())
-		return facts, usage, append(warnings, "extraction did not finish within the request; the messages are stored, without facts yet"), episodeIDs(eps)
+		return later("integration", ctx.Err()) // nothing decided
 	}
 	if len(changes.Facts)+len(changes.Entities)+len(changes.Mentions) == 0 {
 		return decided, usage, warnings, nil
 	}
-	// The facts are decided: write them even if ctx ended meanwhile.
 	wctx := context.WithoutCancel(ctx)
 	cs := kgmem.ChangeSet{Namespace: req.Namespace, Entities: changes.Entities, Facts: changes.Facts, Mentions: changes.Mentions}
 	if err := e.stampDecay(wctx, &cs, decided, now); err != nil {
-		lost(err)
-		return facts, usage, warnings, nil
+		return lost(err)
 	}
 	if err := e.write(wctx, cs); err != nil {
-		lost(err)
-		return facts, usage, warnings, nil
+		return lost(err)
 	}
 	syncChanges(decided, cs.Facts)
 	return decided, usage, warnings, nil
