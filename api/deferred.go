@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 
+	"github.com/kgmem/kgmem"
 	"github.com/kgmem/kgmem/memory"
 	"github.com/labstack/echo/v4"
 )
@@ -36,4 +37,36 @@ func (s *Server) deferExtraction(c echo.Context, req memory.IngestRequest, res *
 	}
 	res.JobID = job.ID
 	res.Warnings = append(res.Warnings, "extraction continues in the background as job "+job.ID+" ("+jobURL(job.Namespace, job.ID)+")")
+}
+
+// submitExtraction answers an async post with extraction: the messages are
+// stored first, so they are searchable at once, then a background job
+// extracts the facts of those this post created (202 and the job, as
+// submitJob). When every message was known, the job has nothing to extract.
+func (s *Server) submitExtraction(c echo.Context, req memory.IngestRequest) error {
+	switch {
+	case s.opts.Jobs == nil:
+		return kgmem.Invalidf("mode", "async is not enabled on this server")
+	case !s.engine.ExtractionEnabled():
+		return memory.ErrExtractionDisabled
+	}
+	store := req
+	store.Extract = false
+	res, err := s.engine.Ingest(c.Request().Context(), store)
+	if err != nil {
+		return err
+	}
+	follow := req
+	follow.ExtractKnown, follow.Messages = true, nil
+	for i, ep := range res.Episodes {
+		if ep.Created {
+			m := req.Messages[i]
+			m.ID, m.Timestamp = ep.MessageID, ep.Timestamp
+			follow.Messages = append(follow.Messages, m)
+		}
+	}
+	if len(follow.Messages) == 0 {
+		follow = req // all known: the job finds them stored and extracts nothing
+	}
+	return s.submitJob(c, follow)
 }

@@ -114,3 +114,78 @@ func TestSyncExtractionPastTheDeadline(t *testing.T) {
 		}
 	})
 }
+
+// TestAsyncExtractionSearchableAtOnce pins that an async post with
+// extraction stores its messages before answering 202: they are listed and
+// searchable while the job still waits for the model, and the job then
+// extracts their facts.
+func TestAsyncExtractionSearchableAtOnce(t *testing.T) {
+	eachBackend(t, func(t *testing.T, b backend) {
+		release := make(chan struct{})
+		var once sync.Once
+		answer := func() { once.Do(func() { close(release) }) }
+		extraction := llmtest.ExtractionJSON(
+			[]llmtest.Entity{{Name: "Caroline", Type: "Person"}, {Name: "adoption agencies", Type: "Topic"}},
+			[]llmtest.Fact{{Subject: "Caroline", Predicate: "researches", Object: "adoption agencies", Text: "Caroline researches adoption agencies."}})
+		llm := llmtest.New(t, llmtest.WithResponder(func(openai.ChatCompletionRequest) (llmtest.Reply, error) {
+			<-release
+			return llmtest.Text(extraction), nil
+		}))
+		t.Cleanup(answer) // before the fake server's Close, which waits for its calls
+		x, err := triples.NewExtractor(triples.LLMConfig{BaseURL: llm.URL(), Model: "test-model", MaxRetries: 1, MinBackoff: time.Millisecond, MaxBackoff: time.Millisecond})
+		if err != nil {
+			t.Fatal(err)
+		}
+		g := b.graph(t)
+		emb := embed.NewHashing(256)
+		v := b.vectors(t, emb.Dimension())
+		quiet := slog.New(slog.DiscardHandler)
+		eng, err := memory.New(memory.Config{Graph: g, Vectors: v, Embedder: emb, Extractor: x, Logger: quiet, Search: patientSearch})
+		if err != nil {
+			t.Fatal(err)
+		}
+		runner, err := jobs.Open(context.Background(), jobs.Config{Engine: eng, DataDir: t.TempDir(), Workers: 1, Logger: quiet})
+		if err != nil {
+			t.Fatal(err)
+		}
+		srv := httptest.NewServer(api.New(eng, api.Options{Jobs: runner}, quiet).Handler())
+		t.Cleanup(func() {
+			srv.Close()
+			_ = runner.Close()
+			_, _ = eng.PurgeNamespace(context.Background(), "async-slow")
+			_ = v.Close()
+			_ = g.Close()
+		})
+		s := &testServer{t: t, url: srv.URL, graph: g, engine: eng}
+
+		var job jobJSON
+		post := map[string]any{"namespace": "async-slow", "thread_id": "t1", "extract": true, "mode": "async", "messages": conversation()}
+		if st := s.json(http.MethodPost, "/v1/memories", post, &job); st != http.StatusAccepted || job.ID == "" || job.Progress.Messages != 3 {
+			t.Fatalf("async post: %d %+v", st, job)
+		}
+		if eps, _, _ := s.counts("async-slow"); eps != 3 {
+			t.Fatalf("%d episodes stored while the job waits for the model, want 3", eps)
+		}
+		var found searchResponse
+		if st := s.json(http.MethodPost, "/v1/search", map[string]any{"namespace": "async-slow", "query": "adoption agencies", "include": []string{"episodes"}, "limit": 1}, &found); st != http.StatusOK ||
+			len(found.Episodes) != 1 || found.Episodes[0].MessageID != "m3" {
+			t.Fatalf("search while the job waits: %d %+v", st, found.Episodes)
+		}
+
+		answer()
+		loc := "/v1/jobs/" + job.ID + "?namespace=async-slow"
+		deadline := time.Now().Add(time.Minute)
+		for job.Status != "succeeded" {
+			if job.Status == "failed" || time.Now().After(deadline) {
+				t.Fatalf("job %+v", job)
+			}
+			time.Sleep(10 * time.Millisecond) // polling interval under the deadline above
+			if st := s.json(http.MethodGet, loc, nil, &job); st != http.StatusOK {
+				t.Fatalf("GET %s: %d", loc, st)
+			}
+		}
+		if eps, facts, _ := s.counts("async-slow"); eps != 3 || facts != 1 {
+			t.Fatalf("%d episodes, %d facts after the job, want 3 and 1", eps, facts)
+		}
+	})
+}

@@ -38,6 +38,9 @@ func (s *Server) postMemories(c echo.Context) error {
 	switch body.Mode {
 	case "", "sync":
 	case "async":
+		if req.Extract {
+			return s.submitExtraction(c, req)
+		}
 		return s.submitJob(c, req)
 	default:
 		return kgmem.Invalidf("mode", "is %q; use sync or async", body.Mode)
