@@ -3,11 +3,16 @@ package api
 import (
 	"context"
 	"slices"
+	"time"
 
 	"github.com/kgmem/kgmem"
 	"github.com/kgmem/kgmem/memory"
 	"github.com/labstack/echo/v4"
 )
+
+// deferTimeout bounds recording a deferred extraction's job after the
+// request's deadline (the server's write timeout allows 10 s more).
+const deferTimeout = 5 * time.Second
 
 // deferExtraction hands the extraction a synchronous ingest could not finish
 // within its deadline to a background job: the messages are stored and
@@ -27,8 +32,10 @@ func (s *Server) deferExtraction(c echo.Context, req memory.IngestRequest, res *
 			follow.Messages = append(follow.Messages, m)
 		}
 	}
-	// The request's deadline has passed: the job is recorded regardless.
-	ctx := context.WithoutCancel(c.Request().Context())
+	// The request's deadline may have passed: the job is recorded
+	// regardless, within the connection's write allowance.
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(c.Request().Context()), deferTimeout)
+	defer cancel()
 	job, err := s.opts.Jobs.Submit(ctx, follow)
 	if err != nil {
 		s.log.WarnContext(ctx, "could not queue the deferred extraction; episodes kept without facts", "namespace", req.Namespace, "error", err)
