@@ -13,7 +13,8 @@ import (
 
 // postMemories ingests a batch of messages: 201 when anything new was stored,
 // 200 when every message was already known (an idempotent re-post); with
-// "mode": "async", 202 and a background job (see jobs.go).
+// "mode": "async", 202 and a background job (see jobs.go). An extraction that
+// cannot finish within the request continues as a job (see deferExtraction).
 func (s *Server) postMemories(c echo.Context) error {
 	var body wire.MemoriesRequest
 	if err := decodeJSON(c, &body); err != nil {
@@ -37,6 +38,9 @@ func (s *Server) postMemories(c echo.Context) error {
 	switch body.Mode {
 	case "", "sync":
 	case "async":
+		if req.Extract {
+			return s.submitExtraction(c, req)
+		}
 		return s.submitJob(c, req)
 	default:
 		return kgmem.Invalidf("mode", "is %q; use sync or async", body.Mode)
@@ -44,6 +48,9 @@ func (s *Server) postMemories(c echo.Context) error {
 	res, err := s.engine.Ingest(c.Request().Context(), req)
 	if err != nil {
 		return err
+	}
+	if len(res.Deferred) > 0 {
+		s.deferExtraction(c, req, &res)
 	}
 	status := http.StatusOK
 	for _, ep := range res.Episodes {

@@ -56,7 +56,10 @@ type requestJSON struct {
 	ThreadID  string          `json:"thread_id"`
 	Messages  json.RawMessage `json:"messages"`
 	Extract   bool            `json:"extract"`
-	Schema    *kgmem.Schema   `json:"schema,omitempty"`
+	// ExtractKnown marks the follow-up of an extraction deferred past its
+	// request's deadline (memory.IngestRequest.ExtractKnown).
+	ExtractKnown bool          `json:"extract_known,omitempty"`
+	Schema       *kgmem.Schema `json:"schema,omitempty"`
 }
 
 // record is j as JobRecords keep it.
@@ -65,7 +68,7 @@ func (j *Job) record() (kgmem.JobRecord, error) {
 	if err != nil {
 		return kgmem.JobRecord{}, fmt.Errorf("encode job messages: %w", err)
 	}
-	req, err := json.Marshal(requestJSON{Namespace: j.Namespace, ThreadID: j.ThreadID, Messages: msgs, Extract: j.request.Extract, Schema: j.request.Schema})
+	req, err := json.Marshal(requestJSON{Namespace: j.Namespace, ThreadID: j.ThreadID, Messages: msgs, Extract: j.request.Extract, ExtractKnown: j.request.ExtractKnown, Schema: j.request.Schema})
 	if err != nil {
 		return kgmem.JobRecord{}, fmt.Errorf("encode job: %w", err)
 	}
@@ -87,7 +90,7 @@ func jobOf(r kgmem.JobRecord) (Job, error) {
 	if err := json.Unmarshal(r.Request, &rj); err != nil {
 		return Job{}, fmt.Errorf("job %s: stored request is corrupt: %w", r.ID, err)
 	}
-	j.request = memory.IngestRequest{Namespace: rj.Namespace, ThreadID: rj.ThreadID, Extract: rj.Extract, Schema: rj.Schema}
+	j.request = memory.IngestRequest{Namespace: rj.Namespace, ThreadID: rj.ThreadID, Extract: rj.Extract, ExtractKnown: rj.ExtractKnown, Schema: rj.Schema}
 	if err := json.Unmarshal(rj.Messages, &j.request.Messages); err != nil {
 		return Job{}, fmt.Errorf("job %s: stored messages are corrupt: %w", r.ID, err)
 	}

@@ -190,6 +190,10 @@ func Open(ctx context.Context, cfg Config) (*Runner, error) {
 // FileName is the job records' file in a data directory (Config.DataDir).
 const FileName = "jobs.db"
 
+// errExtractionDeferred is why a job whose messages were stored but whose
+// facts could not be written is retried.
+var errExtractionDeferred = errors.New("extraction deferred: the graph was unavailable for the facts")
+
 // DefaultLease is how long a job stays held without renewal.
 const DefaultLease = 15 * time.Second
 
@@ -211,6 +215,12 @@ func (r *Runner) claim(ctx context.Context, own bool) (int, error) {
 				// A corrupt record cannot run; say so and leave it to the operator.
 				r.log.Error("skipping a background job that cannot be read", "job", rec.ID, "error", err)
 				continue
+			}
+			if j.Status == StatusRunning && j.request.Extract {
+				// Its server stopped mid-run: the messages may be stored
+				// already (they are before extraction starts), without
+				// their facts. Extract from all of them.
+				j.request.ExtractKnown = true
 			}
 			if r.schedule(&j) {
 				scheduled++
@@ -343,7 +353,7 @@ func (r *Runner) List(ctx context.Context, ns kgmem.Namespace, limit int) ([]Job
 // coalesceKey groups jobs that may share one engine call.
 func coalesceKey(j *Job) string {
 	schema, _ := json.Marshal(j.request.Schema)
-	return fmt.Sprintf("%s\x00%s\x00%t\x00%s", j.Namespace, j.ThreadID, j.request.Extract, schema)
+	return fmt.Sprintf("%s\x00%s\x00%t\x00%t\x00%s", j.Namespace, j.ThreadID, j.request.Extract, j.request.ExtractKnown, schema)
 }
 
 // schedule queues j behind its thread's pending jobs and arms the debounce
@@ -433,6 +443,10 @@ func (r *Runner) run(group []*Job) {
 	now := r.cfg.Clock.Now().UTC()
 	ids := make([]string, len(group))
 	req := group[0].request
+	if group[0].attempts > 0 && req.Extract {
+		// A retry: the messages may be stored already, without facts.
+		req.ExtractKnown = true
+	}
 	req.Messages = nil
 	for i, j := range group {
 		ids[i] = j.ID
@@ -448,6 +462,11 @@ func (r *Runner) run(group []*Job) {
 	}
 	if errors.Is(err, kgmem.ErrUnavailable) {
 		r.retryLater(group, err)
+		return
+	}
+	if err == nil && len(res.Deferred) > 0 {
+		// Stored, but the facts met an unavailable graph: extract again later.
+		r.retryLater(group, errExtractionDeferred)
 		return
 	}
 	finished := r.cfg.Clock.Now().UTC()

@@ -17,6 +17,7 @@ import (
 	"github.com/kgmem/kgmem/jobs"
 	"github.com/kgmem/kgmem/jobs/jobstest"
 	"github.com/kgmem/kgmem/memory"
+	openai "github.com/sashabaranov/go-openai"
 )
 
 // waitDone polls until every job has finished, failing after a deadline.
@@ -350,5 +351,67 @@ func TestClosingReleasesJobs(t *testing.T) {
 	}
 	if done := waitDone(t, b, ns, []string{j.ID}); done[0].Status != jobs.StatusSucceeded {
 		t.Errorf("released job: %s %s", done[0].Status, done[0].Error)
+	}
+}
+
+// TestInterruptedExtractionRunsAgain: a server stopped while its job waits
+// for the LLM has stored the job's messages already (they are stored before
+// extraction starts); the job, taken back at the next start, extracts their
+// facts rather than finding the messages known and stopping there.
+func TestInterruptedExtractionRunsAgain(t *testing.T) {
+	ctx := context.Background()
+	gate := make(chan struct{})
+	var calls atomic.Int64
+	answer := gentest.Responder(0)
+	llm := llmtest.New(t, llmtest.WithResponder(func(req openai.ChatCompletionRequest) (llmtest.Reply, error) {
+		calls.Add(1)
+		<-gate
+		return answer(req)
+	}))
+	t.Cleanup(func() {
+		select {
+		case <-gate:
+		default:
+			close(gate)
+		}
+	}) // before the fake server's Close, which waits for its calls
+	eng, g := gentest.Engine(t, t.TempDir(), llm)
+	dir := t.TempDir()
+	const ns = kgmem.Namespace("interrupted")
+	a, err := jobs.Open(ctx, jobs.Config{Engine: eng, DataDir: dir, Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	j, err := a.Submit(ctx, memory.IngestRequest{Namespace: ns, ThreadID: "t", Extract: true, Messages: []episodes.Message{message(0)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(time.Minute)
+	for calls.Load() == 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("the job did not call the LLM within a minute")
+		}
+		time.Sleep(10 * time.Millisecond) // polling interval under the deadline above
+	}
+	if eps, err := g.ListEpisodes(ctx, ns, kgmem.Page{Limit: 10}); err != nil || len(eps) != 1 {
+		t.Fatalf("while extracting: %d episodes (%v), want the message stored", len(eps), err)
+	}
+	if err := a.Close(); err != nil { // the server stops mid-extraction
+		t.Fatal(err)
+	}
+	close(gate)
+
+	b, err := jobs.Open(ctx, jobs.Config{Engine: eng, DataDir: dir, Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	done := waitDone(t, b, ns, []string{j.ID})[0]
+	if done.Status != jobs.StatusSucceeded || done.Result == nil || len(done.Result.Facts) == 0 {
+		t.Fatalf("job after the restart: %s %s %+v, want its facts extracted", done.Status, done.Error, done.Result)
+	}
+	facts, err := eng.ListFacts(ctx, memory.ListFactsRequest{Namespace: ns})
+	if err != nil || len(facts) == 0 {
+		t.Fatalf("%d facts stored (%v), want the message's", len(facts), err)
 	}
 }

@@ -9,43 +9,17 @@ import (
 	"github.com/kgmem/kgmem/decay"
 )
 
-// stampDecay gives the records cs writes their forgetting-curve state. Memory
-// ages from when a thing was said, not from when it was imported: a new episode
-// starts at its message timestamp, a new fact at the latest message it was drawn
-// from, and a restated fact (duplicate or update) or an entity mentioned again
-// is reinforced at that time. Records without a message start now.
-// Invalidated facts keep their state.
+// stampDecay gives the records cs writes their forgetting-curve state. The
+// curve starts when kgmem learns a record, not at its message's timestamp:
+// an imported or back-dated message is as fresh to the engine as one said
+// now (its timestamp, the world time, stays for time-aware ranking). So a
+// new episode, fact or entity starts at now, and a restated fact (duplicate
+// or update) or an entity mentioned again is reinforced at now. Invalidated
+// facts keep their state.
 func (e *Engine) stampDecay(ctx context.Context, cs *kgmem.ChangeSet, changes []kgmem.FactChange, now time.Time) error {
 	model, err := e.models(ctx, cs.Namespace)
 	if err != nil {
 		return fmt.Errorf("decay parameters of %q: %w", cs.Namespace, err)
-	}
-	said := make(map[string]time.Time, len(cs.Episodes))
-	batchTime := time.Time{}
-	for _, ep := range cs.Episodes {
-		t := ep.Timestamp
-		if t.IsZero() || t.After(now) {
-			t = now
-		}
-		said[ep.ID] = t
-		if t.After(batchTime) {
-			batchTime = t
-		}
-	}
-	if batchTime.IsZero() {
-		batchTime = now
-	}
-	saidAt := func(episodeIDs []string) time.Time {
-		var latest time.Time
-		for _, id := range episodeIDs {
-			if t, ok := said[id]; ok && t.After(latest) {
-				latest = t
-			}
-		}
-		if latest.IsZero() {
-			return now
-		}
-		return latest
 	}
 	restated := map[string]bool{}
 	for _, ch := range changes {
@@ -57,21 +31,21 @@ func (e *Engine) stampDecay(ctx context.Context, cs *kgmem.ChangeSet, changes []
 		f := &cs.Facts[i]
 		switch {
 		case f.Decay.LastReinforcedAt.IsZero():
-			f.Decay = model.Initial(f.Importance, saidAt(f.Episodes))
+			f.Decay = model.Initial(f.Importance, now)
 		case restated[f.ID]:
-			f.Decay = model.Reinforce(f.Decay, f.Importance, saidAt(f.Episodes))
+			f.Decay = model.Reinforce(f.Decay, f.Importance, now)
 		}
 	}
 	for i := range cs.Entities {
 		ent := &cs.Entities[i]
 		if ent.Decay.LastReinforcedAt.IsZero() {
-			ent.Decay = model.Initial(0, batchTime)
+			ent.Decay = model.Initial(0, now)
 		} else {
-			ent.Decay = model.Reinforce(ent.Decay, 0, batchTime)
+			ent.Decay = model.Reinforce(ent.Decay, 0, now)
 		}
 	}
 	for i := range cs.Episodes {
-		cs.Episodes[i].Decay = model.Initial(0, said[cs.Episodes[i].ID])
+		cs.Episodes[i].Decay = model.Initial(0, now)
 	}
 	return nil
 }

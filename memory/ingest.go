@@ -2,8 +2,9 @@ package memory
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"slices"
+	"time"
 
 	"github.com/kgmem/kgmem"
 	"github.com/kgmem/kgmem/episodes"
@@ -18,6 +19,11 @@ type IngestRequest struct {
 	Messages  []episodes.Message
 	// Extract asks the configured LLM for triples from the new messages.
 	Extract bool
+	// ExtractKnown, with Extract, extracts from every message of the
+	// request, those stored before included: the follow-up of an extraction
+	// deferred past its request's deadline (IngestResult.Deferred), whose
+	// messages were stored by that request.
+	ExtractKnown bool
 	// Schema overrides the namespace's schema for this request's extraction.
 	Schema *kgmem.Schema
 }
@@ -30,6 +36,14 @@ type IngestResult struct {
 	// Warnings report anything that did not go to plan but lost nothing
 	// (for example: the LLM failed, so no facts were extracted; episodes kept).
 	Warnings []string `json:"warnings"`
+	// JobID names the background job that continues an extraction that
+	// could not finish within the request (set by the REST API; see
+	// Deferred).
+	JobID string `json:"job_id,omitempty"`
+	// Deferred lists the episodes stored by this call whose extraction did
+	// not finish before the call's context ended: they are stored and
+	// searchable, without facts yet. Re-run with ExtractKnown to extract them.
+	Deferred []string `json:"-"`
 }
 
 // EpisodeStatus is a stored episode and whether this request created it
@@ -45,16 +59,17 @@ type EpisodeStatus struct {
 var ErrExtractionDisabled = fmt.Errorf("%w: extraction requested but no LLM is configured (set KGMEM_LLM_BASE_URL and KGMEM_LLM_MODEL)", kgmem.ErrConflict)
 
 // Ingest stores every message as an episode (idempotently: a message already
-// stored under the same namespace, thread and id is not written again), extracts
-// and integrates triples from the new ones when asked, embeds what changed, and
-// writes the graph atomically.
+// stored under the same namespace, thread and id is not written again), then,
+// when asked, extracts and integrates triples from the new ones, embeds what
+// changed, and writes the facts.
 //
-// The extraction call, the slow part, runs before the namespace's write lock:
-// it reads only the new messages, so other batches of the namespace go on
-// meanwhile. Resolution, decisions and the write run under the lock. When a
-// concurrent ingest stored some of the same messages in between, extraction
-// runs again under the lock on what is still new, so nothing is extracted or
-// written twice.
+// The messages are durable and searchable before any LLM call: the episodes
+// (with their vectors) are written first, under the namespace's write lock.
+// Extraction, the slow part, runs outside the lock on the episodes this call
+// created, so a concurrent ingest of the same messages finds them stored and
+// does not extract them again. Resolution, decisions and the facts' write run
+// under the lock again. An LLM failure is a warning (the episodes are kept);
+// an extraction the context's end cut short is reported in Deferred.
 func (e *Engine) Ingest(ctx context.Context, req IngestRequest) (IngestResult, error) {
 	if err := validateSchema(req.Schema); err != nil {
 		return IngestResult{}, err
@@ -67,60 +82,98 @@ func (e *Engine) Ingest(ctx context.Context, req IngestRequest) (IngestResult, e
 	if err != nil {
 		return IngestResult{}, err
 	}
-	var early *extraction
-	var spent kgmem.LLMUsage // LLM use of an early extraction that had to be redone
-	if req.Extract {
-		fresh, _, err := e.freshEpisodes(ctx, req.Namespace, eps)
-		if err != nil {
-			return IngestResult{}, err
-		}
-		if len(fresh) > 0 {
-			early = e.extractTriples(ctx, req, fresh)
-		}
-	}
-
-	unlock, err := e.lockNamespace(ctx, req.Namespace)
+	written, stored, err := e.storeEpisodes(ctx, req.Namespace, eps, now)
 	if err != nil {
 		return IngestResult{}, err
 	}
-	defer unlock()
-
-	fresh, stored, err := e.freshEpisodes(ctx, req.Namespace, eps)
-	if err != nil {
-		return IngestResult{}, err
+	res := IngestResult{Episodes: statuses(eps, stored, written), Facts: []kgmem.FactChange{}}
+	todo := written
+	if req.ExtractKnown {
+		todo = make([]kgmem.Episode, len(res.Episodes))
+		for i, ep := range res.Episodes {
+			todo[i] = ep.Episode
+		}
 	}
-	res := IngestResult{Facts: []kgmem.FactChange{}}
-	cs := kgmem.ChangeSet{Namespace: req.Namespace, Episodes: fresh}
-	if len(fresh) > 0 {
-		if req.Extract {
-			x := early
-			if x == nil || !slices.Equal(episodeIDs(x.episodes), episodeIDs(fresh)) {
-				if x != nil {
-					spent = x.usage
-				}
-				x = e.extractTriples(ctx, req, fresh)
-			}
-			changes, facts, usage, warnings := e.integrate(ctx, req, x)
-			res.Facts, res.Usage, res.Warnings = facts, usage.Add(spent), warnings
-			cs.Entities, cs.Facts, cs.Mentions = changes.Entities, changes.Facts, changes.Mentions
-		}
-		if err := e.stampDecay(ctx, &cs, res.Facts, now); err != nil {
-			return IngestResult{}, err
-		}
-		if err := e.write(ctx, cs); err != nil {
-			return IngestResult{}, err
-		}
-		syncChanges(res.Facts, cs.Facts)
-		e.metrics.ingested(len(fresh), res.Facts, res.Usage)
-	} else if early != nil {
-		// Everything was stored by a concurrent ingest meanwhile; the early
-		// extraction still cost what it cost.
-		res.Usage = early.usage
-		e.metrics.ingested(0, nil, res.Usage)
+	if req.Extract && len(todo) > 0 {
+		res.Facts, res.Usage, res.Warnings, res.Deferred = e.extractFacts(ctx, req, todo, now)
 	}
-	res.Episodes = statuses(eps, stored, cs.Episodes)
+	e.metrics.ingested(len(written), res.Facts, res.Usage)
 	res.Warnings = nonNil(res.Warnings)
 	return res, nil
+}
+
+// storeEpisodes writes those of eps not stored yet, with their vectors,
+// under the namespace's lock. It returns the episodes it wrote (with their
+// decay state) and those found stored (by id).
+func (e *Engine) storeEpisodes(ctx context.Context, ns kgmem.Namespace, eps []kgmem.Episode, now time.Time) ([]kgmem.Episode, map[string]kgmem.Episode, error) {
+	unlock, err := e.lockNamespace(ctx, ns)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer unlock()
+	fresh, stored, err := e.freshEpisodes(ctx, ns, eps)
+	if err != nil || len(fresh) == 0 {
+		return nil, stored, err
+	}
+	cs := kgmem.ChangeSet{Namespace: ns, Episodes: fresh}
+	if err := e.stampDecay(ctx, &cs, nil, now); err != nil {
+		return nil, nil, err
+	}
+	if err := e.write(ctx, cs); err != nil {
+		return nil, nil, err
+	}
+	return cs.Episodes, stored, nil
+}
+
+// extractFacts extracts triples from eps (stored already), integrates them
+// and writes the facts. Failures are warnings: the episodes stay. When ctx
+// ends before the facts are decided, or the graph is unavailable for their
+// write, it returns eps' ids as deferred (to be extracted again later);
+// decided facts are written even if ctx ended meanwhile, so paid LLM work
+// is not lost.
+func (e *Engine) extractFacts(ctx context.Context, req IngestRequest, eps []kgmem.Episode, now time.Time) (facts []kgmem.FactChange, usage kgmem.LLMUsage, warnings, deferred []string) {
+	facts = []kgmem.FactChange{}
+	later := func(stage string, err error) ([]kgmem.FactChange, kgmem.LLMUsage, []string, []string) {
+		e.log.WarnContext(ctx, stage+" did not finish; episodes kept, extraction deferred", "namespace", req.Namespace, "episodes", len(eps), "error", err)
+		return []kgmem.FactChange{}, usage, append(warnings, "extraction did not finish within the request; the messages are stored, without facts yet"), episodeIDs(eps)
+	}
+	lost := func(err error) ([]kgmem.FactChange, kgmem.LLMUsage, []string, []string) {
+		if ctx.Err() != nil || errors.Is(err, kgmem.ErrUnavailable) {
+			return later("writing extracted facts", err)
+		}
+		e.log.WarnContext(ctx, "writing extracted facts failed; episodes kept", "namespace", req.Namespace, "error", err)
+		return []kgmem.FactChange{}, usage, append(warnings, "extracted facts not written, episodes kept without facts: "+err.Error()), nil
+	}
+	x := e.extractTriples(ctx, req, eps)
+	usage, warnings = x.usage, x.warnings
+	if ctx.Err() != nil {
+		return later("extraction", ctx.Err())
+	}
+	if x.failed {
+		return facts, usage, warnings, nil
+	}
+	unlock, err := e.lockNamespace(ctx, req.Namespace)
+	if err != nil {
+		return lost(err)
+	}
+	defer unlock()
+	changes, decided, usage, warnings := e.integrate(ctx, req, x)
+	if ctx.Err() != nil && len(decided) == 0 {
+		return later("integration", ctx.Err()) // nothing decided
+	}
+	if len(changes.Facts)+len(changes.Entities)+len(changes.Mentions) == 0 {
+		return decided, usage, warnings, nil
+	}
+	wctx := context.WithoutCancel(ctx)
+	cs := kgmem.ChangeSet{Namespace: req.Namespace, Entities: changes.Entities, Facts: changes.Facts, Mentions: changes.Mentions}
+	if err := e.stampDecay(wctx, &cs, decided, now); err != nil {
+		return lost(err)
+	}
+	if err := e.write(wctx, cs); err != nil {
+		return lost(err)
+	}
+	syncChanges(decided, cs.Facts)
+	return decided, usage, warnings, nil
 }
 
 // IngestThreads is Ingest without extraction for several threads of ns at

@@ -388,6 +388,15 @@ func TestExplorer(t *testing.T) {
 				ns = "acme/users/u42" // as in the README and the screenshots
 			}
 			t.Cleanup(func() { s.call(http.MethodDelete, "/v1/namespaces/"+url.PathEscape(ns), nil, nil) })
+			// The forgetting curve starts when kgmem learns a record, so the
+			// walkthrough's facts, learned seconds before the sweep below,
+			// would be fresh. A curve that fades within milliseconds (its
+			// stability is stamped at learning) shows fading and forgetting
+			// without waiting for days to pass.
+			if st := s.call(http.MethodPut, "/v1/namespaces/"+url.PathEscape(ns)+"/settings",
+				map[string]any{"decay": map[string]any{"base_stability_days": 1e-9}}, nil); st != http.StatusOK {
+				t.Fatalf("decay settings: %d", st)
+			}
 			ingestWalkthrough(t, s, ns)
 			shots := ""
 			if pair.name == "sqlite+hnsw" {
@@ -491,7 +500,7 @@ func TestExplorer(t *testing.T) {
 			)
 			before := b.eval(row + `.querySelector("td.retention").textContent`)
 			if before == "1.000" || before == "" {
-				t.Fatalf("retention of a fact stated in 2024 before pinning: %q, want < 1", before)
+				t.Fatalf("retention of a faded fact before pinning: %q, want < 1", before)
 			}
 			b.do("pin",
 				click(row+`.querySelector("button.pin")`),

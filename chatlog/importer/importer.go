@@ -119,6 +119,10 @@ type Importer struct {
 	factMu  sync.Mutex
 	factOps map[string]int64
 	warning string
+	// resuming is set when the checkpoint holds progress: the run before may
+	// have stored messages past it without their facts (messages are stored
+	// before extraction), so extraction covers known messages too.
+	resuming bool
 
 	read, resumed, bad, sent, created, existing, failed, batches atomic.Int64
 	facts, llmCalls, promptTokens, completionTokens, warnings    atomic.Int64
@@ -133,7 +137,7 @@ func New(cfg Config) (*Importer, error) {
 	if cfg.Checkpoint == nil {
 		cfg.Checkpoint, _ = LoadCheckpoint("") // never fails for an empty path
 	}
-	im := &Importer{cfg: cfg, factOps: map[string]int64{}}
+	im := &Importer{cfg: cfg, factOps: map[string]int64{}, resuming: cfg.Checkpoint.Total() > 0}
 	// Bursts are one second of requests and ten seconds of tokens: paced,
 	// rather than a minute's allowance spent at once and then a 429 storm.
 	if cfg.RPM > 0 {
@@ -360,7 +364,8 @@ func (im *Importer) work(ctx context.Context, sched *scheduler) {
 
 // request is the ingest request of b.
 func (im *Importer) request(b *batch) memory.IngestRequest {
-	req := memory.IngestRequest{Namespace: b.ns, ThreadID: b.thread, Extract: im.cfg.Extract, Messages: make([]episodes.Message, len(b.recs))}
+	req := memory.IngestRequest{Namespace: b.ns, ThreadID: b.thread, Extract: im.cfg.Extract, ExtractKnown: im.cfg.Extract && im.resuming,
+		Messages: make([]episodes.Message, len(b.recs))}
 	for i, rec := range b.recs {
 		req.Messages[i] = rec.Message
 	}

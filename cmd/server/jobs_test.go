@@ -78,8 +78,8 @@ var (
 
 // TestRestartWithPendingJobs accepts background jobs, kills the server with
 // SIGKILL while they wait on a slow LLM, starts it again on the same data
-// directory, and checks every job completes and every message is stored
-// exactly once.
+// directory, and checks every job completes and every message and its fact
+// are stored exactly once (the messages already before the kill).
 func TestRestartWithPendingJobs(t *testing.T) {
 	slow := gentest.LLM(t, time.Hour) // no extraction finishes before the kill
 	fast := gentest.LLM(t, 0)
@@ -143,8 +143,10 @@ func TestRestartWithPendingJobs(t *testing.T) {
 		t.Fatal(err)
 	}
 	_ = first.Wait()
-	if got, _ := graphCounts(t, dataDir); got != 0 {
-		t.Fatalf("%d episodes stored before the kill; the slow LLM should have held every job", got)
+	// Messages are stored when accepted, before any extraction; the slow
+	// LLM held every job's facts.
+	if eps, facts := graphCounts(t, dataDir); eps != messages || facts != 0 {
+		t.Fatalf("before the kill: %d episodes and %d facts, want all %d messages stored and no facts yet", eps, facts, messages)
 	}
 
 	second := serverProcess(t, serveArgs(fast.URL())...)

@@ -31,3 +31,13 @@ func (s *Store) DeleteJobs(ctx context.Context) error {
 		return err
 	})
 }
+
+// UnmarkLearningTimeMigration removes the schema node's mark that the
+// database's forgetting curves were moved to learning time, as a database
+// written before that migration lacks it.
+func (s *Store) UnmarkLearningTimeMigration(ctx context.Context) error {
+	return s.write(ctx, func(tx neo4j.ManagedTransaction) error {
+		_, err := run(ctx, tx, "MATCH (v:KgmemSchema {name: 'kgmem'}) REMOVE v."+flagDecayFromLearning, nil)
+		return err
+	})
+}

@@ -38,6 +38,22 @@ const (
 const qBackfillFullText = `MATCH (n) WHERE (n:Entity OR n:Episode OR n:FactText) AND n.ft_en IS NULL AND n.ft_text IS NOT NULL
 	CALL (n) { SET n.ft_en = n.ft_text } IN TRANSACTIONS OF 5000 ROWS`
 
+// qDecayFromLearning restarts, at their creation, the forgetting curve of
+// records whose curve started at a back-dated message time (before the
+// curve started when kgmem learned a record), and brings back those the
+// sweep forgot because of it: the next sweep decides again, by the new rule.
+// Nodes first, then facts (whose state is on their relationship).
+var qDecayFromLearning = []string{
+	`MATCH (n) WHERE (n:Entity OR n:Episode OR n:` + labelItem + `)
+	AND n.created_at IS NOT NULL AND n.last_reinforced_at < n.created_at
+	CALL (n) { SET n.last_reinforced_at = n.created_at, n.forgotten_at = null } IN TRANSACTIONS OF 5000 ROWS`,
+	`MATCH (:Entity)-[r]->(:Entity) WHERE r.created_at IS NOT NULL AND r.last_reinforced_at < r.created_at
+	CALL (r) { SET r.last_reinforced_at = r.created_at, r.forgotten_at = null } IN TRANSACTIONS OF 5000 ROWS`,
+}
+
+// flagDecayFromLearning marks on the schema node that qDecayFromLearning ran.
+const flagDecayFromLearning = "decay_from_learning"
+
 // schemaStatements create every constraint and index; each is idempotent.
 // The (namespace, id) uniqueness constraints also serve every lookup by id.
 var schemaStatements = []string{
@@ -99,6 +115,9 @@ func (s *Store) migrate(ctx context.Context) error {
 	if err := s.backfillFullText(ctx); err != nil {
 		return err
 	}
+	if err := s.onceOnData(ctx, flagDecayFromLearning, qDecayFromLearning...); err != nil {
+		return err
+	}
 	if err := s.autoCommit(ctx, "CALL db.awaitIndexes(300)", nil); err != nil {
 		return fmt.Errorf("schema: waiting for indexes: %w", err)
 	}
@@ -130,6 +149,28 @@ func (s *Store) backfillFullText(ctx context.Context) error {
 	}
 	return s.write(ctx, func(tx neo4j.ManagedTransaction) error {
 		_, err := run(ctx, tx, "MERGE (v:KgmemSchema {name: 'kgmem'}) SET v.ft_en_backfilled = true", nil)
+		return err
+	})
+}
+
+// onceOnData runs the data migration qs, in order, once per database: the
+// flag (a property name, a constant) on the schema node records that it
+// ran. (Concurrent first opens may both run it; each query is idempotent.)
+func (s *Store) onceOnData(ctx context.Context, flag string, qs ...string) error {
+	recs, err := s.read(ctx, "OPTIONAL MATCH (v:KgmemSchema {name: 'kgmem'}) RETURN coalesce(v."+flag+", false)", nil)
+	if err != nil {
+		return fmt.Errorf("schema: %s flag: %w", flag, err)
+	}
+	if done, _ := recs[0].Values[0].(bool); done {
+		return nil
+	}
+	for _, q := range qs {
+		if err := s.autoCommit(ctx, q, nil); err != nil {
+			return fmt.Errorf("schema: %s: %w", flag, err)
+		}
+	}
+	return s.write(ctx, func(tx neo4j.ManagedTransaction) error {
+		_, err := run(ctx, tx, "MERGE (v:KgmemSchema {name: 'kgmem'}) SET v."+flag+" = true", nil)
 		return err
 	})
 }

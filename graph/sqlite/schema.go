@@ -8,7 +8,7 @@ import (
 
 // schemaVersion is the layout this package writes, kept in PRAGMA user_version.
 // Bump it and append a step to migrations when the layout changes.
-const schemaVersion = 9
+const schemaVersion = 10
 
 // ftsTokenizer is the tokenizer of every full-text table: Unicode word
 // boundaries, diacritics folded ("Zürich" finds "Zurich"), case folded, and
@@ -206,7 +206,26 @@ func migrations() [][]string {
 		// extracting import's change set writes (BenchmarkApplyExtractedBatch;
 		// bench/README.md, "An index nothing read").
 		`DROP INDEX IF EXISTS mentions_entity`,
-	}}
+	}, decayFromLearning()}
+}
+
+// decayFromLearning is version 10: the forgetting curve starts when kgmem
+// learned a record, not at its message's (world) time. Records stored
+// before, whose curve started at a back-dated message time, restart it at
+// their creation, and those the sweep forgot because of that back-dating
+// come back (the next sweep decides again, by the new rule). Readers of
+// the file see new graph and episode versions.
+func decayFromLearning() []string {
+	var out []string
+	for _, table := range []string{"episodes", "facts", "entities", "items"} {
+		out = append(out, `UPDATE `+table+` SET reinforced_at = created_at, forgotten_at = NULL
+		WHERE created_at IS NOT NULL AND reinforced_at < created_at`)
+	}
+	return append(out,
+		`UPDATE graph_versions SET version = version + 1 WHERE namespace = ''`,
+		`UPDATE graph_versions SET version = (SELECT version FROM graph_versions WHERE namespace = '') WHERE namespace <> ''`,
+		`INSERT INTO episode_versions (namespace, version) SELECT namespace, (SELECT version FROM graph_versions WHERE namespace = '') FROM namespaces WHERE true
+		ON CONFLICT (namespace) DO UPDATE SET version = excluded.version`)
 }
 
 // migrate brings the schema of db up to schemaVersion in one immediate

@@ -63,3 +63,40 @@ func TestOpenDropsTheMentionsByEntityIndex(t *testing.T) {
 		t.Errorf("after Open: schema version %d, %d mentions; want 9 or later and 1", version, mentions)
 	}
 }
+
+// TestOpenStartsCurvesAtLearningTime: a file at schema version 9 holds
+// records whose forgetting curves start at their messages' (back-dated)
+// time, some forgotten for it; opening it restarts those curves at the
+// records' creation, remembers them again and records version 10.
+func TestOpenStartsCurvesAtLearningTime(t *testing.T) {
+	ns := kgmem.Namespace("schema/learning")
+	s, path := openTemp(t)
+	if err := s.Apply(t.Context(), graphtest.BackDated(ns)); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.Exec(`PRAGMA user_version = 9`); err != nil {
+		t.Fatal(err)
+	}
+
+	s, err = sqlite.Open(t.Context(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	graphtest.CheckLearningTime(t, s, ns)
+	var version int
+	if err := db.QueryRow(`PRAGMA user_version`).Scan(&version); err != nil {
+		t.Fatal(err)
+	}
+	if version < 10 {
+		t.Errorf("after Open: schema version %d, want 10 or later", version)
+	}
+}
