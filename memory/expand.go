@@ -83,7 +83,7 @@ func (e *Engine) graphHits(ctx context.Context, st *searchState, linked []string
 		}, visit)
 	}
 	hits, err := pathHits(walk, func(predicate string) bool { return e.predicates.matches(predicate, stems) },
-		func(f *kgmem.Fact) bool { return inView(req, f) }, req.Limit*st.opts.Candidates)
+		func(f *kgmem.Fact) bool { return inView(req, st.named, f) }, req.Limit*st.opts.Candidates)
 	if err != nil {
 		return nil, fmt.Errorf("graph expansion: %w", err)
 	}

@@ -54,7 +54,7 @@ func (e *Engine) hydrate(ctx context.Context, st *searchState, cands map[kgmem.K
 		res.Facts, err = pick(cands[kgmem.KindFact], depth,
 			func(ids []string) ([]kgmem.Fact, error) { return e.graph.Facts(ctx, ns, ids) },
 			func(f kgmem.Fact) string { return f.ID },
-			func(f kgmem.Fact) bool { return visible(f.Decay) && inView(&req, &f) },
+			func(f kgmem.Fact) bool { return visible(f.Decay) && inView(&req, st.named, &f) },
 			func(f kgmem.Fact, s *Score) {
 				weigh(s, f.Decay, f.Importance, func(p prior) float64 { return p.fact(f) })
 			},

@@ -37,6 +37,10 @@ type searchState struct {
 	query parsedQuery
 	// model is the namespace's forgetting curve.
 	model decay.Model
+	// named is the world-time window the question names, as the time prior
+	// holds facts to it (nil: none, or one that could not be placed); facts
+	// true then are in view though superseded since (inView).
+	named *timeWindow
 	// linked are the entities the query names (the graph retriever's seeds).
 	linked  []string
 	linkErr error
@@ -202,6 +206,7 @@ func (e *Engine) buildPriors(ctx context.Context, st *searchState, names []strin
 						w, just = timeWindow{From: at}, timeWindow{From: at, To: at.Add(time.Second)}
 					}
 					st.priors = append(st.priors, timePrior{window: w, facts: just, factor: st.opts.TimeFactor})
+					st.named = &just
 				}
 				continue
 			}
@@ -216,7 +221,9 @@ func (e *Engine) buildPriors(ctx context.Context, st *searchState, names []strin
 			if ref.IsZero() {
 				ref = e.now()
 			}
-			st.priors = append(st.priors, timePrior{window: st.query.time.expr.resolve(ref), factor: st.opts.TimeFactor})
+			w := st.query.time.expr.resolve(ref)
+			st.priors = append(st.priors, timePrior{window: w, factor: st.opts.TimeFactor})
+			st.named = &w
 		case PriorWhen:
 			st.priors = append(st.priors, whenPrior{factor: st.opts.WhenFactor})
 		}

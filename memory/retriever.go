@@ -76,7 +76,7 @@ func (r textRetriever) Retrieve(ctx context.Context, st *searchState) ([]kgmem.H
 	g := st.fanOut()
 	for i, kind := range st.req.Include {
 		g.Go(func() error {
-			hits, err := r.e.graph.SearchText(ctx, st.req.Namespace, kgmem.TextQuery{Text: text, Kinds: []kgmem.Kind{kind}, IncludeExpired: st.req.IncludeHistory || !st.req.AsOf.IsZero(), Limit: k})
+			hits, err := r.e.graph.SearchText(ctx, st.req.Namespace, kgmem.TextQuery{Text: text, Kinds: []kgmem.Kind{kind}, IncludeExpired: st.req.IncludeHistory || !st.req.AsOf.IsZero() || st.query.time.expr != nil, Limit: k})
 			perKind[i] = hits
 			return err
 		})

@@ -236,3 +236,58 @@ func TestRelativeTimeFollowsDeletes(t *testing.T) {
 		})
 	}
 }
+
+// TestNamedTimeReachesSupersededFacts: a residence a later fact superseded
+// (status invalidated, not merely ended) is what a question naming a time
+// it held asks for, without include_history; a question about the present
+// still never sees it.
+func TestNamedTimeReachesSupersededFacts(t *testing.T) {
+	nils := []kgmem.Triple{
+		{Subject: "Nils", SubjectType: "Person", Predicate: "lives in", Object: "Bergen", ObjectType: "City", Text: "Nils lives in Bergen.", ValidAt: ymd(2018, 4, 1)},
+		{Subject: "Nils", SubjectType: "Person", Predicate: "lives in", Object: "Tromsø", ObjectType: "City", Text: "Nils lives in Tromsø.", ValidAt: ymd(2021, 9, 1)},
+	}
+	tests := []struct {
+		name  string
+		query string
+		first string
+		never []string
+	}{
+		{"a year the superseded fact held", "Where did Nils live in 2020?", "Nils lives in Bergen.", nil},
+		{"a year the new fact holds", "Where did Nils live in 2022?", "Nils lives in Tromsø.", nil},
+		{"the present", "Where does Nils live?", "Nils lives in Tromsø.", []string{"Nils lives in Bergen."}},
+	}
+	for name, open := range searchBackends(t) {
+		t.Run(name, func(t *testing.T) {
+			ctx := t.Context()
+			e := newSearchEngine(t, open(t), memory.SearchOptions{})
+			ns := kgmem.Namespace("memtest/superseded/" + kgmem.NewID("t"))
+			for _, f := range nils {
+				if _, err := e.AddFacts(ctx, memory.AddFactsRequest{Namespace: ns, Facts: []kgmem.Triple{f}}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			all, err := e.Search(ctx, memory.SearchRequest{Namespace: ns, Query: "Nils lives", Include: []kgmem.Kind{kgmem.KindFact}, IncludeHistory: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.ContainsFunc(all.Facts, func(f memory.FactResult) bool { return f.Text == "Nils lives in Bergen." && f.Status == kgmem.FactInvalidated }) {
+				t.Fatalf("facts with history = %v: the move did not invalidate Bergen, the case is not exercised", factTexts(all.Facts))
+			}
+			for _, tc := range tests {
+				res, err := e.Search(ctx, memory.SearchRequest{Namespace: ns, Query: tc.query, Include: []kgmem.Kind{kgmem.KindFact}})
+				if err != nil {
+					t.Fatal(err)
+				}
+				got := factTexts(res.Facts)
+				if len(got) == 0 || got[0] != tc.first {
+					t.Errorf("%s: %q returned %v, want %q first", tc.name, tc.query, got, tc.first)
+				}
+				for _, n := range tc.never {
+					if slices.Contains(got, n) {
+						t.Errorf("%s: %q returned %q", tc.name, tc.query, n)
+					}
+				}
+			}
+		})
+	}
+}

@@ -11,13 +11,21 @@ import (
 // currency prior), both in the terms of kgmem.FactStatus.
 
 // inView reports whether a fact belongs to the request's temporal view:
-// with history, every fact; with as_of, the facts valid then (never one
-// not yet true); otherwise those not invalidated by a contradiction.
-func inView(req *SearchRequest, f *kgmem.Fact) bool {
-	switch {
-	case req.IncludeHistory:
+// with history, every fact; for a question that names a time (named, the
+// window it names), also the facts true then that were superseded since
+// ("where did Nils live in 2020?"), learnt by as_of when it is given; with
+// as_of, the facts valid then (never one not yet true); otherwise those not
+// invalidated by a contradiction.
+func inView(req *SearchRequest, named *timeWindow, f *kgmem.Fact) bool {
+	if req.IncludeHistory {
 		return true
-	case !req.AsOf.IsZero():
+	}
+	if named != nil {
+		if span, known := factSpan(*f); known && span.overlaps(*named) {
+			return req.AsOf.IsZero() || !f.CreatedAt.After(req.AsOf)
+		}
+	}
+	if !req.AsOf.IsZero() {
 		return f.ValidAtInstant(req.AsOf)
 	}
 	return f.ExpiredAt.IsZero()
