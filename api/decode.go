@@ -76,7 +76,7 @@ func syntaxError(e *jsontext.SyntacticError) error {
 		return kgmem.Invalidf(field, "is given more than once; give each member once")
 	case strings.Contains(e.Err.Error(), "invalid UTF-8"):
 		return kgmem.Invalidf(orBody(field), "holds invalid UTF-8 at byte %d; send UTF-8 text", e.ByteOffset)
-	case strings.Contains(e.Err.Error(), "escape sequence"):
+	case strings.Contains(e.Err.Error(), "escape sequence"), strings.Contains(e.Err.Error(), "surrogate"):
 		return kgmem.Invalidf(orBody(field), "holds an invalid escape sequence at byte %d (a lone UTF-16 surrogate such as \\ud800 is not text)", e.ByteOffset)
 	case errors.Is(e.Err, io.ErrUnexpectedEOF):
 		return kgmem.Invalidf("body", "is truncated JSON")
