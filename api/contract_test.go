@@ -192,6 +192,8 @@ func TestStrictJSON(t *testing.T) {
 		{"a nested field in other case", "POST", "/v1/memories", `{"namespace":"strict","messages":[{"Content":"x"}]}`, 400, "messages[0].Content"},
 		{"a search field in capitals", "POST", "/v1/search", `{"namespace":"strict","QUERY":"x"}`, 400, "QUERY"},
 		{"a settings field in other case", "PUT", "/v1/namespaces/strict/settings", `{"Writes":{}}`, 400, "Writes"},
+		{"a decay parameter in other case", "PUT", "/v1/namespaces/strict/settings", `{"decay":{"Floor":0.5}}`, 400, "decay.Floor"},
+		{"a decay parameter twice", "PUT", "/v1/namespaces/strict/settings", `{"decay":{"floor":0.5,"floor":0.9}}`, 400, "decay.floor"},
 		{"namespace twice", "POST", "/v1/memories", `{"namespace":"other","namespace":"strict","messages":[{"content":"x"}]}`, 400, "namespace"},
 		{"content twice", "POST", "/v1/memories", `{"namespace":"strict","messages":[{"content":"a","content":"b"}]}`, 400, "messages[0].content"},
 		{"a metadata key twice", "POST", "/v1/memories", `{"namespace":"strict","messages":[{"content":"a","metadata":{"k":1,"k":2}}]}`, 400, "messages[0].metadata.k"},

@@ -2,6 +2,7 @@ package api
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net"
@@ -222,7 +223,12 @@ func (s *Server) Handler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/ui" || strings.HasPrefix(r.URL.Path, "/ui/") {
 			if err := s.checkRequest(r); err != nil {
-				http.Error(w, err.Error(), statusOf(err))
+				detail := err.Error()
+				var he *echo.HTTPError
+				if errors.As(err, &he) {
+					detail = httpErrorDetail(he)
+				}
+				http.Error(w, detail, statusOf(err))
 				return
 			}
 			s.opts.UI.ServeHTTP(w, r)
