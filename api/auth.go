@@ -4,11 +4,11 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"github.com/go-json-experiment/json"
 	"io"
 	"net/http"
 	"strings"
 
+	"github.com/go-json-experiment/json"
 	"github.com/kgmem/kgmem"
 	"github.com/kgmem/kgmem/auth"
 	"github.com/labstack/echo/v4"
