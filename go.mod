@@ -6,6 +6,7 @@ require (
 	github.com/blevesearch/go-porterstemmer v1.0.3
 	github.com/chromedp/chromedp v0.23.0
 	github.com/edsrzf/mmap-go v1.2.0
+	github.com/go-json-experiment/json v0.0.0-20260213210345-44df1a37e875
 	github.com/goccy/go-json v0.12.0
 	github.com/gofrs/flock v0.13.2
 	github.com/google/jsonschema-go v0.4.3
@@ -29,7 +30,6 @@ require (
 
 require (
 	github.com/chromedp/cdproto v0.159.0 // indirect
-	github.com/go-json-experiment/json v0.0.0-20260213210345-44df1a37e875 // indirect
 	github.com/segmentio/asm v1.1.3 // indirect
 	github.com/segmentio/encoding v0.5.4 // indirect
 	github.com/yosida95/uritemplate/v3 v3.0.2 // indirect

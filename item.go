@@ -223,7 +223,8 @@ func decodeJSON(raw json.RawMessage) (any, error) {
 	return v, nil
 }
 
-// CheckItemValue validates an item value: a JSON object.
+// CheckItemValue validates an item value: a JSON object at most
+// MaxMetadataDepth levels deep and MaxItemValueBytes as compact JSON.
 func CheckItemValue(field string, value json.RawMessage) error {
 	v, err := decodeJSON(value)
 	if err != nil {
@@ -232,5 +233,5 @@ func CheckItemValue(field string, value json.RawMessage) error {
 	if _, ok := v.(map[string]any); !ok {
 		return Invalidf(field, "must be a JSON object")
 	}
-	return nil
+	return checkItemBounds(field, value, v)
 }

@@ -2,13 +2,13 @@ package api
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"strings"
 
+	"github.com/go-json-experiment/json"
 	"github.com/kgmem/kgmem"
 	"github.com/kgmem/kgmem/auth"
 	"github.com/labstack/echo/v4"
@@ -217,14 +217,15 @@ func bodyNamespace(c echo.Context, member string) (kgmem.Namespace, error) {
 		return "", decodeError(err)
 	}
 	req.Body = io.NopCloser(bytes.NewReader(raw))
-	// Decoded as the handler decodes it (a struct: members matched the way
-	// encoding/json matches them, case folded, the last one winning).
+	// Decoded as the handler decodes it: names matched exactly, a repeated
+	// member, invalid UTF-8 or a lone surrogate refused (unmarshalStrict);
+	// other members are the handler's to check.
 	var body struct {
 		Namespace       string `json:"namespace"`
 		NamespacePrefix string `json:"namespace_prefix"`
 	}
-	if err := json.Unmarshal(raw, &body); err != nil {
-		return "", decodeError(err)
+	if err := decodeError(json.Unmarshal(raw, &body)); err != nil {
+		return "", err
 	}
 	if member == "namespace_prefix" {
 		return kgmem.ParseNamespaceField(member, body.NamespacePrefix)

@@ -40,7 +40,7 @@ func TestBadInputIsRejectedAndChangesNothing(t *testing.T) {
 			{"null settings", "PUT", "/v1/namespaces/bad/settings", "application/json", ` null`, 400, "body"},
 			{"trailing data", "POST", "/v1/memories", "application/json", `{"namespace":"bad","messages":[` + okMsg + `]} {}`, 400, "body"},
 			{"unknown field", "POST", "/v1/memories", "application/json", `{"namespace":"bad","messages":[` + okMsg + `],"extrac":true}`, 400, "extrac"},
-			{"unknown message field", "POST", "/v1/memories", "application/json", `{"namespace":"bad","messages":[{"content":"x","txt":"y"}]}`, 400, "txt"},
+			{"unknown message field", "POST", "/v1/memories", "application/json", `{"namespace":"bad","messages":[{"content":"x","txt":"y"}]}`, 400, "messages[0].txt"},
 			{"wrong type", "POST", "/v1/memories", "application/json", `{"namespace":"bad","messages":"hello"}`, 400, "messages"},
 			{"not JSON content type", "POST", "/v1/memories", "text/plain", `{"namespace":"bad","messages":[` + okMsg + `]}`, 415, ""},
 			{"a media type that only starts like JSON", "POST", "/v1/memories", "application/jsonp", `{"namespace":"bad","messages":[` + okMsg + `]}`, 415, ""},

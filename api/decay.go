@@ -2,10 +2,14 @@ package api
 
 import (
 	"encoding/json"
+	"errors"
 	"net/http"
+	"strings"
 
+	jsonv2 "github.com/go-json-experiment/json"
 	"github.com/kgmem/kgmem"
 	"github.com/kgmem/kgmem/api/wire"
+	"github.com/kgmem/kgmem/decay"
 	"github.com/kgmem/kgmem/memory"
 	"github.com/labstack/echo/v4"
 )
@@ -100,8 +104,30 @@ func (s *Server) putSettings(c echo.Context) error {
 	if err := decodeJSON(c, &body); err != nil {
 		return err
 	}
+	if err := strictDecay(body.Decay); err != nil {
+		return err
+	}
 	if err := s.engine.PutSettings(c.Request().Context(), ns, kgmem.NamespaceSettings{Schema: body.Schema, Writes: body.Writes, Decay: body.Decay, Cardinality: body.Cardinality}); err != nil {
 		return err
 	}
 	return s.getSettings(c)
+}
+
+// strictDecay holds the decay parameters of a settings body to the rule of
+// every body (decodeJSON): their names match exactly, so "Floor" is an
+// unknown field rather than floor. The engine checks the values.
+func strictDecay(raw []byte) error {
+	if t := strings.TrimSpace(string(raw)); t == "" || t == "null" {
+		return nil
+	}
+	var p decay.Params
+	err := decodeError(jsonv2.Unmarshal(raw, &p, jsonv2.RejectUnknownMembers(true)))
+	var fe *kgmem.FieldError
+	if errors.As(err, &fe) && fe.Field != "body" {
+		return &kgmem.FieldError{Field: "decay." + fe.Field, Reason: fe.Reason, Kind: fe.Kind}
+	}
+	if err != nil {
+		return kgmem.Invalidf("decay", "%v", err)
+	}
+	return nil
 }

@@ -13,7 +13,11 @@ func namespaceParam(c echo.Context) (kgmem.Namespace, error) {
 	if !c.QueryParams().Has("namespace") {
 		return "", kgmem.Invalidf("namespace", "query parameter is required")
 	}
-	return kgmem.ParseNamespace(c.QueryParam("namespace"))
+	v, err := queryParam(c, "namespace")
+	if err != nil {
+		return "", err
+	}
+	return kgmem.ParseNamespace(v)
 }
 
 // namespacePathParam reads the namespace path segment, URL-encoded as one

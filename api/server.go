@@ -2,6 +2,7 @@ package api
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net"
@@ -54,6 +55,22 @@ type Options struct {
 	// the REST API. Its tools call the REST API back through InProcess with
 	// the request's key, so every namespace check of the API applies to them.
 	MCP http.Handler
+	// AllowedHosts are the host names (or addresses, without port) a server
+	// with no API key answers to in the Host header, besides localhost,
+	// 127.0.0.0/8 and [::1]; any other Host gets a 403, so a web page that
+	// rebinds its own name to 127.0.0.1 cannot read or write memory. A
+	// server with keys answers to any Host.
+	AllowedHosts []string
+	// AllowedOrigins are the origins (scheme://host[:port]) trusted to send
+	// unsafe requests (POST, PUT, DELETE) from a browser page of another
+	// origin; every other cross-origin request of a browser gets a 403.
+	AllowedOrigins []string
+}
+
+// Validate reports a malformed allowed host or origin.
+func (o Options) Validate() error {
+	_, err := newHostGuard(o.AllowedHosts, o.AllowedOrigins)
+	return err
 }
 
 func (o Options) withDefaults() Options {
@@ -96,6 +113,8 @@ type Server struct {
 	pathSet  map[string]bool
 	limiter  *keyLimiter
 	metrics  *httpMetrics
+	// guardHosts holds the Host and Origin rules (guard.go).
+	guardHosts *hostGuard
 }
 
 // New builds the API server and its routes.
@@ -105,6 +124,14 @@ func New(engine *memory.Engine, opts Options, log *slog.Logger) *Server {
 	}
 	s := &Server{engine: engine, opts: opts.withDefaults(), log: log, echo: echo.New(), routeSet: map[string]bool{}, pathSet: map[string]bool{}}
 	s.metrics = newHTTPMetrics(s.opts.Registerer)
+	guard, err := newHostGuard(s.opts.AllowedHosts, s.opts.AllowedOrigins)
+	if err != nil {
+		// Options.Validate reports this to whoever configures the server;
+		// here the malformed entries are left out (nothing more is allowed).
+		log.Error("ignoring the allowed hosts and origins", "error", err)
+		guard, _ = newHostGuard(nil, nil)
+	}
+	s.guardHosts = guard
 	if s.opts.RateLimit > 0 {
 		s.limiter = newKeyLimiter(s.opts.RateLimit, s.opts.RateBurst)
 	}
@@ -119,7 +146,10 @@ func New(engine *memory.Engine, opts Options, log *slog.Logger) *Server {
 	}}))
 	e.Use(s.requestLogger())
 	e.Use(s.measure)
-	e.Use(s.limitBody)
+	// Host and Origin (guard.go), then the body: its size, and a JSON
+	// content type whenever there is one (decode.go).
+	e.Use(s.guard)
+	e.Use(s.limitBody, requireJSONBody)
 	e.Use(middleware.ContextTimeoutWithConfig(middleware.ContextTimeoutConfig{Timeout: s.opts.RequestTimeout}))
 	// Authentication, then the per-key rate limit, then the namespace check
 	// (api/auth.go), all before any handler runs.
@@ -192,6 +222,15 @@ func (s *Server) Handler() http.Handler {
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/ui" || strings.HasPrefix(r.URL.Path, "/ui/") {
+			if err := s.checkRequest(r); err != nil {
+				detail := err.Error()
+				var he *echo.HTTPError
+				if errors.As(err, &he) {
+					detail = httpErrorDetail(he)
+				}
+				http.Error(w, detail, statusOf(err))
+				return
+			}
 			s.opts.UI.ServeHTTP(w, r)
 			return
 		}

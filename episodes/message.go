@@ -98,6 +98,9 @@ func buildOne(ns kgmem.Namespace, threadID string, m Message, now time.Time, lim
 			return kgmem.Episode{}, err
 		}
 	}
+	if err := kgmem.CheckMetadata(path+".metadata", m.Metadata); err != nil {
+		return kgmem.Episode{}, err
+	}
 	role := m.Role
 	if role == "" {
 		role = "user"

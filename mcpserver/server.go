@@ -81,11 +81,15 @@ func New(opts Options) (*mcp.Server, error) {
 // Handler serves s over MCP's streamable HTTP transport, stateless and with
 // JSON answers: every MCP message is one HTTP request and answer, so the
 // REST API's middleware (keys, rate limit, body limit, request timeout)
-// applies to it unchanged.
+// applies to it unchanged. So does the API's Host and Origin check (DNS
+// rebinding and cross-origin protection, api.Options.AllowedHosts and
+// AllowedOrigins), which replaces the SDK's own loopback Host check: one rule
+// for /mcp and the REST routes, configured hosts included.
 func Handler(s *mcp.Server) http.Handler {
 	return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, &mcp.StreamableHTTPOptions{
-		Stateless:    true,
-		JSONResponse: true,
+		Stateless:                  true,
+		JSONResponse:               true,
+		DisableLocalhostProtection: true,
 	})
 }
 

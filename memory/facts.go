@@ -17,7 +17,6 @@ import (
 const (
 	maxFactsPerRequest = 1000
 	maxNameBytes       = 256
-	maxFactTextBytes   = 4096
 	// defaultPageLimit is the stores' default page size (kgmem.Page).
 	defaultPageLimit = 100
 )
@@ -100,18 +99,27 @@ func validateTriples(ts []kgmem.Triple) error {
 			{"object", t.Object, true, maxNameBytes},
 			{"subject_type", t.SubjectType, false, maxNameBytes},
 			{"object_type", t.ObjectType, false, maxNameBytes},
-			{"fact", t.Text, false, maxFactTextBytes},
+			{"fact", t.Text, false, 0},
 		} {
 			switch {
 			case f.required && f.value == "":
 				return kgmem.Invalidf(path+"."+f.name, "is empty")
 			case f.required && kgmem.NormalizeName(f.value) == "":
 				return kgmem.Unprocessablef(path+"."+f.name, "is empty once spaces and format characters are removed")
-			case len(f.value) > f.max:
+			case f.max > 0 && len(f.value) > f.max:
 				return kgmem.TooLong(path+"."+f.name, f.value, f.max)
 			case !utf8.ValidString(f.value):
 				return kgmem.Invalidf(path+"."+f.name, "is not valid UTF-8")
 			}
+		}
+		// The one limit of a fact's text, the integrator's: a longer text
+		// would be dropped there, so it is refused here, before anything
+		// is written.
+		if n := utf8.RuneCountInString(t.Text); n > triples.MaxFactTextLen {
+			return kgmem.Unprocessablef(path+".fact", "is %d characters, at most %d allowed", n, triples.MaxFactTextLen)
+		}
+		if err := kgmem.CheckMetadata(path+".metadata", t.Attributes); err != nil {
+			return err
 		}
 		if _, err := triples.NormalizePredicate(t.Predicate); err != nil {
 			var fe *kgmem.FieldError

@@ -13,7 +13,9 @@ import (
 
 // Limits on triple fields; longer values make the triple OpSkipped.
 const (
-	// MaxFactTextLen is the longest fact sentence, in characters.
+	// MaxFactTextLen is the longest fact sentence, in characters: the one
+	// limit of the API (POST /v1/facts answers 422 past it; api/openapi.json
+	// declares it as the maxLength of a triple's "fact") and of extraction.
 	MaxFactTextLen = 2000
 	// DefaultImportance is used when a triple states none.
 	DefaultImportance = 5

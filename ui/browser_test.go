@@ -122,6 +122,13 @@ type server struct {
 // the scripted fake LLM; it is stopped when the test ends.
 func startServer(t testing.TB, pair backendPair, llm *llmtest.Server) *server {
 	t.Helper()
+	return startServerEnv(t, pair, llm, "KGMEM_ADMIN_KEY="+adminKey)
+}
+
+// startServerEnv is startServer with env added to the server's environment
+// instead of the admin key: with none, the server runs without keys.
+func startServerEnv(t testing.TB, pair backendPair, llm *llmtest.Server, env ...string) *server {
+	t.Helper()
 	bin := serverBinary(t)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -143,7 +150,7 @@ func startServer(t testing.TB, pair backendPair, llm *llmtest.Server) *server {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cmd := exec.CommandContext(ctx, bin, args...)
-	cmd.Env = append(os.Environ(), "KGMEM_ADMIN_KEY="+adminKey)
+	cmd.Env = append(os.Environ(), env...)
 	var logs bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &logs, &logs
 	cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
@@ -261,9 +268,9 @@ type browser struct {
 	errors []string
 }
 
-func newBrowser(t testing.TB) *browser {
+func newBrowser(t testing.TB, extra ...chromedp.ExecAllocatorOption) *browser {
 	t.Helper()
-	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), append(chromedp.DefaultExecAllocatorOptions[:],
+	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), append(append(chromedp.DefaultExecAllocatorOptions[:],
 		chromedp.ExecPath(chromiumPath(t)),
 		chromedp.NoSandbox,
 		chromedp.DisableGPU,
@@ -275,7 +282,7 @@ func newBrowser(t testing.TB) *browser {
 		chromedp.NoFirstRun,
 		chromedp.UserDataDir(t.TempDir()),
 		chromedp.WindowSize(1400, 900),
-	)...)
+	), extra...)...)
 	ctx, cancelCtx := chromedp.NewContext(actx)
 	t.Cleanup(func() {
 		cancelCtx()
@@ -326,6 +333,19 @@ func (b *browser) eval(expr string) string {
 	ctx, cancel := context.WithTimeout(b.ctx, 30*time.Second)
 	defer cancel()
 	v, err := chromedp.Run(ctx, chromedp.Evaluate[string](expr))
+	if err != nil {
+		b.t.Fatalf("evaluate %s: %v", expr, err)
+	}
+	return v
+}
+
+// evalAsync evaluates a JavaScript expression that yields a promise of a
+// string and returns the string.
+func (b *browser) evalAsync(expr string) string {
+	b.t.Helper()
+	ctx, cancel := context.WithTimeout(b.ctx, 30*time.Second)
+	defer cancel()
+	v, err := chromedp.Run(ctx, chromedp.Evaluate[string](expr, chromedp.EvalAwaitPromise))
 	if err != nil {
 		b.t.Fatalf("evaluate %s: %v", expr, err)
 	}

@@ -9,6 +9,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/kgmem/kgmem"
@@ -34,6 +35,22 @@ type securityConfig struct {
 	ReadHeaderTimeout time.Duration
 	WriteTimeout      time.Duration
 	IdleTimeout       time.Duration
+	// AllowedHosts are the Host names a keyless server answers to besides
+	// loopback ones; AllowedOrigins the browser origins trusted to send
+	// unsafe cross-origin requests (api.Options).
+	AllowedHosts   []string
+	AllowedOrigins []string
+}
+
+// splitList parses a comma-separated list, dropping empty entries.
+func splitList(s string) ([]string, error) {
+	var out []string
+	for _, v := range strings.Split(s, ",") {
+		if v = strings.TrimSpace(v); v != "" {
+			out = append(out, v)
+		}
+	}
+	return out, nil
 }
 
 // bind registers the flags on fs; malformed environment values land in c.
@@ -44,6 +61,16 @@ func (s *securityConfig) bind(fs *flag.FlagSet, c *config) {
 	fs.DurationVar(&s.ReadTimeout, "read-timeout", c.envDuration("KGMEM_READ_TIMEOUT", 60*time.Second), "deadline for reading a whole request, body included ($KGMEM_READ_TIMEOUT)")
 	fs.DurationVar(&s.ReadHeaderTimeout, "read-header-timeout", c.envDuration("KGMEM_READ_HEADER_TIMEOUT", 10*time.Second), "deadline for reading request headers ($KGMEM_READ_HEADER_TIMEOUT)")
 	fs.DurationVar(&s.WriteTimeout, "write-timeout", c.envDuration("KGMEM_WRITE_TIMEOUT", 0), "deadline for writing a response (default: --request-timeout + 10s) ($KGMEM_WRITE_TIMEOUT)")
+	s.AllowedHosts = envValue(c, "KGMEM_ALLOWED_HOSTS", []string(nil), splitList)
+	fs.Func("allowed-hosts", "comma-separated host names a server without API keys answers to in the Host header, besides localhost, 127.0.0.0/8 and [::1] (a name you point at this machine); others get 403 ($KGMEM_ALLOWED_HOSTS)", func(v string) error {
+		s.AllowedHosts, _ = splitList(v)
+		return nil
+	})
+	s.AllowedOrigins = envValue(c, "KGMEM_ALLOWED_ORIGINS", []string(nil), splitList)
+	fs.Func("allowed-origins", "comma-separated browser origins (scheme://host[:port]) trusted to send POST, PUT and DELETE from another origin; other cross-origin browser requests get 403 ($KGMEM_ALLOWED_ORIGINS)", func(v string) error {
+		s.AllowedOrigins, _ = splitList(v)
+		return nil
+	})
 	fs.DurationVar(&s.IdleTimeout, "idle-timeout", c.envDuration("KGMEM_IDLE_TIMEOUT", 120*time.Second), "how long an idle keep-alive connection stays open ($KGMEM_IDLE_TIMEOUT)")
 }
 
@@ -55,6 +82,9 @@ func (s *securityConfig) validate() error {
 	if s.ReadTimeout < 0 || s.ReadHeaderTimeout < 0 || s.WriteTimeout < 0 || s.IdleTimeout < 0 {
 		return fmt.Errorf("--read-timeout, --read-header-timeout, --write-timeout and --idle-timeout must be >= 0")
 	}
+	if err := (api.Options{AllowedHosts: s.AllowedHosts, AllowedOrigins: s.AllowedOrigins}).Validate(); err != nil {
+		return fmt.Errorf("--allowed-hosts / --allowed-origins: %w", err)
+	}
 	if s.AdminKey != "" && len(s.AdminKey) < auth.MinAdminKeyLen {
 		return fmt.Errorf("$%s is %d characters; use at least %d random characters (openssl rand -hex 32)", adminKeyVar, len(s.AdminKey), auth.MinAdminKeyLen)
 	}
@@ -65,6 +95,7 @@ func (s *securityConfig) validate() error {
 func (s *securityConfig) apply(o *api.Options) {
 	o.RateLimit, o.RateBurst = s.RateLimit, s.RateBurst
 	o.ReadTimeout, o.ReadHeaderTimeout, o.WriteTimeout, o.IdleTimeout = s.ReadTimeout, s.ReadHeaderTimeout, s.WriteTimeout, s.IdleTimeout
+	o.AllowedHosts, o.AllowedOrigins = s.AllowedHosts, s.AllowedOrigins
 }
 
 // openKeyRecords opens where cfg keeps API keys: <data-dir>/keys.db with

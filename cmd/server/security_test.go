@@ -5,14 +5,17 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
 	"io"
 	"log/slog"
 	"net"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/kgmem/kgmem"
+	"github.com/kgmem/kgmem/api"
 	"github.com/kgmem/kgmem/auth"
 	"github.com/kgmem/kgmem/internal/testenv"
 )
@@ -197,5 +200,53 @@ func TestKeysSharedThroughNeo4j(t *testing.T) {
 	listed, err := stA.List(ctx)
 	if err != nil || len(listed) != 2 {
 		t.Errorf("keys in the scope: %+v, %v; want the two keys once each", listed, err)
+	}
+}
+
+// TestAllowedHostsAndOrigins: --allowed-hosts and --allowed-origins (and
+// their KGMEM_* variables, the flag winning) reach the API options, and a
+// malformed entry stops the server at start.
+func TestAllowedHostsAndOrigins(t *testing.T) {
+	tests := []struct {
+		name                 string
+		env                  map[string]string
+		args                 []string
+		wantHosts, wantOrigs []string
+		wantErr              bool
+	}{
+		{name: "none"},
+		{name: "environment", env: map[string]string{"KGMEM_ALLOWED_HOSTS": "kgmem.internal, box.lan", "KGMEM_ALLOWED_ORIGINS": "http://localhost:5173"},
+			wantHosts: []string{"kgmem.internal", "box.lan"}, wantOrigs: []string{"http://localhost:5173"}},
+		{name: "flags win", env: map[string]string{"KGMEM_ALLOWED_HOSTS": "a.lan"}, args: []string{"--allowed-hosts", "b.lan,", "--allowed-origins", "https://app.example"},
+			wantHosts: []string{"b.lan"}, wantOrigs: []string{"https://app.example"}},
+		{name: "a host with a scheme", args: []string{"--allowed-hosts", "http://a.lan"}, wantErr: true},
+		{name: "an origin with a path", args: []string{"--allowed-origins", "http://a.lan/app"}, wantErr: true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			for _, k := range []string{"KGMEM_ALLOWED_HOSTS", "KGMEM_ALLOWED_ORIGINS"} {
+				t.Setenv(k, tc.env[k])
+			}
+			var cfg config
+			var sec securityConfig
+			fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+			cfg.bindFlags(fs)
+			sec.bind(fs, &cfg)
+			if err := fs.Parse(tc.args); err != nil {
+				t.Fatal(err)
+			}
+			err := sec.validate()
+			if (err != nil) != tc.wantErr {
+				t.Fatalf("validate: %v, want error %v", err, tc.wantErr)
+			}
+			if tc.wantErr {
+				return
+			}
+			var o api.Options
+			sec.apply(&o)
+			if !slices.Equal(o.AllowedHosts, tc.wantHosts) || !slices.Equal(o.AllowedOrigins, tc.wantOrigs) {
+				t.Errorf("hosts %q origins %q, want %q %q", o.AllowedHosts, o.AllowedOrigins, tc.wantHosts, tc.wantOrigs)
+			}
+		})
 	}
 }
