@@ -92,7 +92,7 @@ func (s *Server) getSettings(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, wire.Settings{Schema: st.Schema, Writes: st.Writes, Decay: raw, Cardinality: st.Cardinality})
+	return c.JSON(http.StatusOK, wire.Settings{Schema: st.Schema, Writes: st.Writes, Decay: raw, Cardinality: st.Cardinality, SearchRecipe: st.SearchRecipe})
 }
 
 func (s *Server) putSettings(c echo.Context) error {
@@ -107,7 +107,7 @@ func (s *Server) putSettings(c echo.Context) error {
 	if err := strictDecay(body.Decay); err != nil {
 		return err
 	}
-	if err := s.engine.PutSettings(c.Request().Context(), ns, kgmem.NamespaceSettings{Schema: body.Schema, Writes: body.Writes, Decay: body.Decay, Cardinality: body.Cardinality}); err != nil {
+	if err := s.engine.PutSettings(c.Request().Context(), ns, kgmem.NamespaceSettings{Schema: body.Schema, Writes: body.Writes, Decay: body.Decay, Cardinality: body.Cardinality, SearchRecipe: body.SearchRecipe}); err != nil {
 		return err
 	}
 	return s.getSettings(c)

@@ -27,6 +27,7 @@ func (s *Server) postSearch(c echo.Context) error {
 	req := memory.SearchRequest{
 		Namespace: ns, Query: body.Query, Limit: body.Limit, IncludeHistory: body.IncludeHistory,
 		IncludeForgotten: body.IncludeForgotten, AsOf: asOf, Reinforce: body.Reinforce == nil || *body.Reinforce,
+		Recipe: body.Recipe,
 	}
 	for i, inc := range body.Include {
 		// Accept the plural the response uses ("facts") and the kind ("fact").

@@ -63,6 +63,7 @@ func TestToolSchemasArePortable(t *testing.T) {
 	}{
 		{"search_memory", "limit", `"maximum":100,"minimum":1`},
 		{"search_memory", "query", `"maxLength":4096,"minLength":1`},
+		{"search_memory", "recipe", `"enum":["default","messages","facts","direct","keyword","semantic"]`},
 		{"list_entities", "limit", `"maximum":1000,"minimum":1`},
 		{"add_facts", "facts", `"maxItems":1000,"minItems":1`},
 		{"add_memory", "messages", `"maxItems":1000`},

@@ -43,6 +43,9 @@ var (
 		limits: func(in *jsonschema.Schema) {
 			lengths(prop(in, "query"), 1, maxQueryChars)
 			within(prop(in, "limit"), 1, maxSearchLimit)
+			for _, r := range memory.Recipes() {
+				prop(in, "recipe").Enum = append(prop(in, "recipe").Enum, r.Name)
+			}
 		}}
 	toolAddFacts = toolSpec{name: "add_facts", title: "Add facts",
 		description: "Record facts you already know as triples (`subject`, `predicate`, `object`, optionally `valid_at`/`invalid_at` dates and the " +
@@ -314,6 +317,7 @@ type SearchMemoryIn struct {
 	Limit          int    `json:"limit,omitempty" jsonschema:"results per kind (default 10)"`
 	AsOf           string `json:"as_of,omitempty" jsonschema:"answer as of this past time, RFC 3339 or a date"`
 	IncludeHistory bool   `json:"include_history,omitempty" jsonschema:"also return facts that are no longer true"`
+	Recipe         string `json:"recipe,omitempty" jsonschema:"search recipe: default (everything), messages, facts, direct (no expansion around hits), keyword or semantic; absent: the namespace's"`
 }
 
 // SearchMemoryOut is the structured output of search_memory.
@@ -334,7 +338,7 @@ func (t *tools) searchMemory(ctx context.Context, req *mcp.CallToolRequest, in S
 	// A read-only tool (hosts approve those without asking): the search
 	// records no recall; confirm_memory reinforces what proved useful.
 	res, err := c.Search(ctx, wire.SearchRequest{Namespace: string(ns), Query: in.Query, Limit: in.Limit, AsOf: in.AsOf,
-		IncludeHistory: in.IncludeHistory, Reinforce: new(bool)})
+		IncludeHistory: in.IncludeHistory, Recipe: in.Recipe, Reinforce: new(bool)})
 	if err != nil {
 		return nil, SearchMemoryOut{}, toolError(err)
 	}

@@ -94,6 +94,9 @@ type SearchRequest struct {
 	AsOf string `json:"as_of,omitempty"`
 	// Reinforce records the results as recalled (default true).
 	Reinforce *bool `json:"reinforce,omitempty"`
+	// Recipe names the search recipe (default: the namespace's, else the
+	// server's).
+	Recipe string `json:"recipe,omitempty"`
 }
 
 // RefsRequest names records of one namespace: the body of /v1/feedback,
@@ -114,6 +117,9 @@ type Settings struct {
 	Decay json.RawMessage `json:"decay,omitempty"`
 	// Cardinality overrides the built-in cardinality table per predicate.
 	Cardinality map[string]kgmem.Cardinality `json:"cardinality,omitempty"`
+	// SearchRecipe names the search recipe of the namespace's searches that
+	// name none (empty: the server's).
+	SearchRecipe string `json:"search_recipe,omitempty"`
 }
 
 // Health is the body of /healthz and /readyz.

@@ -149,6 +149,7 @@ func openBackendsWith(ctx context.Context, cfg *config, log *slog.Logger, withOu
 		Graph:  graph, Vectors: vectors, Embedder: embedder, Extractor: extractor, Logger: log,
 		Integrator: triples.NewIntegrator(graph, integratorOpts), Decay: models, Reinforcer: b.reinforcer, WriteLocks: locks,
 		Search:   cfg.searchOptions(),
+		Recipe:   cfg.SearchRecipe,
 		Reranker: reranker,
 		Metrics:  b.metrics,
 		// Both stores in this process: a search's parts spend CPU rather

@@ -73,6 +73,9 @@ type config struct {
 	// what they found, reranking).
 	SearchTimeout time.Duration
 	MMRLambda     float64
+	// SearchRecipe names the recipe of searches that name none in
+	// namespaces whose settings name none (memory.Recipes).
+	SearchRecipe string
 	// RerankBaseURL, when set, enables the reranker (an OpenAI-style /rerank endpoint).
 	RerankBaseURL    string
 	RerankAPI        string
@@ -155,6 +158,7 @@ func (c *config) bindFlags(fs *flag.FlagSet) {
 	fs.Float64Var(&c.SpeakerWeight, "speaker-weight", c.envFloat("KGMEM_SPEAKER_WEIGHT", d.SpeakerWeight), "weight in rank fusion of episodes said by someone the query names; 0: off ($KGMEM_SPEAKER_WEIGHT)")
 	fs.Float64Var(&c.GraphWeight, "graph-weight", c.envFloat("KGMEM_GRAPH_WEIGHT", d.GraphWeight), "weight in rank fusion of graph expansion from the query's entities; 0: off ($KGMEM_GRAPH_WEIGHT)")
 	integer(&c.GraphDepth, "graph-depth", "KGMEM_GRAPH_DEPTH", d.GraphDepth, "hops of graph expansion (1..4)")
+	str(&c.SearchRecipe, "search-recipe", "KGMEM_SEARCH_RECIPE", memory.RecipeDefault, "search recipe of the searches and namespaces that name none: "+recipeNames())
 	str(&c.RerankBaseURL, "rerank-base-url", "KGMEM_RERANK_BASE_URL", "", "rerank endpoint base URL (POST {base}/rerank: Jina, Cohere-compatible, vLLM, TEI); empty: no reranker")
 	str(&c.RerankAPI, "rerank-api", "KGMEM_RERANK_API", "rerank", "reranker API: rerank (POST {base}/rerank) or chat (an OpenAI-compatible chat model grades the passages)")
 	str(&c.RerankModel, "rerank-model", "KGMEM_RERANK_MODEL", "", "rerank model")
@@ -214,6 +218,9 @@ func (c *config) validate() error {
 	}
 	if c.ThreadWeight < 0 || c.SpeakerWeight < 0 || c.GraphWeight < 0 || c.GraphDepth < 1 || c.GraphDepth > 4 || c.RetrieverTimeout <= 0 || c.MMRLambda <= 0 || c.MMRLambda > 1 {
 		return fmt.Errorf("--thread-weight, --speaker-weight and --graph-weight must be >= 0, --graph-depth within 1..4, --retriever-timeout > 0, --mmr-lambda within (0, 1]")
+	}
+	if err := memory.ValidRecipe("--search-recipe", c.SearchRecipe); err != nil {
+		return err
 	}
 	if c.SearchTimeout < c.RetrieverTimeout {
 		return fmt.Errorf("--search-timeout (%s) must be at least --retriever-timeout (%s)", c.SearchTimeout, c.RetrieverTimeout)
@@ -330,4 +337,13 @@ func (c *config) synonyms() (map[string]string, error) {
 // neo4jConfig is the Neo4j connection cfg names.
 func (c *config) neo4jConfig() neo4j.Config {
 	return neo4j.Config{URI: c.Neo4jURI, Username: c.Neo4jUser, Password: c.Neo4jPassword, Database: c.Neo4jDatabase, Scope: c.Neo4jScope}
+}
+
+// recipeNames lists the search recipes, for --search-recipe's help.
+func recipeNames() string {
+	names := make([]string, 0, len(memory.Recipes()))
+	for _, r := range memory.Recipes() {
+		names = append(names, r.Name)
+	}
+	return strings.Join(names, ", ")
 }

@@ -70,6 +70,10 @@ func TestConfigFromEnvironmentAndFlags(t *testing.T) {
 	if cfg, _ := parse(t); cfg.SearchTimeout != 30*time.Second {
 		t.Errorf("KGMEM_SEARCH_TIMEOUT=30s gave search timeout %s", cfg.SearchTimeout)
 	}
+	t.Setenv("KGMEM_SEARCH_RECIPE", "facts")
+	if cfg, _ := parse(t); cfg.SearchRecipe != "facts" {
+		t.Errorf("KGMEM_SEARCH_RECIPE=facts gave recipe %q", cfg.SearchRecipe)
+	}
 	if cfg, _ := parse(t, "--addr", "127.0.0.1:7000"); cfg.Addr != "127.0.0.1:7000" {
 		t.Errorf("the flag did not win over the environment: %s", cfg.Addr)
 	}
@@ -100,6 +104,8 @@ func TestConfigRejects(t *testing.T) {
 		{"GC headroom beyond a TiB", map[string]string{"KGMEM_GC_HEADROOM_MIB": "2000000"}, nil, "--gc-headroom-mib"},
 		{"synonym without =", nil, []string{"--predicate-synonyms", "works_for"}, "--predicate-synonyms"},
 		{"synonym of punctuation", nil, []string{"--predicate-synonyms", "works_for=!!!"}, "--predicate-synonyms"},
+		{"unknown search recipe", nil, []string{"--search-recipe", "fastest"}, "--search-recipe"},
+		{"unknown search recipe from env", map[string]string{"KGMEM_SEARCH_RECIPE": "fastest"}, nil, "--search-recipe"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

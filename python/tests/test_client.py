@@ -58,6 +58,8 @@ def test_routes_sync(client: KgmemClient, root: str) -> None:
     assert client.list_episodes(ns)["episodes"]
     found = client.search(ns, "Where does Alice live?", include=["facts"])
     assert found["facts"][0]["id"] == fact_id
+    messages_only = client.search(ns, "Where does Alice live?", recipe="messages")
+    assert messages_only["episodes"] and not messages_only["facts"]
     assert ns in client.list_namespaces()["namespaces"]
     refs = [{"kind": "fact", "id": fact_id}]
     assert client.feedback(ns, refs)["reinforced"] == 1

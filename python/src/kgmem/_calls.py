@@ -169,9 +169,11 @@ def search(
     include_forgotten: bool | None = None,
     as_of: datetime | str | None = None,
     reinforce: bool | None = None,
+    recipe: str | None = None,
 ) -> Call[JSON]:
     body = _drop_none({"namespace": namespace, "query": query, "limit": limit, "include": list(include) if include else None,
-                       "include_history": include_history, "include_forgotten": include_forgotten, "as_of": _time(as_of), "reinforce": reinforce})
+                       "include_history": include_history, "include_forgotten": include_forgotten, "as_of": _time(as_of), "reinforce": reinforce,
+                       "recipe": recipe})
     return Call("POST", "/v1/search", _json, body=body)
 
 
