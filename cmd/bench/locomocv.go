@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -108,7 +109,13 @@ func runLocomoCV(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	concurrency := fs.Int("concurrency", 2, "searches in flight")
 	jsonOut := fs.String("json", "", "also write the result as JSON to this file")
 	dataDir := fs.String("data-dir", "", "directory for the embedded stores (default: a temporary one, removed after)")
+	embedderName := fs.String("embedder", "hash", "embedder: hash (alias hashing) or static (scripts/embedder.sh install)")
+	staticModel := fs.String("embed-static-model", embed.DefaultStaticDir(), "directory of the static embedder's model")
 	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	embedder, baseVectorWeight, err := benchEmbedder(*embedderName, *staticModel)
+	if err != nil {
 		return err
 	}
 	if *k < 1 || *concurrency < 1 {
@@ -134,7 +141,6 @@ func runLocomoCV(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		return fmt.Errorf("open graph store: %w", err)
 	}
 	defer graph.Close()
-	embedder := embed.NewHashing(embed.DefaultHashingDim)
 	vectors, err := hnsw.Open(ctx, filepath.Join(dir, "vectors.db"), embedder.Dimension(), hnsw.Options{})
 	if err != nil {
 		return fmt.Errorf("open vector index: %w", err)
@@ -174,8 +180,8 @@ func runLocomoCV(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	retrieved := make([][][]string, len(points))
 	var done atomic.Int64
 	for p, point := range points {
-		// The server's options with the hashing embedder (cmd/server config.go).
-		opts := memory.SearchOptions{VectorWeight: 0.01, TextWeight: 1}
+		// The server's options with this embedder (cmd/server config.go).
+		opts := memory.SearchOptions{VectorWeight: baseVectorWeight, TextWeight: 1}
 		for i, param := range grid {
 			if err := applyParam(&opts, param.Name, point[i]); err != nil {
 				return err
@@ -221,4 +227,24 @@ func runLocomoCV(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		return err
 	}
 	return writeJSON(*jsonOut, res)
+}
+
+// benchEmbedder opens the embedder --embedder names and returns it with the
+// vector weight the server gives it by default (cmd/server config.go): 0.01
+// for the lexical hashing embedder, 1 for a model.
+func benchEmbedder(name, staticModel string) (kgmem.Embedder, float64, error) {
+	switch name {
+	case "hash", "hashing":
+		return embed.NewHashing(embed.DefaultHashingDim), 0.01, nil
+	case "static":
+		e, err := embed.LoadStatic(staticModel)
+		if errors.Is(err, embed.ErrNoModel) {
+			return nil, 0, fmt.Errorf("--embedder static: %w; run scripts/embedder.sh install or set --embed-static-model", err)
+		}
+		if err != nil {
+			return nil, 0, fmt.Errorf("--embedder static: %w", err)
+		}
+		return e, 1, nil
+	}
+	return nil, 0, kgmem.Invalidf("embedder", "--embedder is %q; use hash or static", name)
 }

@@ -163,8 +163,18 @@ func openBackendsWith(ctx context.Context, cfg *config, log *slog.Logger, withOu
 }
 
 func openEmbedder(cfg *config) (kgmem.Embedder, error) {
-	if cfg.Embedder == "hash" {
+	switch cfg.Embedder {
+	case "hash":
 		return embed.NewHashing(cfg.EmbedDim), nil
+	case "static":
+		e, err := embed.LoadStatic(cfg.EmbedStaticModel)
+		if errors.Is(err, embed.ErrNoModel) {
+			return nil, fmt.Errorf("--embedder static: %w; run scripts/embedder.sh install (it builds the model under ~/.cache/kgmem/embedder) or point --embed-static-model at the model's directory", err)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("--embedder static: %w", err)
+		}
+		return e, nil
 	}
 	e, err := embed.NewOpenAI(embed.OpenAIConfig{
 		BaseURL: cfg.EmbedBaseURL, APIKey: cfg.EmbedAPIKey, Model: cfg.EmbedModel, Dimensions: cfg.EmbedDim,
