@@ -13,6 +13,7 @@ import (
 	"sync"
 
 	"github.com/kgmem/kgmem"
+	"github.com/viterin/vek/vek32"
 	"github.com/x448/float16"
 )
 
@@ -226,10 +227,7 @@ func (s *Static) vector(v []float32, text string) {
 		if id == s.tok.unk {
 			continue
 		}
-		row := s.vectors[int(id)*dim : int(id+1)*dim]
-		for j, x := range row {
-			v[j] += x
-		}
+		vek32.Add_Inplace(v, s.vectors[int(id)*dim:int(id+1)*dim]) // SIMD where available
 		n++
 	}
 	*bp = ids
@@ -237,15 +235,7 @@ func (s *Static) vector(v []float32, text string) {
 	if n == 0 {
 		return
 	}
-	var norm float64
-	for _, x := range v {
-		norm += float64(x) * float64(x)
-	}
-	if norm == 0 {
-		return
-	}
-	inv := float32(1 / math.Sqrt(norm))
-	for j := range v {
-		v[j] *= inv
+	if norm := vek32.Dot(v, v); norm > 0 {
+		vek32.MulNumber_Inplace(v, float32(1/math.Sqrt(float64(norm))))
 	}
 }

@@ -224,3 +224,15 @@ func BenchmarkEmbed(b *testing.B) {
 		run(b, s)
 	})
 }
+
+// BenchmarkLoadStatic measures loading the installed static model
+// (KGMEM_STATIC_MODEL): time and bytes allocated per load.
+func BenchmarkLoadStatic(b *testing.B) {
+	dir := staticModelDir(b)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := LoadStatic(dir); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

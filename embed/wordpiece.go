@@ -183,7 +183,10 @@ func (w *WordPiece) word(dst []int32, word []byte) []int32 {
 // isBertWhitespace is tokenizers' is_whitespace: tab, newline, carriage
 // return, space, and Unicode White_Space.
 func isBertWhitespace(c rune) bool {
-	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || unicode.Is(unicode.White_Space, c)
+	if c < utf8.RuneSelf {
+		return c == ' ' || (c >= '\t' && c <= '\r')
+	}
+	return unicode.Is(unicode.White_Space, c)
 }
 
 // isBertControl is tokenizers' is_control: a character of a C* general
@@ -191,6 +194,9 @@ func isBertWhitespace(c rune) bool {
 func isBertControl(c rune) bool {
 	if c == '\t' || c == '\n' || c == '\r' {
 		return false
+	}
+	if c < utf8.RuneSelf {
+		return c < ' ' || c == 0x7f
 	}
 	return unicode.In(c, unicode.Cc, unicode.Cf, unicode.Co, unicode.Cs) || !unicode.In(c, unicode.L, unicode.M, unicode.N, unicode.P, unicode.S, unicode.Z, unicode.C)
 }

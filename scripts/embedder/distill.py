@@ -2,7 +2,7 @@
 
 Every vocabulary token is passed through the transformer once, as the
 sequence [CLS] token [SEP]; the outputs are mean-pooled (the model's own
-pooling) into one vector per token. The vectors are reduced by PCA, weighted
+pooling) into one vector per token. The vectors are reduced by a truncated SVD, weighted
 by the token's Zipf probability (smooth inverse frequency, as Model2Vec does)
 and written as float16 with the vocabulary:
 
@@ -116,7 +116,7 @@ def main():
     ap.add_argument("--model", required=True, help="directory with config.json, model.safetensors, vocab.txt")
     ap.add_argument("--out", required=True)
     ap.add_argument("--name", default="minilm-l6-static")
-    ap.add_argument("--dim", type=int, default=256, help="PCA dimension (0 keeps the model's)")
+    ap.add_argument("--dim", type=int, default=256, help="SVD dimension (0 keeps the model's)")
     ap.add_argument("--sif", type=float, default=1e-4, help="SIF coefficient of the Zipf weighting (0: none)")
     ap.add_argument("--raw", help="cache the un-reduced token vectors here (.npy) and reuse them")
     args = ap.parse_args()
@@ -133,10 +133,11 @@ def main():
 
     dim = vecs.shape[1]
     if 0 < args.dim < dim:
-        mean = vecs.mean(axis=0)
-        centred = vecs - mean
-        _, _, vt = np.linalg.svd(centred, full_matrices=False)
-        vecs = centred @ vt[: args.dim].T
+        # Truncated SVD, not centred: on LoCoMo (dense retrieval alone,
+        # evidence recall@10) centring cost 0.02-0.04, and 256 uncentred
+        # dimensions did as well as all 384.
+        _, _, vt = np.linalg.svd(vecs, full_matrices=False)
+        vecs = vecs @ vt[: args.dim].T
         dim = args.dim
     if args.sif > 0:
         # Zipf's law on the vocabulary rank stands in for token frequencies.
@@ -154,7 +155,7 @@ def main():
         "unk_token": "[UNK]",
         "continuing_subword_prefix": "##",
         "max_input_chars_per_word": 100,
-        "pca": args.dim,
+        "svd": args.dim,
         "sif": args.sif,
     }
     save_file({"embeddings": vecs.astype(np.float16)}, os.path.join(args.out, "embeddings.safetensors"),

@@ -51,7 +51,8 @@ SENTENCES = [
     "ﬁ ligature, ｆｕｌｌｗｉｄｔｈ letters, ① circled, ² superscript, Ⅻ roman.",
     "Arabic العربية and Hebrew עברית and Hindi हिन्दी and Thai ภาษาไทย.",
     "Mixed: Müller's Straße (ß) and Œuvre, Łódź, Dvořák, Ørsted.",
-    "[CLS] and [SEP] written in the text, and [UNK] too.",
+    # Left out: text spelling a special token ("[CLS]"), which tokenizers
+    # turns into that token and kgmem tokenizes as ordinary text.
     "   leading and trailing spaces   ",
     "",
     "?!",
@@ -79,6 +80,8 @@ def main():
     args = ap.parse_args()
 
     tok = Tokenizer.from_file(args.tokenizer)
+    tok.no_padding()  # tokenizer.json pads to 128 tokens
+    tok.no_truncation()  # and truncates there; kgmem embeds the whole text
     with open(os.path.join(args.model, "config.json")) as f:
         cfg = json.load(f)
     emb = load_file(os.path.join(args.model, "embeddings.safetensors"))["embeddings"].astype(np.float32)
