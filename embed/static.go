@@ -36,6 +36,11 @@ func DefaultStaticDir() string {
 	return filepath.Join(home, ".cache", "kgmem", "embedder", "minilm-l6-static-256")
 }
 
+// StaticVectorWeight is the weight a server gives the vector retriever in
+// rank fusion when its embedder is the static one (against BM25's 1).
+// Measured with bench locomo-cv and bench longmemeval (README).
+const StaticVectorWeight = 0.3
+
 // ErrNoModel is returned by LoadStatic when the model directory or one of
 // its files is missing.
 var ErrNoModel = errors.New("static embedding model not installed")

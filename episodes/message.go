@@ -39,10 +39,18 @@ func DefaultLimits() Limits {
 	return Limits{MaxMessages: 1000, MaxContentBytes: 32 << 10, MaxFieldBytes: 256}
 }
 
+// The roles a message may have.
+const (
+	RoleUser      = "user"
+	RoleAssistant = "assistant"
+	RoleSystem    = "system"
+	RoleTool      = "tool"
+)
+
 // validRole reports whether role is one a message may have.
 func validRole(role string) bool {
 	switch role {
-	case "user", "assistant", "system", "tool":
+	case RoleUser, RoleAssistant, RoleSystem, RoleTool:
 		return true
 	}
 	return false

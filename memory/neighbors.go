@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/kgmem/kgmem"
+	"github.com/kgmem/kgmem/episodes"
 )
 
 // threadHits returns the episodes around the best fused episode candidates
@@ -15,6 +16,12 @@ import (
 // In a conversation the answer to a question is often the turn right after
 // the one that matches its words ("what did you research?" — "adoption
 // agencies"), which shares none of them.
+//
+// Between a person and an assistant it is not so: the person's turn states
+// what they said, and the assistant's reply is derived from it, long and
+// generic, so it pushes the person's other turns out. The thread retriever
+// expands neither to nor from an assistant's turn (role "assistant"); a
+// dialogue between people keeps every neighbour.
 func (e *Engine) threadHits(ctx context.Context, ns kgmem.Namespace, opts SearchOptions, anchors []*fused) ([]kgmem.Hit, error) {
 	if len(anchors) == 0 || opts.ThreadWeight == 0 {
 		return nil, nil
@@ -26,6 +33,10 @@ func (e *Engine) threadHits(ctx context.Context, ns kgmem.Namespace, opts Search
 	near, err := e.graph.ThreadNeighbors(ctx, ns, kgmem.ThreadNeighborsQuery{IDs: ids, Window: opts.ThreadWindow})
 	if err != nil {
 		return nil, fmt.Errorf("thread neighbours: %w", err)
+	}
+	near, err = e.withoutAssistantTurns(ctx, ns, ids, near)
+	if err != nil {
+		return nil, err
 	}
 	rankOf := make(map[string]int, len(ids))
 	for i, id := range ids {
@@ -63,4 +74,28 @@ func (e *Engine) threadHits(ctx context.Context, ns kgmem.Namespace, opts Search
 		hits[i] = kgmem.Hit{Kind: kgmem.KindEpisode, ID: c.id, Score: 1 / float64(1+c.cost)}
 	}
 	return hits, nil
+}
+
+// withoutAssistantTurns drops the neighbours that are, or neighbour, an
+// assistant's turn (threadHits).
+func (e *Engine) withoutAssistantTurns(ctx context.Context, ns kgmem.Namespace, anchors []string, near []kgmem.ThreadNeighbor) ([]kgmem.ThreadNeighbor, error) {
+	if len(near) == 0 {
+		return near, nil
+	}
+	ids := slices.Clone(anchors)
+	for _, n := range near {
+		ids = append(ids, n.ID)
+	}
+	slices.Sort(ids)
+	eps, err := e.graph.Episodes(ctx, ns, slices.Compact(ids))
+	if err != nil {
+		return nil, fmt.Errorf("thread neighbours' roles: %w", err)
+	}
+	assistant := make(map[string]bool, len(eps))
+	for _, ep := range eps {
+		if ep.Role == episodes.RoleAssistant {
+			assistant[ep.ID] = true
+		}
+	}
+	return slices.DeleteFunc(near, func(n kgmem.ThreadNeighbor) bool { return assistant[n.Of] || assistant[n.ID] }), nil
 }

@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -455,6 +456,61 @@ func TestThreadNeighbours(t *testing.T) {
 				got := without.Episodes[j].Score
 				if len(got.Sources) != 1 || got.Sources[0].Retriever != memory.RetrieverVector || got.Relevance*10 > res.Episodes[i].Score.Relevance {
 					t.Errorf("without the thread retriever the reply scores %+v, want vector fill only, a tenth of %v", got, res.Episodes[i].Score.Relevance)
+				}
+			}
+		})
+	}
+}
+
+// TestThreadSkipsAssistantTurns: between a person and an assistant, the
+// thread retriever neither expands to the assistant's reply nor from it;
+// the same thread said by two people keeps the neighbour.
+func TestThreadSkipsAssistantTurns(t *testing.T) {
+	for name, open := range searchBackends(t) {
+		t.Run(name, func(t *testing.T) {
+			ctx := t.Context()
+			g := open(t)
+			v := openVectors(t, embed.NewHashing(256))
+			e := newSearchEngineWith(t, g, memory.Config{Vectors: v, Search: memory.SearchOptions{VectorWeight: 0.01, TextWeight: 1}})
+			day := time.Date(2023, 5, 8, 13, 56, 0, 0, time.UTC)
+			turns := []string{
+				"I am planning a trip to Kyoto in the spring.",
+				"Here are ten things to see and eat, in order of distance from the station.",
+				"I also started learning the cello.",
+				"Practising twenty minutes a day helps beginners most.",
+			}
+			req := memory.SearchRequest{Query: "Where is my trip to?", Include: []kgmem.Kind{kgmem.KindEpisode}, Limit: 4}
+			for _, tc := range []struct {
+				ns                  kgmem.Namespace
+				first, second       string // the roles of even and odd turns
+				wantThreadOnReplies bool
+			}{
+				{"memtest/thread-assistant", episodes.RoleUser, episodes.RoleAssistant, false},
+				{"memtest/thread-people", episodes.RoleUser, episodes.RoleUser, true},
+			} {
+				msgs := make([]episodes.Message, len(turns))
+				for i, c := range turns {
+					msgs[i] = episodes.Message{ID: strconv.Itoa(i + 1), Role: tc.first, Content: c, Timestamp: day}
+					if i%2 == 1 {
+						msgs[i].Role = tc.second
+					}
+				}
+				if _, err := e.Ingest(ctx, memory.IngestRequest{Namespace: tc.ns, ThreadID: "s1", Messages: msgs}); err != nil {
+					t.Fatal(err)
+				}
+				req.Namespace = tc.ns
+				res, err := e.Search(ctx, req)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(res.Episodes) == 0 || res.Episodes[0].MessageID != "1" {
+					t.Fatalf("%s: episodes = %v, want the trip (message 1) first", tc.ns, episodeIDs(res.Episodes))
+				}
+				threaded := slices.ContainsFunc(res.Episodes, func(ep memory.EpisodeResult) bool {
+					return ep.MessageID == "2" && slices.ContainsFunc(ep.Score.Sources, func(s memory.SourceScore) bool { return s.Retriever == memory.RetrieverThread })
+				})
+				if threaded != tc.wantThreadOnReplies {
+					t.Errorf("%s: reply (message 2) found by the thread retriever = %v, want %v; episodes %v", tc.ns, threaded, tc.wantThreadOnReplies, episodeIDs(res.Episodes))
 				}
 			}
 		})

@@ -114,6 +114,16 @@ func (d Duration) MarshalJSON() ([]byte, error) {
 	return fmt.Appendf(nil, "%.6f", time.Duration(d).Seconds()), nil
 }
 
+// UnmarshalJSON decodes a number of seconds, so that a written result reads back.
+func (d *Duration) UnmarshalJSON(b []byte) error {
+	var s float64
+	if err := json.Unmarshal(b, &s); err != nil {
+		return fmt.Errorf("duration: %w", err)
+	}
+	*d = Duration(math.Round(s * float64(time.Second)))
+	return nil
+}
+
 // Result is a full benchmark run: kgmem beside the BM25 baseline.
 type Result struct {
 	URL     string      `json:"url"`

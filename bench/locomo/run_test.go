@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/kgmem/kgmem"
 	"github.com/kgmem/kgmem/api/wire"
@@ -214,5 +215,22 @@ func TestRunErrors(t *testing.T) {
 		if _, err := Run(context.Background(), client, convs, bad); !errors.Is(err, kgmem.ErrInvalid) {
 			t.Errorf("Run(%+v) = %v, want ErrInvalid", bad, err)
 		}
+	}
+}
+
+func TestDurationJSONRoundTrip(t *testing.T) {
+	for _, d := range []time.Duration{0, 1500 * time.Microsecond, 67*time.Second + 300*time.Millisecond} {
+		buf, err := json.Marshal(Duration(d))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var back Duration
+		if err := json.Unmarshal(buf, &back); err != nil || time.Duration(back) != d {
+			t.Errorf("%v → %s → %v, %v", d, buf, time.Duration(back), err)
+		}
+	}
+	var d Duration
+	if err := json.Unmarshal([]byte(`"1s"`), &d); err == nil {
+		t.Error("a string decoded as seconds")
 	}
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -10,13 +9,11 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/kgmem/kgmem"
 	"github.com/kgmem/kgmem/bench/locomo"
 	"github.com/kgmem/kgmem/decay"
-	"github.com/kgmem/kgmem/embed"
 	"github.com/kgmem/kgmem/graph/sqlite"
 	"github.com/kgmem/kgmem/memory"
 	"github.com/kgmem/kgmem/vector/hnsw"
@@ -41,13 +38,25 @@ func cvGrid() locomo.Grid {
 	}
 }
 
-// applyParam sets one grid constant on the search options.
+// applyParam sets one grid constant on the search options. A retriever
+// weight of 0 switches the retriever off, as the server's flags do (the
+// engine itself reads 0 as "the default").
 func applyParam(o *memory.SearchOptions, name string, v float64) error {
+	off := func(w float64) float64 {
+		if w == 0 {
+			return -1
+		}
+		return w
+	}
 	switch name {
 	case "thread_weight":
-		o.ThreadWeight = v
+		o.ThreadWeight = off(v)
 	case "speaker_weight":
-		o.SpeakerWeight = v
+		o.SpeakerWeight = off(v)
+	case "graph_weight":
+		o.GraphWeight = off(v)
+	case "graph_depth":
+		o.GraphDepth = int(v)
 	case "rrf_k":
 		o.RRFK = v
 	case "vector_weight":
@@ -64,10 +73,25 @@ func applyParam(o *memory.SearchOptions, name string, v float64) error {
 		o.WhenFactor = v
 	case "currency_factor":
 		o.CurrencyFactor = v
+	case "mmr_lambda":
+		o.MMRLambda = v
 	default:
 		return kgmem.Invalidf("grid", "unknown constant %q", name)
 	}
 	return nil
+}
+
+// gridOptions are the search options of one grid point: base (the
+// server's defaults with the embedder benchmarked, embedderFlags.open) with
+// the point's constants set.
+func gridOptions(base memory.SearchOptions, grid locomo.Grid, point []float64) (memory.SearchOptions, error) {
+	opts := base
+	for i, param := range grid {
+		if err := applyParam(&opts, param.Name, point[i]); err != nil {
+			return opts, err
+		}
+	}
+	return opts, nil
 }
 
 // parseGrid reads --grid: "name=v1,v2;name=v1,…" (the first value of each
@@ -109,12 +133,12 @@ func runLocomoCV(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	concurrency := fs.Int("concurrency", 2, "searches in flight")
 	jsonOut := fs.String("json", "", "also write the result as JSON to this file")
 	dataDir := fs.String("data-dir", "", "directory for the embedded stores (default: a temporary one, removed after)")
-	embedderName := fs.String("embedder", "hash", "embedder: hash (alias hashing) or static (scripts/embedder.sh install)")
-	staticModel := fs.String("embed-static-model", embed.DefaultStaticDir(), "directory of the static embedder's model")
+	var ef embedderFlags
+	ef.bind(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	embedder, baseVectorWeight, err := benchEmbedder(*embedderName, *staticModel)
+	embedder, base, err := ef.open()
 	if err != nil {
 		return err
 	}
@@ -129,96 +153,28 @@ func runLocomoCV(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if err != nil {
 		return fmt.Errorf("load LoCoMo data (--data %s): %w", *data, err)
 	}
-	dir := *dataDir
-	if dir == "" {
-		if dir, err = os.MkdirTemp("", "kgmem-locomo-cv-"); err != nil {
-			return err
-		}
-		defer os.RemoveAll(dir)
-	}
-	graph, err := sqlite.Open(ctx, filepath.Join(dir, "graph.db"))
-	if err != nil {
-		return fmt.Errorf("open graph store: %w", err)
-	}
-	defer graph.Close()
-	vectors, err := hnsw.Open(ctx, filepath.Join(dir, "vectors.db"), embedder.Dimension(), hnsw.Options{})
-	if err != nil {
-		return fmt.Errorf("open vector index: %w", err)
-	}
-	defer vectors.Close()
-	// The engine as `server` wires it with the embedded backends and the
-	// hashing embedder: decay from the namespace settings, no extractor.
-	newEngine := func(opts memory.SearchOptions) (*memory.Engine, error) {
-		return memory.New(memory.Config{Graph: graph, Vectors: vectors, Embedder: embedder, Decay: decay.StoreModels(graph), Search: opts})
-	}
-	ingester, err := newEngine(memory.SearchOptions{})
+	h, err := openLocomo(ctx, *dataDir, convs, embedder)
 	if err != nil {
 		return err
 	}
-	start := time.Now()
-	for _, conv := range convs {
-		threads, err := locomo.Threads(conv)
-		if err != nil {
-			return err
-		}
-		if len(threads) > 0 {
-			if _, err := ingester.PurgeNamespace(ctx, threads[0].Namespace); err != nil {
-				return err
-			}
-		}
-		for _, th := range threads {
-			for _, batch := range locomo.Batches(th.Messages, 50) {
-				if _, err := ingester.Ingest(ctx, memory.IngestRequest{Namespace: th.Namespace, ThreadID: th.ID, Messages: batch}); err != nil {
-					return fmt.Errorf("ingest %s %s: %w", th.Namespace, th.ID, err)
-				}
-			}
-		}
-	}
-	cases, _ := locomo.Cases(convs)
+	defer h.Close()
 	points := grid.Points()
-	fmt.Fprintf(stderr, "ingested %d conversations in %.1fs; %d grid points × %d questions\n", len(convs), time.Since(start).Seconds(), len(points), len(cases))
+	fmt.Fprintf(stderr, "ingested %d conversations in %.1fs; %d grid points × %d questions\n", len(convs), h.ingest.Seconds(), len(points), len(h.cases))
+	start := time.Now()
 	retrieved := make([][][]string, len(points))
-	var done atomic.Int64
 	for p, point := range points {
-		// The server's options with this embedder (cmd/server config.go).
-		opts := memory.SearchOptions{VectorWeight: baseVectorWeight, TextWeight: 1}
-		for i, param := range grid {
-			if err := applyParam(&opts, param.Name, point[i]); err != nil {
-				return err
-			}
-		}
-		engine, err := newEngine(opts)
+		opts, err := gridOptions(base, grid, point)
 		if err != nil {
 			return err
 		}
-		retrieved[p] = make([][]string, len(cases))
-		g, gctx := errgroup.WithContext(ctx)
-		g.SetLimit(*concurrency)
-		for c, cs := range cases {
-			ns, err := locomo.Namespace(cs.Conversation)
-			if err != nil {
-				return err
-			}
-			g.Go(func() error {
-				res, err := engine.Search(gctx, memory.SearchRequest{Namespace: ns, Query: cs.Text, Limit: *k, Include: []kgmem.Kind{kgmem.KindEpisode}})
-				if err != nil {
-					return fmt.Errorf("search %s question %d: %w", ns, cs.Question, err)
-				}
-				ids := make([]string, len(res.Episodes))
-				for i, ep := range res.Episodes {
-					ids[i] = ep.MessageID
-				}
-				retrieved[p][c] = ids
-				return nil
-			})
-		}
-		if err := g.Wait(); err != nil {
+		if retrieved[p], err = h.retrieve(ctx, opts, *k, *concurrency); err != nil {
 			return err
 		}
-		if n := done.Add(1); n%10 == 0 || int(n) == len(points) {
+		if n := p + 1; n%10 == 0 || n == len(points) {
 			fmt.Fprintf(stderr, "%d/%d grid points (%.0fs)\n", n, len(points), time.Since(start).Seconds())
 		}
 	}
+	cases := h.cases
 	res, err := locomo.CrossValidate(grid, cases, retrieved, *k)
 	if err != nil {
 		return err
@@ -229,22 +185,113 @@ func runLocomoCV(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	return writeJSON(*jsonOut, res)
 }
 
-// benchEmbedder opens the embedder --embedder names and returns it with the
-// vector weight the server gives it by default (cmd/server config.go): 0.01
-// for the lexical hashing embedder, 1 for a model.
-func benchEmbedder(name, staticModel string) (kgmem.Embedder, float64, error) {
-	switch name {
-	case "hash", "hashing":
-		return embed.NewHashing(embed.DefaultHashingDim), 0.01, nil
-	case "static":
-		e, err := embed.LoadStatic(staticModel)
-		if errors.Is(err, embed.ErrNoModel) {
-			return nil, 0, fmt.Errorf("--embedder static: %w; run scripts/embedder.sh install or set --embed-static-model", err)
+// locomoHarness is LoCoMo ingested into in-process embedded stores, wired
+// as `server` wires them, to search with many option sets.
+type locomoHarness struct {
+	dir     string
+	temp    bool
+	graph   *sqlite.Store
+	vectors *hnsw.Index
+	embed   kgmem.Embedder
+	cases   []locomo.Case
+	ingest  time.Duration
+}
+
+// openLocomo ingests convs into stores under dir (a temporary directory,
+// removed by Close, when dir is "") with embedder.
+func openLocomo(ctx context.Context, dir string, convs []locomo.Conversation, embedder kgmem.Embedder) (_ *locomoHarness, err error) {
+	h := &locomoHarness{dir: dir, embed: embedder}
+	if h.dir == "" {
+		if h.dir, err = os.MkdirTemp("", "kgmem-locomo-cv-"); err != nil {
+			return nil, err
 		}
-		if err != nil {
-			return nil, 0, fmt.Errorf("--embedder static: %w", err)
-		}
-		return e, 1, nil
+		h.temp = true
 	}
-	return nil, 0, kgmem.Invalidf("embedder", "--embedder is %q; use hash or static", name)
+	defer func() {
+		if err != nil {
+			h.Close()
+		}
+	}()
+	if h.graph, err = sqlite.Open(ctx, filepath.Join(h.dir, "graph.db")); err != nil {
+		return nil, fmt.Errorf("open graph store: %w", err)
+	}
+	if h.vectors, err = hnsw.Open(ctx, filepath.Join(h.dir, "vectors.db"), h.embed.Dimension(), hnsw.Options{}); err != nil {
+		return nil, fmt.Errorf("open vector index: %w", err)
+	}
+	ingester, err := h.engine(memory.SearchOptions{})
+	if err != nil {
+		return nil, err
+	}
+	start := time.Now()
+	for _, conv := range convs {
+		threads, err := locomo.Threads(conv)
+		if err != nil {
+			return nil, err
+		}
+		if len(threads) > 0 {
+			if _, err := ingester.PurgeNamespace(ctx, threads[0].Namespace); err != nil {
+				return nil, err
+			}
+		}
+		for _, th := range threads {
+			for _, batch := range locomo.Batches(th.Messages, 50) {
+				if _, err := ingester.Ingest(ctx, memory.IngestRequest{Namespace: th.Namespace, ThreadID: th.ID, Messages: batch}); err != nil {
+					return nil, fmt.Errorf("ingest %s %s: %w", th.Namespace, th.ID, err)
+				}
+			}
+		}
+	}
+	h.ingest = time.Since(start)
+	h.cases, _ = locomo.Cases(convs)
+	return h, nil
+}
+
+// engine is the engine as `server` wires it with the embedded backends:
+// decay from the namespace settings, no extractor.
+func (h *locomoHarness) engine(opts memory.SearchOptions) (*memory.Engine, error) {
+	return memory.New(memory.Config{Graph: h.graph, Vectors: h.vectors, Embedder: h.embed, Decay: decay.StoreModels(h.graph), Search: opts})
+}
+
+// retrieve asks every case's question with opts and returns the message
+// ids of the episodes found, per case, in rank order.
+func (h *locomoHarness) retrieve(ctx context.Context, opts memory.SearchOptions, k, concurrency int) ([][]string, error) {
+	engine, err := h.engine(opts)
+	if err != nil {
+		return nil, err
+	}
+	out := make([][]string, len(h.cases))
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(concurrency)
+	for c, cs := range h.cases {
+		ns, err := locomo.Namespace(cs.Conversation)
+		if err != nil {
+			return nil, err
+		}
+		g.Go(func() error {
+			res, err := engine.Search(gctx, memory.SearchRequest{Namespace: ns, Query: cs.Text, Limit: k, Include: []kgmem.Kind{kgmem.KindEpisode}})
+			if err != nil {
+				return fmt.Errorf("search %s question %d: %w", ns, cs.Question, err)
+			}
+			ids := make([]string, len(res.Episodes))
+			for i, ep := range res.Episodes {
+				ids[i] = ep.MessageID
+			}
+			out[c] = ids
+			return nil
+		})
+	}
+	return out, g.Wait()
+}
+
+// Close closes the stores and removes a temporary directory.
+func (h *locomoHarness) Close() {
+	if h.vectors != nil {
+		h.vectors.Close()
+	}
+	if h.graph != nil {
+		h.graph.Close()
+	}
+	if h.temp {
+		os.RemoveAll(h.dir)
+	}
 }

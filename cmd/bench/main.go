@@ -23,6 +23,17 @@
 // conversation-out cross-validation over a declared grid, reporting the
 // held-out recall per fold and pooled.
 //
+//	go run ./cmd/bench longmemeval [--data ../shared/bench/longmemeval] [--url http://…] [--k 5,10] \
+//	    [--limit N] [--types multi-session,…] [--grid "thread_weight=1,0" --folds 5] [--json out.json] [--progress]
+//
+// The longmemeval benchmark ingests each LongMemEval question's haystack
+// into a namespace of its own (in process with the server's defaults, or
+// through a server with --url), searches the question, and prints turn
+// recall and session recall_any/recall_all at each k per question type,
+// beside Okapi BM25 over the same turns, with ingest throughput and the
+// latency of the first search on each fresh namespace. --grid
+// cross-validates search constants over the questions (k folds).
+//
 // The synth benchmark builds (or reuses) a seeded synthetic memory
 // (bench/synth) and measures the engine's search on it: latency
 // percentiles at concurrency 1 and --concurrency, QPS, recall@k of the
@@ -60,7 +71,7 @@ func main() {
 	}
 }
 
-const usage = `usage: bench locomo|locomo-cv|synth|extract [flags]   (bench locomo -h, bench synth -h, bench extract -h list the flags)`
+const usage = `usage: bench locomo|locomo-cv|longmemeval|cv|synth|extract [flags]   (bench locomo -h, bench longmemeval -h, bench synth -h, bench extract -h list the flags)`
 
 // run dispatches the subcommand.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -72,6 +83,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return runLocomo(ctx, args[1:], stdout, stderr)
 	case "locomo-cv":
 		return runLocomoCV(ctx, args[1:], stdout, stderr)
+	case "cv":
+		return runCV(ctx, args[1:], stdout, stderr)
+	case "longmemeval":
+		return runLongMemEval(ctx, args[1:], stdout, stderr)
 	case "gen-chatlog":
 		return runGenChatlog(ctx, args[1:], stdout, stderr)
 	case "synth":

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"flag"
+	"github.com/kgmem/kgmem/memory"
 	"io"
 	"log/slog"
 	"path/filepath"
@@ -45,6 +46,15 @@ func TestConfigDefaults(t *testing.T) {
 	}
 	if cfg, _ := parse(t, "--embedder", "openai"); cfg.VectorWeight != 1 {
 		t.Errorf("a real embedder gets vector weight %v, want 1", cfg.VectorWeight)
+	}
+	// In-process benchmarks (bench longmemeval, locomo-cv) start from
+	// memory.HashingSearchOptions to measure what this server does.
+	got, want := cfg.searchOptions(), memory.HashingSearchOptions()
+	if got.VectorWeight != want.VectorWeight || got.TextWeight != want.TextWeight || got.RRFK != want.RRFK ||
+		got.ThreadWeight != want.ThreadWeight || got.SpeakerWeight != want.SpeakerWeight || got.GraphWeight != want.GraphWeight ||
+		got.GraphDepth != want.GraphDepth || got.MMRLambda != want.MMRLambda || got.Timeout != want.Timeout || got.RetrieverTimeout != want.RetrieverTimeout ||
+		got.RerankTimeout != want.RerankTimeout || got.RerankCandidates != want.RerankCandidates {
+		t.Errorf("the server's default search options %+v differ from memory.HashingSearchOptions %+v", got, want)
 	}
 }
 
@@ -269,8 +279,8 @@ func TestStaticEmbedderConfig(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cfg.EmbedStaticModel != dir {
-		t.Errorf("model directory %q, want %q", cfg.EmbedStaticModel, dir)
+	if cfg.EmbedStaticModel != dir || cfg.VectorWeight != embed.StaticVectorWeight {
+		t.Errorf("model directory %q, vector weight %v; want %q, %v", cfg.EmbedStaticModel, cfg.VectorWeight, dir, embed.StaticVectorWeight)
 	}
 	_, err = openEmbedder(cfg)
 	if !errors.Is(err, embed.ErrNoModel) || !strings.Contains(err.Error(), "scripts/embedder.sh install") || !strings.Contains(err.Error(), dir) {
