@@ -166,7 +166,9 @@ func TestHashingLoCoMoEvidenceRecall(t *testing.T) {
 }
 
 // TestStaticLoCoMoEvidenceRecall measures the installed static model alone
-// on LoCoMo (locomoRecall), against the hashing embedder's 0.334 / 0.407.
+// on LoCoMo (locomoRecall): 0.421 / 0.528 for minilm-l6-static-256, against
+// the hashing embedder's 0.334 / 0.407 (and 0.390 / 0.502 for the full
+// all-MiniLM-L6-v2 transformer, mean-pooled, computed in numpy).
 func TestStaticLoCoMoEvidenceRecall(t *testing.T) {
 	files := locomoFiles(t)
 	s, err := LoadStatic(staticModelDir(t))
@@ -175,8 +177,8 @@ func TestStaticLoCoMoEvidenceRecall(t *testing.T) {
 	}
 	r5, r10, questions := locomoRecall(t, s, files)
 	t.Logf("%s evidence recall over %d questions: @5 = %.3f, @10 = %.3f (BM25 anchor 0.513 / 0.591)", s.Name(), questions, r5, r10)
-	if r10 < 0.30 {
-		t.Errorf("evidence recall @10 %.3f fell below the floor 0.30", r10)
+	if s.Name() == "minilm-l6-static-256" && (r5 < 0.40 || r10 < 0.50) {
+		t.Errorf("evidence recall @5 %.3f / @10 %.3f fell below the floor 0.40 / 0.50", r5, r10)
 	}
 }
 

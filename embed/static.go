@@ -39,7 +39,7 @@ func DefaultStaticDir() string {
 // StaticVectorWeight is the weight a server gives the vector retriever in
 // rank fusion when its embedder is the static one (against BM25's 1).
 // Measured with bench locomo-cv and bench longmemeval (README).
-const StaticVectorWeight = 0.3
+const StaticVectorWeight = 0.5
 
 // ErrNoModel is returned by LoadStatic when the model directory or one of
 // its files is missing.

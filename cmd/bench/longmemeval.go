@@ -120,6 +120,13 @@ func runLongMemEval(ctx context.Context, args []string, stdout, stderr io.Writer
 	if err != nil {
 		return err
 	}
+	var embedder kgmem.Embedder
+	var base memory.SearchOptions
+	if f.url == "" { // in process: the embedder is ours, not a server's
+		if embedder, base, err = f.embedder.open(); err != nil {
+			return err
+		}
+	}
 	var grid locomo.Grid
 	if f.grid != "" {
 		if grid, err = parseGrid(f.grid); err != nil {
@@ -171,10 +178,6 @@ func runLongMemEval(ctx context.Context, args []string, stdout, stderr io.Writer
 			return err
 		}
 		defer os.RemoveAll(dir)
-	}
-	embedder, base, err := f.embedder.open()
-	if err != nil {
-		return err
 	}
 	cfg.Embedder, cfg.Search = embedder, base
 	h, err := longmemeval.Open(ctx, dir, qs, cfg)

@@ -152,7 +152,7 @@ func (c *config) bindFlags(fs *flag.FlagSet) {
 	integer(&c.LLMContext, "llm-context", "KGMEM_LLM_CONTEXT", 0, "the chat model's context window in tokens: extraction splits batches to fit it and caps answers (0: unknown)")
 	integer(&c.LLMMaxTokens, "llm-max-tokens", "KGMEM_LLM_MAX_TOKENS", 0, "cap on each completion's tokens (0: the server's default)")
 	str(&c.Synonyms, "predicate-synonyms", "KGMEM_PREDICATE_SYNONYMS", "", "extra predicate synonyms, spelling=canonical pairs separated by commas (works_for=works_at)")
-	fs.Float64Var(&c.VectorWeight, "vector-weight", c.envFloat("KGMEM_VECTOR_WEIGHT", -1), "weight of vector recall in rank fusion (default 1; 0.01 with the lexical hash embedder, 0.3 with the static one) ($KGMEM_VECTOR_WEIGHT)")
+	fs.Float64Var(&c.VectorWeight, "vector-weight", c.envFloat("KGMEM_VECTOR_WEIGHT", -1), "weight of vector recall in rank fusion (default 1; 0.01 with the lexical hash embedder, 0.5 with the static one) ($KGMEM_VECTOR_WEIGHT)")
 	fs.Float64Var(&c.TextWeight, "text-weight", c.envFloat("KGMEM_TEXT_WEIGHT", 1), "weight of BM25 in rank fusion ($KGMEM_TEXT_WEIGHT)")
 	d := memory.DefaultSearchOptions()
 	fs.Float64Var(&c.RRFK, "rrf-k", c.envFloat("KGMEM_RRF_K", d.RRFK), "k of reciprocal rank fusion ($KGMEM_RRF_K)")
