@@ -10,6 +10,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 
 	"github.com/kgmem/kgmem"
@@ -140,6 +141,47 @@ func LoadStatic(dir string) (*Static, error) {
 	}
 	_ = rows
 	return NewStatic(cfg, tok, vectors)
+}
+
+// WriteStatic writes a static model directory LoadStatic reads: cfg as
+// config.json, vocab (the token of each row, in order) as vocab.txt, and
+// rows, each of cfg.Dimension values, as float16 in embeddings.safetensors.
+func WriteStatic(dir string, cfg StaticConfig, vocab []string, rows [][]float32) error {
+	if len(vocab) != len(rows) {
+		return fmt.Errorf("write static model: %d tokens for %d rows", len(vocab), len(rows))
+	}
+	var data []byte
+	for i, r := range rows {
+		if len(r) != cfg.Dimension {
+			return fmt.Errorf("write static model: row %d has %d values, want %d", i, len(r), cfg.Dimension)
+		}
+		for _, x := range r {
+			data = binary.LittleEndian.AppendUint16(data, float16.Fromfloat32(x).Bits())
+		}
+	}
+	header, err := json.Marshal(map[string]any{
+		"__metadata__": map[string]string{"name": cfg.Name},
+		"embeddings":   map[string]any{"dtype": "F16", "shape": []int{len(rows), cfg.Dimension}, "data_offsets": []int{0, len(data)}},
+	})
+	if err != nil {
+		return err
+	}
+	c, err := json.Marshal(cfg)
+	if err != nil {
+		return err
+	}
+	file := binary.LittleEndian.AppendUint64(nil, uint64(len(header)))
+	file = append(append(file, header...), data...)
+	for name, b := range map[string][]byte{
+		StaticConfigFile:  c,
+		StaticVocabFile:   []byte(strings.Join(vocab, "\n") + "\n"),
+		StaticVectorsFile: file,
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+			return fmt.Errorf("write static model: %w", err)
+		}
+	}
+	return nil
 }
 
 // readSafetensor decodes the 2-D tensor name of a safetensors file (an

@@ -2,7 +2,6 @@ package embed
 
 import (
 	"context"
-	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"math"
@@ -10,8 +9,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/x448/float16"
 )
 
 // staticModelDir is the installed static model the data-gated tests use:
@@ -25,30 +22,10 @@ func staticModelDir(t testing.TB) string {
 	return dir
 }
 
-// writeStaticModel writes a model directory as scripts/embedder.sh does,
-// with the matrix as float16.
+// writeStaticModel writes a model directory as scripts/embedder.sh does.
 func writeStaticModel(t *testing.T, dir string, cfg StaticConfig, vocab []string, rows [][]float32) {
 	t.Helper()
-	c, _ := json.Marshal(cfg)
-	if err := os.WriteFile(filepath.Join(dir, StaticConfigFile), c, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, StaticVocabFile), []byte(strings.Join(vocab, "\n")+"\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	var data []byte
-	for _, r := range rows {
-		for _, x := range r {
-			data = binary.LittleEndian.AppendUint16(data, float16.Fromfloat32(x).Bits())
-		}
-	}
-	header, _ := json.Marshal(map[string]any{
-		"__metadata__": map[string]string{"name": cfg.Name},
-		"embeddings":   map[string]any{"dtype": "F16", "shape": []int{len(rows), cfg.Dimension}, "data_offsets": []int{0, len(data)}},
-	})
-	file := binary.LittleEndian.AppendUint64(nil, uint64(len(header)))
-	file = append(append(file, header...), data...)
-	if err := os.WriteFile(filepath.Join(dir, StaticVectorsFile), file, 0o644); err != nil {
+	if err := WriteStatic(dir, cfg, vocab, rows); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -123,7 +100,8 @@ func TestLoadStaticErrors(t *testing.T) {
 			os.WriteFile(filepath.Join(dir, StaticConfigFile), []byte(`{"name":"m","dimension":3}`), 0o644)
 		}, false, "dimension 3"},
 		{"too few rows", func(dir string) {
-			writeStaticModel(t, dir, StaticConfig{Name: "m", Dimension: 2}, append(vocab, "cat"), rows)
+			writeStaticModel(t, dir, StaticConfig{Name: "m", Dimension: 2}, vocab, rows)
+			os.WriteFile(filepath.Join(dir, StaticVocabFile), []byte(strings.Join(append(vocab, "cat"), "\n")), 0o644)
 		}, false, "rows"},
 		{"not safetensors", func(dir string) {
 			writeStaticModel(t, dir, StaticConfig{Name: "m", Dimension: 2}, vocab, rows)

@@ -104,6 +104,9 @@ type config struct {
 	// (server ingest in-process): their WAL checkpoints run beside the
 	// writers instead of inside their commits.
 	bulkImport bool
+	// reembed opens the embedded vector index whatever embedder built it:
+	// reindex rebuilds it with the configured one.
+	reembed bool
 }
 
 // bindFlags registers every config field on fs, defaulting from the environment.
