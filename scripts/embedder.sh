@@ -11,11 +11,13 @@
 # sha256), distilled into a static embedding, Model2Vec-style
 # (scripts/embedder/distill.py): every WordPiece token passed once through
 # the transformer as [CLS] token [SEP] and mean-pooled, the vectors reduced
-# by PCA to 256 dimensions and weighted by Zipf rank. The result (15 MB:
-# config.json, vocab.txt, embeddings.safetensors) is what
+# to 256 dimensions by a truncated SVD and weighted by Zipf rank. The result
+# (15 MB: config.json, vocab.txt, embeddings.safetensors) is what
 # `kgmem-server --embedder static` loads; embedding then needs no Python.
-# The distillation is a numpy forward pass over 30,522 tokens: a minute or
-# two of CPU. KGMEM_EMBEDDER_DIM changes the dimension (default 256).
+# The distillation is a numpy forward pass over 30,522 tokens: about 90 s of
+# CPU and 630 MB of memory. KGMEM_EMBEDDER_DIM changes the dimension
+# (default 256; the model is then minilm-l6-static-<dim>, for
+# --embed-static-model).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
