@@ -14,7 +14,6 @@ import (
 	"github.com/kgmem/kgmem/internal/testenv"
 )
 
-
 type locomoTurn struct {
 	Speaker, DiaID, Text, Caption string
 }
