@@ -38,9 +38,19 @@ func DefaultStaticDir() string {
 }
 
 // StaticVectorWeight is the weight a server gives the vector retriever in
-// rank fusion when its embedder is the static one (against BM25's 1).
-// Measured with bench locomo-cv and bench longmemeval (README).
-const StaticVectorWeight = 0.5
+// rank fusion when its embedder is the static one (against BM25's 1),
+// chosen by `bench cv` over LoCoMo and LongMemEval together.
+const StaticVectorWeight = 0.3
+
+// StaticInstalled reports whether dir holds a static model's files.
+func StaticInstalled(dir string) bool {
+	for _, f := range []string{StaticConfigFile, StaticVectorsFile, StaticVocabFile} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			return false
+		}
+	}
+	return true
+}
 
 // ErrNoModel is returned by LoadStatic when the model directory or one of
 // its files is missing.
@@ -91,6 +101,27 @@ func NewStatic(cfg StaticConfig, tok *WordPiece, vectors []float32) (*Static, er
 	return s, nil
 }
 
+// ReadStaticConfig reads the config.json of the static model in dir (its
+// name, which names the vectors it makes, and dimension). A missing file
+// wraps ErrNoModel.
+func ReadStaticConfig(dir string) (StaticConfig, error) {
+	var cfg StaticConfig
+	raw, err := os.ReadFile(filepath.Join(dir, StaticConfigFile))
+	if errors.Is(err, fs.ErrNotExist) {
+		return cfg, fmt.Errorf("%w: %s is missing", ErrNoModel, filepath.Join(dir, StaticConfigFile))
+	}
+	if err != nil {
+		return cfg, fmt.Errorf("static model %s: %w", dir, err)
+	}
+	if err := json.Unmarshal(raw, &cfg); err != nil {
+		return cfg, fmt.Errorf("static model %s: %s: %w", dir, StaticConfigFile, err)
+	}
+	if cfg.UnkToken == "" {
+		cfg.UnkToken = "[UNK]"
+	}
+	return cfg, nil
+}
+
 // LoadStatic reads a static embedding model from dir (config.json,
 // vocab.txt and embeddings.safetensors with one float16 or float32 tensor
 // "embeddings" of shape [vocab, dimension]). A missing file wraps
@@ -103,18 +134,9 @@ func LoadStatic(dir string) (*Static, error) {
 		}
 		return f, err
 	}
-	cf, err := open(StaticConfigFile)
+	cfg, err := ReadStaticConfig(dir)
 	if err != nil {
 		return nil, err
-	}
-	var cfg StaticConfig
-	err = json.NewDecoder(cf).Decode(&cfg)
-	cf.Close()
-	if err != nil {
-		return nil, fmt.Errorf("static model %s: %s: %w", dir, StaticConfigFile, err)
-	}
-	if cfg.UnkToken == "" {
-		cfg.UnkToken = "[UNK]"
 	}
 	vf, err := open(StaticVocabFile)
 	if err != nil {

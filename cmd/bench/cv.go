@@ -39,6 +39,7 @@ func runCV(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	fmt.Fprintf(stderr, "embedder %s, vector weight %g\n", embedder.Name(), base.VectorWeight)
 	if *k < 1 {
 		return kgmem.Invalidf("k", "is %d, must be positive", *k)
 	}

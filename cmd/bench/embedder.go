@@ -18,7 +18,7 @@ type embedderFlags struct {
 
 // bind registers the flags on fs.
 func (e *embedderFlags) bind(fs *flag.FlagSet) {
-	fs.StringVar(&e.name, "embedder", "hash", "embedder: hash (alias hashing; the server's default) or static (scripts/embedder.sh install)")
+	fs.StringVar(&e.name, "embedder", "auto", "embedder: static (scripts/embedder.sh install), hash (alias hashing) or auto, as a new server's default: static when its model is installed, else hash")
 	fs.StringVar(&e.staticModel, "embed-static-model", embed.DefaultStaticDir(), "directory of the static embedder's model")
 }
 
@@ -27,7 +27,14 @@ func (e *embedderFlags) bind(fs *flag.FlagSet) {
 // embedder's vector weight is memory.HashingVectorWeight, the static one's
 // embed.StaticVectorWeight.
 func (e *embedderFlags) open() (kgmem.Embedder, memory.SearchOptions, error) {
-	switch e.name {
+	name := e.name
+	if name == "auto" {
+		name = "hash"
+		if embed.StaticInstalled(e.staticModel) {
+			name = "static"
+		}
+	}
+	switch name {
 	case "hash", "hashing":
 		return embed.NewHashing(embed.DefaultHashingDim), memory.HashingSearchOptions(), nil
 	case "static":
@@ -42,5 +49,5 @@ func (e *embedderFlags) open() (kgmem.Embedder, memory.SearchOptions, error) {
 		opts.VectorWeight = embed.StaticVectorWeight
 		return s, opts, nil
 	}
-	return nil, memory.SearchOptions{}, kgmem.Invalidf("embedder", "is %q; use hash or static", e.name)
+	return nil, memory.SearchOptions{}, kgmem.Invalidf("embedder", "is %q; use auto, hash or static", e.name)
 }

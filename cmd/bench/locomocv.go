@@ -31,7 +31,7 @@ func cvGrid() locomo.Grid {
 		{Name: "speaker_weight", Values: []float64{0.8, 1, 1.2}},
 		{Name: "rrf_k", Values: []float64{30, 60, 120}},
 		{Name: "vector_weight", Values: []float64{0.01, 0.1}},
-		{Name: "thread_window", Values: []float64{1, 2}},
+		{Name: "thread_window", Values: []float64{2, 1}},
 		{Name: "time_factor", Values: []float64{0.5, 1}},
 		{Name: "when_factor", Values: []float64{0.7, 1}},
 	}
@@ -141,6 +141,7 @@ func runLocomoCV(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if err != nil {
 		return err
 	}
+	fmt.Fprintf(stderr, "embedder %s, vector weight %g\n", embedder.Name(), base.VectorWeight)
 	if *k < 1 || *concurrency < 1 {
 		return kgmem.Invalidf("k", "--k and --concurrency must be positive")
 	}

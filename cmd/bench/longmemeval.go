@@ -126,6 +126,7 @@ func runLongMemEval(ctx context.Context, args []string, stdout, stderr io.Writer
 		if embedder, base, err = f.embedder.open(); err != nil {
 			return err
 		}
+		fmt.Fprintf(stderr, "embedder %s, vector weight %g\n", embedder.Name(), base.VectorWeight)
 	}
 	var grid locomo.Grid
 	if f.grid != "" {

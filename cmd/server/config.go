@@ -41,6 +41,8 @@ type config struct {
 
 	Embedder string
 	EmbedDim int
+	// embedderNote says how --embedder auto was resolved (logged at start).
+	embedderNote string
 	// EmbedStaticModel is the model directory of the static embedder
 	// (scripts/embedder.sh install writes it).
 	EmbedStaticModel string
@@ -139,7 +141,7 @@ func (c *config) bindFlags(fs *flag.FlagSet) {
 	str(&c.MilvusCollection, "milvus-collection", "KGMEM_MILVUS_COLLECTION", "kgmem_vectors", "Milvus collection")
 	integer(&c.MilvusExactBelow, "milvus-exact-below", "KGMEM_MILVUS_EXACT_BELOW", milvus.DefaultExactBelow, "rank filters matching at most this many Milvus records in the server process (-1: off; safe only on a Milvus with its interim index off, as scripts/milvus.sh starts it)")
 	str(&c.MilvusConsistency, "milvus-consistency", "KGMEM_MILVUS_CONSISTENCY", "Session", "Milvus read consistency: Session (read-your-writes in this server, ~4 ms), Strong (across servers, one time tick ~200 ms per search), Bounded")
-	str(&c.Embedder, "embedder", "KGMEM_EMBEDDER", "hash", "embedder: hash (offline, no model), static (offline, a static embedding model distilled from all-MiniLM-L6-v2 by scripts/embedder.sh) or openai (any OpenAI-compatible endpoint)")
+	str(&c.Embedder, "embedder", "KGMEM_EMBEDDER", "auto", "embedder: static (offline, a static embedding model distilled from all-MiniLM-L6-v2 by scripts/embedder.sh install), hash (offline, lexical, no model), openai (any OpenAI-compatible endpoint) or auto: the one that built the data directory's vector index, else static when its model is installed, else hash")
 	integer(&c.EmbedDim, "embed-dim", "KGMEM_EMBED_DIM", 256, "embedding dimension (hash and openai; a static model has its own)")
 	str(&c.EmbedStaticModel, "embed-static-model", "KGMEM_EMBED_STATIC_MODEL", embed.DefaultStaticDir(), "directory of the static embedder's model")
 	str(&c.EmbedBaseURL, "embed-base-url", "KGMEM_EMBED_BASE_URL", "https://api.openai.com/v1", "embeddings endpoint base URL")
@@ -197,7 +199,7 @@ func (c *config) validate() error {
 	}{
 		{"graph", c.Graph, []string{"sqlite", "neo4j"}},
 		{"vector", c.Vector, []string{"hnsw", "milvus"}},
-		{"embedder", c.Embedder, []string{"hash", "static", "openai"}},
+		{"embedder", c.Embedder, []string{"auto", "hash", "static", "openai"}},
 		{"llm-mode", c.LLMMode, []string{"auto", "json_schema", "json_object", "text"}},
 		{"llm-prompt", c.LLMPrompt, []string{"full", "compact"}},
 		{"milvus-consistency", c.MilvusConsistency, []string{"Session", "Strong", "Bounded"}},
@@ -212,6 +214,12 @@ func (c *config) validate() error {
 	}
 	if c.EmbedDim < 8 || c.EmbedDim > 8192 {
 		return fmt.Errorf("--embed-dim is %d; use 8..8192", c.EmbedDim)
+	}
+	if c.Embedder == "auto" {
+		var err error
+		if c.Embedder, c.embedderNote, err = resolveAutoEmbedder(c.Vector, c.DataDir, c.EmbedStaticModel); err != nil {
+			return err
+		}
 	}
 	if c.VectorWeight < 0 {
 		switch c.Embedder {
@@ -264,7 +272,7 @@ func (c *config) validate() error {
 func (c *config) logValue() []any {
 	return []any{
 		"addr", c.Addr, "data_dir", c.DataDir, "graph", c.Graph, "neo4j_uri", c.Neo4jURI, "neo4j_password", mask(c.Neo4jPassword),
-		"vector", c.Vector, "milvus_addr", c.MilvusAddr, "embedder", c.Embedder, "embed_dim", c.EmbedDim, "embed_static_model", c.EmbedStaticModel,
+		"vector", c.Vector, "milvus_addr", c.MilvusAddr, "embedder", c.Embedder, "embedder_choice", c.embedderNote, "embed_dim", c.EmbedDim, "embed_static_model", c.EmbedStaticModel,
 		"embed_base_url", c.EmbedBaseURL, "embed_model", c.EmbedModel, "embed_api_key", mask(c.EmbedAPIKey),
 		"llm_base_url", c.LLMBaseURL, "llm_model", c.LLMModel, "llm_api_key", mask(c.LLMAPIKey), "llm_mode", c.LLMMode,
 		"vector_weight", c.VectorWeight, "text_weight", c.TextWeight, "rrf_k", c.RRFK,

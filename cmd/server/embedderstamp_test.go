@@ -69,3 +69,59 @@ func TestEmbedderStamp(t *testing.T) {
 		t.Errorf("check with the hashing embedder after reindex: %v, want errEmbedderChanged", err)
 	}
 }
+
+// TestAutoEmbedder: --embedder auto keeps the embedder that built a data
+// directory's vector index, takes static for a new one when its model is
+// installed and hash otherwise, and hash with a shared vector index.
+func TestAutoEmbedder(t *testing.T) {
+	model := t.TempDir()
+	if err := embed.WriteStatic(model, embed.StaticConfig{Name: "tiny-static", Dimension: 8}, []string{"[PAD]", "[UNK]", "dog"}, [][]float32{make([]float32, 8), make([]float32, 8), make([]float32, 8)}); err != nil {
+		t.Fatal(err)
+	}
+	noModel := filepath.Join(t.TempDir(), "none")
+	for _, tc := range []struct {
+		name    string
+		vector  string
+		stamp   string // recorded embedder ("": none)
+		vectors bool   // an index file exists
+		model   string
+		want    string // "" : an error
+	}{
+		{"new directory, model installed", "hnsw", "", false, model, "static"},
+		{"new directory, no model", "hnsw", "", false, noModel, "hash"},
+		{"built by hash", "hnsw", "hash-v1-256", true, model, "hash"},
+		{"built by the installed static model", "hnsw", "tiny-static", true, model, "static"},
+		{"built by a static model not installed", "hnsw", "tiny-static", true, noModel, ""},
+		{"built by an endpoint's model", "hnsw", "text-embedding-3-small-256", true, model, ""},
+		{"an index from before the record", "hnsw", "", true, model, "hash"},
+		{"a shared vector index", "milvus", "", false, model, "hash"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			if tc.stamp != "" {
+				if err := writeEmbedderStamp(dir, tc.stamp); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if tc.vectors {
+				if err := os.WriteFile(filepath.Join(dir, "vectors.db"), nil, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			got, note, err := resolveAutoEmbedder(tc.vector, dir, tc.model)
+			switch {
+			case tc.want == "" && !errors.Is(err, errEmbedderChanged):
+				t.Errorf("got %q, %v; want errEmbedderChanged", got, err)
+			case tc.want != "" && (err != nil || got != tc.want || note == ""):
+				t.Errorf("got %q (%q), %v; want %q", got, note, err, tc.want)
+			}
+		})
+	}
+	// Through the flags: a new data directory with the model installed
+	// runs the static embedder at its vector weight.
+	t.Setenv("KGMEM_EMBED_STATIC_MODEL", model)
+	cfg, err := parse(t, "--data-dir", t.TempDir())
+	if err != nil || cfg.Embedder != "static" || cfg.VectorWeight != embed.StaticVectorWeight {
+		t.Errorf("auto with the model installed: %v, embedder %q, vector weight %v", err, cfg.Embedder, cfg.VectorWeight)
+	}
+}
