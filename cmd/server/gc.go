@@ -8,7 +8,7 @@ import (
 
 // defaultGCHeadroomMiB is --gc-headroom-mib's default: under cmd/load the
 // server's live heap is tens of MiB, and GOGC=100 alone collected it several
-// times a second (bench/README.md, "The collector's headroom").
+// times a second (bench/journal/benchmarks-2026-11.md, "The collector's headroom").
 const defaultGCHeadroomMiB = 64
 
 // maxGCHeadroomMiB bounds --gc-headroom-mib (1 TiB).

@@ -402,7 +402,7 @@ func (a *applier) setFTS(fts string, rid int64, body string, replaced bool) erro
 // makes them in the caller's goroutine, before the change set waits for the
 // writer, which is one for all callers: splitting and prefixing the words
 // of an import's messages there was a twelfth of the writer's time
-// (bench/README.md, "Search entries made before the write"). A record
+// (bench/journal/benchmarks-2026-11.md, "Search entries made before the write"). A record
 // stored already, and so not indexed again, has its body made for nothing.
 func searchBodies(cs kgmem.ChangeSet) map[string]string {
 	pre := wordPrefix(cs.Namespace)

@@ -17,7 +17,7 @@ const maxGroup = 64
 // together (internal/groupcommit), each change set all or nothing, so that
 // one failing rolls back alone: a goroutine dump under load had ten ingests
 // waiting for the writer, each holding its namespace's lock
-// (bench/README.md).
+// (bench/journal/benchmarks-2026-11.md).
 
 // pendingApply is one Apply call's change set and, once written, what its
 // writing left for the views to advance.

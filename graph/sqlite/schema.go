@@ -204,7 +204,7 @@ func migrations() [][]string {
 		// record of which message named whom, deleted with their
 		// namespace), and keeping that index cost a tenth of the bytes an
 		// extracting import's change set writes (BenchmarkApplyExtractedBatch;
-		// bench/README.md, "An index nothing read").
+		// bench/journal/benchmarks-2026-11.md, "An index nothing read").
 		`DROP INDEX IF EXISTS mentions_entity`,
 	}, decayFromLearning()}
 }

@@ -6,7 +6,7 @@
 // megabytes but which allocates hundreds of megabytes a second under load
 // then collects several times a second, and marks the same live heap each
 // time: under cmd/load, about a tenth of kgmem's CPU went to the collector
-// (bench/README.md). A Tuner raises the GC percent after each collection so
+// (bench/journal/benchmarks-2026-11.md). A Tuner raises the GC percent after each collection so
 // that the next one comes once the heap has grown by at least a fixed
 // headroom, and by GOGC percent of the live heap when that is more: a small
 // heap trades a bounded amount of memory for fewer collections, and a large
