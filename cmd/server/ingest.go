@@ -226,7 +226,26 @@ func ingestOne(ctx context.Context, in string, f ingestFlags, format chatlog.For
 	if errPath != "" && s.Bad+s.Failed == 0 {
 		_ = os.Remove(errPath) // an empty errors file would only puzzle
 	}
+	if err == nil && s.Read == 0 {
+		err = nothingRead(s, im.FirstBad(), errPath)
+	}
 	return &s, err
+}
+
+// errNothingRead is the error of an import that found no valid record.
+var errNothingRead = errors.New("no message was read")
+
+// nothingRead explains an import that read no valid record: every record
+// was bad (with the first one's reason), or the input held none.
+func nothingRead(s importer.Summary, firstBad, errPath string) error {
+	if s.Bad == 0 {
+		return fmt.Errorf("%w: the input holds no records (format %s)", errNothingRead, s.Format)
+	}
+	where := "listed above"
+	if errPath != "" {
+		where = "listed in " + errPath
+	}
+	return fmt.Errorf("%w: all %d records are bad (%s); the first: %s", errNothingRead, s.Bad, where, firstBad)
 }
 
 func trimExt(path, ext string) string {

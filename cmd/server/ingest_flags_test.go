@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -162,5 +163,49 @@ func TestIngestProgressLeavesTheSummaryClean(t *testing.T) {
 	var s struct{ Read, Created int }
 	if err := json.Unmarshal([]byte("{\n"+summary), &s); err != nil || s.Read != 2000 || s.Created != 2000 {
 		t.Errorf("summary %q: %+v %v", summary, s, err)
+	}
+}
+
+// An import that reads no message fails: its summary is still printed, and
+// stderr says why (every record bad, with the first reason; or no record).
+func TestIngestThatReadsNothingFails(t *testing.T) {
+	export, err := os.ReadFile("../../chatlog/testdata/conversations.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name, format, body string
+		args               []string
+		wants              []string
+	}{
+		{"ChatGPT export without --namespace", "chatgpt", string(export), nil,
+			[]string{"no message was read", "all 5 records are bad", "--namespace", "kgmem-errors.jsonl"}},
+		{"JSON array with no records", "openai", "[]", nil,
+			[]string{"no message was read", "the input holds no records"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			input := filepath.Join(dir, "export.json")
+			if err := os.WriteFile(input, []byte(tc.body), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			cmd := serverProcess(t, append([]string{"ingest", "--data-dir", filepath.Join(dir, "data"), "--format", tc.format, "--progress", "never", input}, tc.args...)...)
+			var stdout, stderr bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			err := cmd.Run()
+			var exit *exec.ExitError
+			if !errors.As(err, &exit) || exit.ExitCode() == 0 {
+				t.Fatalf("exit: %v, want a non-zero exit; stderr %s", err, stderr.String())
+			}
+			for _, want := range tc.wants {
+				if !strings.Contains(stderr.String(), want) {
+					t.Errorf("stderr %q does not say %q", stderr.String(), want)
+				}
+			}
+			var s struct{ Read int }
+			if err := json.Unmarshal(stdout.Bytes(), &s); err != nil || s.Read != 0 {
+				t.Errorf("summary %q: %+v %v", stdout.String(), s, err)
+			}
+		})
 	}
 }
