@@ -9,15 +9,22 @@ import re
 
 from .conftest import REPO, Server
 
-SECTIONS = ("## Use from Python", "## Use as a LangGraph store (LangMem)")
+PYTHON_SECTION = "## Use from Python"
+LANGGRAPH_SECTION = "## Use as a LangGraph store (LangMem)"
+SECTIONS = (PYTHON_SECTION, LANGGRAPH_SECTION)
+
+
+def section_examples(title: str) -> list[str]:
+    """The Python code blocks of one section of the README."""
+    readme = (REPO / "README.md").read_text()
+    section = readme.split(title + "\n", 1)[1].split("\n## ", 1)[0]
+    return re.findall(r"```python\n(.*?)```", section, re.S)
 
 
 def examples() -> list[str]:
-    readme = (REPO / "README.md").read_text()
     out = []
     for title in SECTIONS:
-        section = readme.split(title + "\n", 1)[1].split("\n## ", 1)[0]
-        out += re.findall(r"```python\n(.*?)```", section, re.S)
+        out += section_examples(title)
     return out
 
 
