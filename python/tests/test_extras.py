@@ -11,7 +11,7 @@ from importlib import metadata
 from packaging.requirements import Requirement
 
 from .conftest import REPO
-from .test_readme import LANGGRAPH_SECTION, section_examples
+from .test_readme import LANGGRAPH_GUIDE, guide_examples
 
 try:
     import tomllib
@@ -47,7 +47,7 @@ def test_langgraph_extra_covers_its_example() -> None:
     direct = project["dependencies"] + project["optional-dependencies"]["langgraph"]
     provided = _closure(direct)
     by_module = metadata.packages_distributions()
-    (code,) = section_examples(LANGGRAPH_SECTION)
+    (code,) = guide_examples(LANGGRAPH_GUIDE)
     imported = set()
     for node in ast.walk(ast.parse(code)):
         if isinstance(node, ast.Import):

@@ -1,5 +1,6 @@
-"""The README's Python examples run as pasted, against a real server, and
-print what their comments say."""
+"""The documentation's Python examples (docs/guides/python.md and
+docs/guides/langgraph.md) run as pasted, against a real server, and print
+what their comments say."""
 
 from __future__ import annotations
 
@@ -9,23 +10,19 @@ import re
 
 from .conftest import REPO, Server
 
-PYTHON_SECTION = "## Use from Python"
-LANGGRAPH_SECTION = "## Use as a LangGraph store (LangMem)"
-SECTIONS = (PYTHON_SECTION, LANGGRAPH_SECTION)
+PYTHON_GUIDE = "docs/guides/python.md"
+LANGGRAPH_GUIDE = "docs/guides/langgraph.md"
+GUIDES = (PYTHON_GUIDE, LANGGRAPH_GUIDE)
 
 
-def section_examples(title: str) -> list[str]:
-    """The Python code blocks of one section of the README."""
-    readme = (REPO / "README.md").read_text()
-    section = readme.split(title + "\n", 1)[1].split("\n## ", 1)[0]
-    return re.findall(r"```python\n(.*?)```", section, re.S)
+def guide_examples(path: str) -> list[str]:
+    """The Python code blocks of one page of the documentation."""
+    return re.findall(r"```python\n(.*?)```", (REPO / path).read_text(), re.S)
 
 
-def examples() -> list[str]:
-    out = []
-    for title in SECTIONS:
-        out += section_examples(title)
-    return out
+def examples() -> list[tuple[str, str]]:
+    """Every Python example of the guides, with the page it is from."""
+    return [(path, code) for path in GUIDES for code in guide_examples(path)]
 
 
 def expected_prints(code: str) -> list[str]:
@@ -35,9 +32,9 @@ def expected_prints(code: str) -> list[str]:
 
 def test_readme_examples(server: Server) -> None:
     blocks = examples()
-    assert len(blocks) == 2, "the README's Python sections should hold one example each"
-    for code in blocks:
+    assert [p for p, _ in blocks] == list(GUIDES), "each Python guide should hold one example"
+    for path, code in blocks:
         out = io.StringIO()
         with contextlib.redirect_stdout(out):
-            exec(compile(code.replace("http://127.0.0.1:8080", server.url), "README.md", "exec"), {"__name__": "readme"})
-        assert out.getvalue().splitlines() == expected_prints(code)
+            exec(compile(code.replace("http://127.0.0.1:8080", server.url), path, "exec"), {"__name__": "readme"})
+        assert out.getvalue().splitlines() == expected_prints(code), path
