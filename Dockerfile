@@ -4,7 +4,14 @@
 # check, CA certificates for HTTPS embedding/LLM endpoints).
 #
 #   docker build -t kgmem .
-#   docker run -p 8080:8080 kgmem          # embedded SQLite + HNSW under /var/lib/kgmem
+#   export KGMEM_ADMIN_KEY="$(openssl rand -hex 32)"
+#   docker run -p 8080:8080 -e KGMEM_ADMIN_KEY -v kgmem:/var/lib/kgmem kgmem
+#   curl -H "Authorization: Bearer $KGMEM_ADMIN_KEY" http://127.0.0.1:8080/v1/namespaces
+#
+# Embedded SQLite + HNSW under /var/lib/kgmem. The container listens on
+# 0.0.0.0, so the server requires API keys: it refuses to start open on a
+# non-loopback address. KGMEM_ADMIN_KEY is the admin key (create narrower
+# keys with `docker exec CONTAINER kgmem keys create`).
 
 ARG GO_VERSION=1.26
 

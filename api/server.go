@@ -215,13 +215,15 @@ func (s *Server) InProcess() http.Handler {
 }
 
 // Handler returns the server as an http.Handler (for tests and embedding):
-// the REST API, and the web explorer under /ui when Options.UI is set.
+// the REST API, and the web explorer under /ui when Options.UI is set (GET /
+// then redirects to /ui/).
 func (s *Server) Handler() http.Handler {
 	if s.opts.UI == nil {
 		return s.echo
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/ui" || strings.HasPrefix(r.URL.Path, "/ui/") {
+		root := r.URL.Path == "/" && (r.Method == http.MethodGet || r.Method == http.MethodHead)
+		if root || r.URL.Path == "/ui" || strings.HasPrefix(r.URL.Path, "/ui/") {
 			if err := s.checkRequest(r); err != nil {
 				detail := err.Error()
 				var he *echo.HTTPError
@@ -229,6 +231,12 @@ func (s *Server) Handler() http.Handler {
 					detail = httpErrorDetail(he)
 				}
 				http.Error(w, detail, statusOf(err))
+				return
+			}
+			if root {
+				// The root is the explorer's front door: a browser pointed at
+				// the server's address lands on the page, not a JSON 404.
+				http.Redirect(w, r, "/ui/", http.StatusFound)
 				return
 			}
 			s.opts.UI.ServeHTTP(w, r)

@@ -64,3 +64,40 @@ func Example() {
 	// current Bob leads ML team.
 	// 400 limit
 }
+
+// Post a conversation's messages (each kept as an episode, re-posting is
+// idempotent) and find them again by search.
+func ExampleClient_Ingest() {
+	dir, err := os.MkdirTemp("", "kgmem-example")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	url, stop, err := serve(dir)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer stop()
+
+	ctx := context.Background()
+	c, err := client.New(url, client.WithAPIKey(os.Getenv("KGMEM_API_KEY")))
+	if err != nil {
+		log.Fatal(err)
+	}
+	res, created, err := c.Ingest(ctx, wire.MemoriesRequest{Namespace: "demo/bob", ThreadID: "chat-1", Messages: []wire.Message{
+		{ID: "m1", Role: "user", Name: "Bob", Content: "I moved to Lisbon in May.", Timestamp: "2024-05-02T10:00:00Z"},
+	}})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(created, len(res.Episodes))
+
+	found, err := c.Search(ctx, wire.SearchRequest{Namespace: "demo/bob", Query: "Where did Bob move?", Limit: 1})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(found.Episodes[0].Content)
+	// Output:
+	// true 1
+	// I moved to Lisbon in May.
+}

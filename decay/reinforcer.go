@@ -172,7 +172,7 @@ func (r *Reinforcer) Enqueue(ns kgmem.Namespace, refs ...Ref) error {
 // survives the process but not the machine until an Enqueue's fsync or the
 // next apply's journal rewrite (every Interval) covers it. It is what a
 // search's recalls take: a machine crash may cost the last interval's
-// recalls, never a search's latency (README, "safe to lose").
+// recalls, never a search's latency (docs/concepts/forgetting.md).
 func (r *Reinforcer) Record(ns kgmem.Namespace, refs ...Ref) error {
 	_, err := r.record(ns, refs)
 	return err

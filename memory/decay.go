@@ -56,7 +56,7 @@ func (e *Engine) reinforce(ctx context.Context, ns kgmem.Namespace, refs []decay
 	if e.reinforcer == nil || len(refs) == 0 {
 		return
 	}
-	// A recall is safe to lose with the machine (README): the search does
+	// A recall is safe to lose with the machine (docs/concepts/forgetting.md): the search does
 	// not wait for the journal's fsync.
 	if err := e.reinforcer.Record(ns, refs...); err != nil {
 		e.log.WarnContext(ctx, "recording recall failed", "namespace", ns, "error", err)

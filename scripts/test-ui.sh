@@ -10,7 +10,7 @@
 # Under CI a missing Node.js/npm or Chromium fails the run.
 #
 #   scripts/test-ui.sh
-#   KGMEM_UI_SCREENSHOTS=$PWD/docs/ui scripts/test-ui.sh   # also rewrites the README's screenshots
+#   KGMEM_UI_SCREENSHOTS=$PWD/docs/ui scripts/test-ui.sh   # also rewrites the explorer guide's screenshots
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

@@ -1,5 +1,5 @@
 // Package ui serves kgmem's web explorer: the static single-page app built
-// from this directory (Vite + TypeScript + Cytoscape.js, see README) into
+// from this directory (Vite + TypeScript + Cytoscape.js, see docs/guides/web-explorer.md) into
 // dist/ and embedded in the binary. The app talks to the server only through
 // the public REST API; this package adds no route of its own beyond the files.
 package ui

@@ -116,6 +116,8 @@ type Importer struct {
 	rpm     *rate.Limiter
 	tpm     *rate.Limiter
 	errMu   sync.Mutex
+	// firstBad is the first bad record's position and reason (under errMu).
+	firstBad string
 	factMu  sync.Mutex
 	factOps map[string]int64
 	warning string
@@ -246,6 +248,7 @@ read:
 			im.bad.Add(1)
 			var re *chatlog.RecordError
 			errors.As(err, &re)
+			im.noteFirstBad(re.Pos, re.Err)
 			im.reportError(re.Pos, re.Err)
 			continue
 		case err != nil:
@@ -472,6 +475,23 @@ type errorLine struct {
 	Item     *int   `json:"item,omitempty"`
 	Message  *int   `json:"message,omitempty"`
 	Error    string `json:"error"`
+}
+
+// noteFirstBad keeps the first bad record's position and reason.
+func (im *Importer) noteFirstBad(pos chatlog.Position, err error) {
+	im.errMu.Lock()
+	defer im.errMu.Unlock()
+	if im.firstBad == "" {
+		im.firstBad = pos.String() + ": " + err.Error()
+	}
+}
+
+// FirstBad returns the position and reason of the first bad record the
+// run met ("" when every record was valid), for a summary on stderr.
+func (im *Importer) FirstBad() string {
+	im.errMu.Lock()
+	defer im.errMu.Unlock()
+	return im.firstBad
 }
 
 func (im *Importer) reportError(pos chatlog.Position, err error) {

@@ -226,7 +226,26 @@ func ingestOne(ctx context.Context, in string, f ingestFlags, format chatlog.For
 	if errPath != "" && s.Bad+s.Failed == 0 {
 		_ = os.Remove(errPath) // an empty errors file would only puzzle
 	}
+	if err == nil && s.Read == 0 {
+		err = nothingRead(s, im.FirstBad(), errPath)
+	}
 	return &s, err
+}
+
+// errNothingRead is the error of an import that found no valid record.
+var errNothingRead = errors.New("no message was read")
+
+// nothingRead explains an import that read no valid record: every record
+// was bad (with the first one's reason), or the input held none.
+func nothingRead(s importer.Summary, firstBad, errPath string) error {
+	if s.Bad == 0 {
+		return fmt.Errorf("%w: the input holds no records (format %s)", errNothingRead, s.Format)
+	}
+	where := "listed above"
+	if errPath != "" {
+		where = "listed in " + errPath
+	}
+	return fmt.Errorf("%w: all %d records are bad (%s); the first: %s", errNothingRead, s.Bad, where, firstBad)
 }
 
 func trimExt(path, ext string) string {
@@ -249,7 +268,9 @@ func (c *countingReader) Read(p []byte) (int, error) {
 }
 
 // showProgress draws a bar of bytes read (with ETA when the size is known)
-// described by the import's counters, until the returned stop is called.
+// described by the import's counters, until the returned stop is called,
+// which draws the final counts and ends the line, so what follows on the
+// terminal (the JSON summary) starts on a line of its own.
 func showProgress(mode string, stderr io.Writer, size int64, counted *countingReader, im *importer.Importer) func() {
 	on := mode == "always"
 	if mode == "auto" {
@@ -260,6 +281,9 @@ func showProgress(mode string, stderr io.Writer, size int64, counted *countingRe
 	if !on {
 		return func() {}
 	}
+	// No completion callback: the bar reaches 100% when the input is read,
+	// while batches are still being written, and redraws the counts after
+	// that; the line ends once, in stop.
 	bar := progressbar.NewOptions64(size,
 		progressbar.OptionSetWriter(stderr),
 		progressbar.OptionShowBytes(true),
@@ -268,16 +292,19 @@ func showProgress(mode string, stderr io.Writer, size int64, counted *countingRe
 		progressbar.OptionThrottle(200*time.Millisecond),
 		progressbar.OptionSetWidth(20),
 		progressbar.OptionShowDescriptionAtLineEnd(),
-		progressbar.OptionOnCompletion(func() { io.WriteString(stderr, "\n") }),
 	)
-	done := make(chan struct{})
-	finished := make(chan struct{})
 	update := func() {
 		s := im.Snapshot()
 		bar.Describe(fmt.Sprintf("%d msgs (%d new), %d facts, %d LLM calls, %d tokens, %d bad",
 			s.Sent, s.Created, s.Facts, s.LLMCalls, s.PromptTokens+s.CompletionTokens, s.Bad))
 		_ = bar.Set64(counted.n.Load()) // only fails on a broken terminal; the import goes on
 	}
+	// The first frame, drawn before the import reads anything, starts the
+	// bar's clock: a clock started at the first update would divide the
+	// bytes read by then by microseconds (a first rate in GB/s).
+	update()
+	done := make(chan struct{})
+	finished := make(chan struct{})
 	go func() {
 		defer close(finished)
 		tick := time.NewTicker(250 * time.Millisecond)
@@ -287,6 +314,7 @@ func showProgress(mode string, stderr io.Writer, size int64, counted *countingRe
 			case <-done:
 				update()
 				_ = bar.Finish()
+				_, _ = io.WriteString(stderr, "\n")
 				return
 			case <-tick.C:
 				update()

@@ -4,10 +4,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -107,5 +110,102 @@ func TestIngestLeftoversAreIgnored(t *testing.T) {
 		if err := cmd.Run(); err != nil {
 			t.Errorf("%s is not ignored by .gitignore (%v)", p, err)
 		}
+	}
+}
+
+// syncBuffer is a terminal stand-in: stdout and stderr written to one place.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// The progress bar on a terminal shared with the summary: its first frame
+// is drawn before anything is read (the clock of its rate starts there),
+// and its last line ends before the JSON summary begins.
+func TestIngestProgressLeavesTheSummaryClean(t *testing.T) {
+	dir := t.TempDir()
+	input := filepath.Join(dir, "chat.jsonl")
+	var in strings.Builder
+	for i := range 2000 {
+		fmt.Fprintf(&in, `{"namespace":"demo/progress","thread_id":"t%d","role":"user","content":"message %d"}`+"\n", i%10, i)
+	}
+	if err := os.WriteFile(input, []byte(in.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var term syncBuffer
+	if err := run(t.Context(), []string{"ingest", "--data-dir", filepath.Join(dir, "data"), "--progress", "always", input}, &term, &term); err != nil {
+		t.Fatal(err)
+	}
+	out := term.String()
+	frames := strings.FieldsFunc(strings.SplitN(out, "\n", 2)[0], func(r rune) bool { return r == '\r' })
+	if len(frames) == 0 || !strings.Contains(frames[0], " 0 msgs (0 new)") {
+		t.Errorf("the first frame is drawn after the import began: %q", frames)
+	}
+	bar, summary, ok := strings.Cut(out, "\n{\n")
+	if !ok || strings.Contains(bar, "{") {
+		t.Fatalf("the summary does not start on a line of its own:\n%q", out)
+	}
+	if !strings.Contains(bar, "2000 msgs (2000 new)") {
+		t.Errorf("the bar's last frame does not show the final counts: %q", bar)
+	}
+	var s struct{ Read, Created int }
+	if err := json.Unmarshal([]byte("{\n"+summary), &s); err != nil || s.Read != 2000 || s.Created != 2000 {
+		t.Errorf("summary %q: %+v %v", summary, s, err)
+	}
+}
+
+// An import that reads no message fails: its summary is still printed, and
+// stderr says why (every record bad, with the first reason; or no record).
+func TestIngestThatReadsNothingFails(t *testing.T) {
+	export, err := os.ReadFile("../../chatlog/testdata/conversations.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name, format, body string
+		args               []string
+		wants              []string
+	}{
+		{"ChatGPT export without --namespace", "chatgpt", string(export), nil,
+			[]string{"no message was read", "all 5 records are bad", "--namespace", "kgmem-errors.jsonl"}},
+		{"JSON array with no records", "openai", "[]", nil,
+			[]string{"no message was read", "the input holds no records"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			input := filepath.Join(dir, "export.json")
+			if err := os.WriteFile(input, []byte(tc.body), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			cmd := serverProcess(t, append([]string{"ingest", "--data-dir", filepath.Join(dir, "data"), "--format", tc.format, "--progress", "never", input}, tc.args...)...)
+			var stdout, stderr bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			err := cmd.Run()
+			var exit *exec.ExitError
+			if !errors.As(err, &exit) || exit.ExitCode() == 0 {
+				t.Fatalf("exit: %v, want a non-zero exit; stderr %s", err, stderr.String())
+			}
+			for _, want := range tc.wants {
+				if !strings.Contains(stderr.String(), want) {
+					t.Errorf("stderr %q does not say %q", stderr.String(), want)
+				}
+			}
+			var s struct{ Read int }
+			if err := json.Unmarshal(stdout.Bytes(), &s); err != nil || s.Read != 0 {
+				t.Errorf("summary %q: %+v %v", stdout.String(), s, err)
+			}
+		})
 	}
 }

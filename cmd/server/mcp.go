@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -49,7 +50,9 @@ func bearerOf(h http.Header) string {
 
 // mcpStdio runs the MCP server on stdin and stdout: in process on the
 // configured backends (the flags and KGMEM_* variables of serve), or as a
-// bridge to a running server with --url. Logs go to stderr.
+// bridge to a running server with --url, or, without --url, to the server
+// that holds the data directory when it recorded its address. Logs go to
+// stderr.
 func mcpStdio(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	var cfg config
 	var jc jobsConfig
@@ -73,8 +76,8 @@ func mcpStdio(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		}
 	}
 	transport := &mcp.IOTransport{Reader: io.NopCloser(stdin), Writer: nopWriteCloser{stdout}}
-	if *url != "" {
-		c, err := client.New(*url, client.WithAPIKey(*key))
+	bridge := func(url string) error {
+		c, err := client.New(url, client.WithAPIKey(*key))
 		if err != nil {
 			return fmt.Errorf("--url: %w", err)
 		}
@@ -85,6 +88,9 @@ func mcpStdio(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		}
 		return s.Run(ctx, transport)
 	}
+	if *url != "" {
+		return bridge(*url)
+	}
 	if err := cfg.validate(); err != nil {
 		return err
 	}
@@ -93,6 +99,14 @@ func mcpStdio(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	}
 	log := cfg.logger()
 	b, err := openBackendsWith(ctx, &cfg, log, true)
+	var inUse *dataDirInUseError
+	if errors.As(err, &inUse) && inUse.URL != "" {
+		// A server holds the data directory and said where it listens: an
+		// MCP client launching `server mcp` gets that server's memory rather
+		// than a closed connection.
+		log.Info("the data directory is held by a running kgmem server; bridging to it (pass --url to choose)", "url", inUse.URL, "pid", inUse.PID)
+		return bridge(inUse.URL)
+	}
 	if err != nil {
 		return err
 	}

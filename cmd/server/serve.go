@@ -101,6 +101,11 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 		_ = ln.Close()
 		return err
 	}
+	// Commands refused the data directory name this address in their error,
+	// and `server mcp` bridges to it.
+	if err := b.dirLock.announce(localURL(ln.Addr())); err != nil {
+		log.Warn("could not record the server's address in the data directory", "error", err)
+	}
 	log.Info("kgmem is serving", "url", "http://"+ln.Addr().String(), "openapi", "http://"+ln.Addr().String()+"/openapi.json")
 	if *withMCP {
 		log.Info("MCP (streamable HTTP)", "url", "http://"+ln.Addr().String()+"/mcp")

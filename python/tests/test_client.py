@@ -3,12 +3,21 @@ OpenAPI document, errors as exceptions, and retries."""
 
 from __future__ import annotations
 
+import socket
 import time
 
 import httpx
 import pytest
 
-from kgmem import AsyncKgmemClient, InvalidRequestError, KgmemClient, KgmemError, NotFoundError, RateLimitedError
+from kgmem import (
+    AsyncKgmemClient,
+    InvalidRequestError,
+    KgmemClient,
+    KgmemError,
+    NotFoundError,
+    RateLimitedError,
+    UnreachableError,
+)
 from kgmem.client import _calls
 
 from .conftest import Server
@@ -128,3 +137,28 @@ def test_retries_honour_retry_after() -> None:
     with pytest.raises(RateLimitedError) as err:
         c.healthz()
     assert err.value.status == 429 and err.value.detail == "slow down" and len(calls) == 2
+
+
+def _closed_port_url() -> str:
+    """The URL of a loopback port nothing listens on."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    return f"http://127.0.0.1:{port}"
+
+
+def test_no_server_raises_unreachable() -> None:
+    url = _closed_port_url()
+    with KgmemClient(url) as c, pytest.raises(UnreachableError) as err:
+        c.healthz()
+    assert isinstance(err.value, KgmemError) and err.value.status == 0
+    assert isinstance(err.value.__cause__, httpx.ConnectError)
+    assert url in str(err.value) and err.value.url == url
+
+
+async def test_no_server_raises_unreachable_async() -> None:
+    url = _closed_port_url()
+    async with AsyncKgmemClient(url) as c:
+        with pytest.raises(UnreachableError) as err:
+            await c.search("demo/x", "anything")
+    assert isinstance(err.value.__cause__, httpx.ConnectError) and url in str(err.value)

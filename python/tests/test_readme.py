@@ -1,5 +1,6 @@
-"""The README's Python examples run as pasted, against a real server, and
-print what their comments say."""
+"""The documentation's Python examples (docs/guides/python.md and
+docs/guides/langgraph.md) run as pasted, against a real server, and print
+what their comments say."""
 
 from __future__ import annotations
 
@@ -9,16 +10,19 @@ import re
 
 from .conftest import REPO, Server
 
-SECTIONS = ("## Use from Python", "## Use as a LangGraph store (LangMem)")
+PYTHON_GUIDE = "docs/guides/python.md"
+LANGGRAPH_GUIDE = "docs/guides/langgraph.md"
+GUIDES = (PYTHON_GUIDE, LANGGRAPH_GUIDE)
 
 
-def examples() -> list[str]:
-    readme = (REPO / "README.md").read_text()
-    out = []
-    for title in SECTIONS:
-        section = readme.split(title + "\n", 1)[1].split("\n## ", 1)[0]
-        out += re.findall(r"```python\n(.*?)```", section, re.S)
-    return out
+def guide_examples(path: str) -> list[str]:
+    """The Python code blocks of one page of the documentation."""
+    return re.findall(r"```python\n(.*?)```", (REPO / path).read_text(), re.S)
+
+
+def examples() -> list[tuple[str, str]]:
+    """Every Python example of the guides, with the page it is from."""
+    return [(path, code) for path in GUIDES for code in guide_examples(path)]
 
 
 def expected_prints(code: str) -> list[str]:
@@ -28,9 +32,9 @@ def expected_prints(code: str) -> list[str]:
 
 def test_readme_examples(server: Server) -> None:
     blocks = examples()
-    assert len(blocks) == 2, "the README's Python sections should hold one example each"
-    for code in blocks:
+    assert [p for p, _ in blocks] == list(GUIDES), "each Python guide should hold one example"
+    for path, code in blocks:
         out = io.StringIO()
         with contextlib.redirect_stdout(out):
-            exec(compile(code.replace("http://127.0.0.1:8080", server.url), "README.md", "exec"), {"__name__": "readme"})
-        assert out.getvalue().splitlines() == expected_prints(code)
+            exec(compile(code.replace("http://127.0.0.1:8080", server.url), path, "exec"), {"__name__": "readme"})
+        assert out.getvalue().splitlines() == expected_prints(code), path

@@ -13,6 +13,7 @@ from .errors import (
     PermissionDeniedError,
     RateLimitedError,
     UnavailableError,
+    UnreachableError,
 )
 from .namespaces import to_labels, to_namespace
 
@@ -26,6 +27,7 @@ __all__ = [
     "PermissionDeniedError",
     "RateLimitedError",
     "UnavailableError",
+    "UnreachableError",
     "to_labels",
     "to_namespace",
 ]

@@ -19,7 +19,7 @@ import httpx
 
 from . import _calls
 from ._calls import Call
-from .errors import error_from_response
+from .errors import UnreachableError, error_from_response
 
 P = ParamSpec("P")
 T = TypeVar("T")
@@ -98,7 +98,10 @@ class KgmemClient(_Base):
     def call(self, c: Call[T]) -> T:
         """Sends one request, retrying 429 and 503, and reads its answer."""
         for attempt in range(self.max_retries + 1):
-            resp = self._http.request(c.method, self.url + c.path, headers=self.headers, **_request(c))
+            try:
+                resp = self._http.request(c.method, self.url + c.path, headers=self.headers, **_request(c))
+            except httpx.TransportError as e:
+                raise UnreachableError(self.url, e) from e
             if resp.status_code < 400:
                 return c.read(resp)
             if resp.status_code not in _RETRIED or attempt == self.max_retries:
@@ -185,7 +188,10 @@ class AsyncKgmemClient(_Base):
         waits for a free slot first when max_connections are in flight."""
         for attempt in range(self.max_retries + 1):
             async with self._slots:
-                resp = await self._http.request(c.method, self.url + c.path, headers=self.headers, **_request(c))
+                try:
+                    resp = await self._http.request(c.method, self.url + c.path, headers=self.headers, **_request(c))
+                except httpx.TransportError as e:
+                    raise UnreachableError(self.url, e) from e
             if resp.status_code < 400:
                 return c.read(resp)
             if resp.status_code not in _RETRIED or attempt == self.max_retries:

@@ -1,4 +1,5 @@
-"""Errors raised by the kgmem clients: the server's problem+json answers."""
+"""Errors raised by the kgmem clients: the server's problem+json answers,
+and UnreachableError when no answer came."""
 
 from __future__ import annotations
 
@@ -51,6 +52,20 @@ class RateLimitedError(KgmemError):
 
 class UnavailableError(KgmemError):
     """503: a backend is unavailable (after the client's retries)."""
+
+
+class UnreachableError(KgmemError):
+    """No answer: the server could not be reached (connection refused, DNS,
+    TLS) or the request failed in transport (timeout, broken connection).
+
+    status is 0 and title "Unreachable"; the httpx exception is the cause
+    (``err.__cause__``).
+    """
+
+    def __init__(self, url: str, cause: httpx.TransportError) -> None:
+        self.url = url
+        reason = str(cause) or type(cause).__name__
+        super().__init__(0, "Unreachable", f"no answer from {url} ({reason}); is a kgmem server running there?")
 
 
 _BY_STATUS: dict[int, type[KgmemError]] = {
