@@ -135,8 +135,7 @@ func (e *Engine) plan(req SearchRequest, opts SearchOptions, q parsedQuery) sear
 // phase ranks (settled: their fused candidates are final after the first
 // fusion, so they are hydrated while the later phases run) and the others
 // (rest). The graph retriever walks on one core; hydrating entities
-// meanwhile uses the other (bench/journal/benchmarks-2026-11.md, "Entities hydrated while the
-// graph is walked").
+// meanwhile uses the other.
 func (p searchPlan) settledKinds(include []kgmem.Kind) (settled, rest []kgmem.Kind) {
 	for _, k := range include {
 		later := slices.ContainsFunc(p.phases[1:], func(phase []retriever) bool {

@@ -19,6 +19,6 @@
 // Queries draws searches from the generated facts (entity names,
 // questions, keywords, paraphrases); MeasureSearch runs them through the
 // engine's full hybrid search; MeasureRecall checks the vector step against
-// exact search. cmd/bench synth drives it all; bench/journal/benchmarks-2026-11.md ("Scale")
-// has the command and the figures.
+// exact search. cmd/bench synth drives it all; docs/benchmarks.md has the
+// command and the figures.
 package synth

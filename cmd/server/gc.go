@@ -6,9 +6,9 @@ import (
 	"github.com/kgmem/kgmem/internal/gcheadroom"
 )
 
-// defaultGCHeadroomMiB is --gc-headroom-mib's default: under cmd/load the
-// server's live heap is tens of MiB, and GOGC=100 alone collected it several
-// times a second (bench/journal/benchmarks-2026-11.md, "The collector's headroom").
+// defaultGCHeadroomMiB is --gc-headroom-mib's default: a loaded server's
+// live heap is tens of MiB, which GOGC=100 alone collects several times a
+// second.
 const defaultGCHeadroomMiB = 64
 
 // maxGCHeadroomMiB bounds --gc-headroom-mib (1 TiB).

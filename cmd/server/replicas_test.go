@@ -356,7 +356,7 @@ func checkConsistent(t *testing.T, d *deployment) {
 // TestLoadOnTwoReplicas runs the load tool (cmd/load) against one server,
 // then against two servers of the same deployment sharing its clients:
 // neither run may get a 5xx or lose a request, and the throughputs and
-// their ratio are logged (bench/journal/benchmarks-2026-11.md quotes them; no timing is asserted).
+// their ratio are logged (no timing is asserted).
 // KGMEM_REPLICA_LOAD sets each run's duration (default 8s) and
 // KGMEM_REPLICA_CONSISTENCY the servers' Milvus consistency (default Strong).
 func TestLoadOnTwoReplicas(t *testing.T) {

@@ -400,10 +400,9 @@ func (a *applier) setFTS(fts string, rid int64, body string, replaced bool) erro
 // searchBodies returns the search entry body (indexText) of each text cs
 // may index, by text: its episodes', facts', entities' and items'. Apply
 // makes them in the caller's goroutine, before the change set waits for the
-// writer, which is one for all callers: splitting and prefixing the words
-// of an import's messages there was a twelfth of the writer's time
-// (bench/journal/benchmarks-2026-11.md, "Search entries made before the write"). A record
-// stored already, and so not indexed again, has its body made for nothing.
+// writer, which is one for all callers, so that the writer does not split
+// and prefix every word. A record stored already, and so not indexed
+// again, has its body made for nothing.
 func searchBodies(cs kgmem.ChangeSet) map[string]string {
 	pre := wordPrefix(cs.Namespace)
 	bodies := make(map[string]string, len(cs.Episodes)+len(cs.Facts)+len(cs.Entities)+len(cs.Items))

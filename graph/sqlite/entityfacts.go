@@ -59,8 +59,8 @@ func entityBytes(id string, e shownEntity) int {
 // their ends, and each entity's name and type: ListFacts of an entity
 // answered from memory. Integration asks for the facts of an entity pair or
 // of an entity and predicate for every triple, most of which find a few
-// facts or none; the indexed statements, with two joins per row, were a
-// fifth of the scripted-LLM import's CPU (bench/journal/benchmarks-2026-11.md).
+// facts or none, and statements with two joins per row were a large share
+// of an extracting import's CPU.
 //
 // The view is kept current by the writer: a change set's facts and
 // entities go into a small delta layer over an immutable base (advanceViews),

@@ -13,14 +13,12 @@ import (
 // episodeCacheBudget bounds the bytes of the episodes a Store keeps in
 // memory for Episodes, the most recently used, over all namespaces, as
 // episodeBytes estimates them: about 120,000 chat messages of a sentence or
-// two without metadata. A bound of 20,000 episodes held fewer than a server
-// under cmd/load stores in half a minute, and past it loading the episodes
-// a search returned was a tenth of the load's CPU again (bench/journal/benchmarks-2026-11.md).
+// two without metadata: what a loaded server stores in a minute or more,
+// so that the episodes a search returns are rarely read from the file.
 const episodeCacheBudget = 64 << 20
 
 // episodeCache keeps recently loaded episodes in memory, so that a search
-// loads the episodes it returns without a query per batch of ids (loading
-// them was the largest share of a search's CPU under load, bench/journal/benchmarks-2026-11.md).
+// loads the episodes it returns without a query per batch of ids.
 //
 // An episode never changes once written (Apply inserts it or leaves the one
 // stored) but for its decay state, which SetDecay rewrites, and a purge

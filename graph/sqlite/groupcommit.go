@@ -15,9 +15,8 @@ const maxGroup = 64
 
 // The graph's single writer connection commits concurrent Apply calls
 // together (internal/groupcommit), each change set all or nothing, so that
-// one failing rolls back alone: a goroutine dump under load had ten ingests
-// waiting for the writer, each holding its namespace's lock
-// (bench/journal/benchmarks-2026-11.md).
+// one failing rolls back alone, and ingests do not queue one by one for
+// the writer while holding their namespaces' locks.
 
 // pendingApply is one Apply call's change set and, once written, what its
 // writing left for the views to advance.

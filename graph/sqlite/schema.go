@@ -202,9 +202,8 @@ func migrations() [][]string {
 		// Version 9: mentions without their index by entity. No query reads
 		// mentions by entity (none reads them at all: they are the graph's
 		// record of which message named whom, deleted with their
-		// namespace), and keeping that index cost a tenth of the bytes an
-		// extracting import's change set writes (BenchmarkApplyExtractedBatch;
-		// bench/journal/benchmarks-2026-11.md, "An index nothing read").
+		// namespace), and keeping that index cost every extracting write
+		// (BenchmarkApplyExtractedBatch).
 		`DROP INDEX IF EXISTS mentions_entity`,
 	}, decayFromLearning()}
 }

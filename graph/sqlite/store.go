@@ -59,11 +59,9 @@ const busyTimeoutMillis = 10_000
 // readerMmapBytes is how much of the database file each reader maps into
 // memory: SQLite's largest mapping (SQLITE_MAX_MMAP_SIZE, just under 2 GiB).
 // Pages of the mapped part are read in place instead of copied through a
-// read system call into the page cache; with 1,000,000 facts (a 3.6 GB
-// file) this cut the CPU of a search from about 8.5 to 5.8 ms and the p50
-// from 4.7 to 2.9 ms (bench/journal/benchmarks-2026-11.md, "Search work, fifth pass"). Mapped
-// pages are the kernel's file cache: they count in the resident set, but the
-// kernel drops them under memory pressure.
+// read system call, which cost a large store's searches a third of their
+// CPU. Mapped pages are the kernel's file cache: they count in the resident
+// set, but the kernel drops them under memory pressure.
 const readerMmapBytes = 2147418112
 
 // Store is a kgmem.GraphStore in one SQLite file. It is safe for concurrent use.

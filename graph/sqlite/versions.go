@@ -40,9 +40,8 @@ func Exclusive() Option { return func(o *options) { o.exclusive = true } }
 // commits: a connection of the Store's own runs them after commits
 // (internal/walcheckpoint), so the single writer never waits for a
 // checkpoint's fsync. It is for a store that only writes, such as a bulk
-// import's: `server ingest` in-process writes about 1.3x faster with it,
-// but under searches it raised the search p99 of cmd/load's mix
-// (bench/journal/benchmarks-2026-11.md, "Background checkpoints"), so the server does not use it.
+// import's, which writes faster with it; under searches it raises their
+// tail latency, so the server does not use it.
 func BackgroundCheckpoints() Option { return func(o *options) { o.backgroundCheckpoints = true } }
 
 // WriteOnly tells the Store that it will be searched little or not at all,

@@ -5,8 +5,7 @@
 // as was live after the last collection. A server whose live heap is tens of
 // megabytes but which allocates hundreds of megabytes a second under load
 // then collects several times a second, and marks the same live heap each
-// time: under cmd/load, about a tenth of kgmem's CPU went to the collector
-// (bench/journal/benchmarks-2026-11.md). A Tuner raises the GC percent after each collection so
+// time: a tenth of a loaded server's CPU can go to the collector. A Tuner raises the GC percent after each collection so
 // that the next one comes once the heap has grown by at least a fixed
 // headroom, and by GOGC percent of the live heap when that is more: a small
 // heap trades a bounded amount of memory for fewer collections, and a large

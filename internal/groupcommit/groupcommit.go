@@ -12,8 +12,7 @@
 // and join the group. On an idle process there is nothing to yield to and
 // the commit starts at once; under cmd/load's 50 clients the committer
 // otherwise ran as soon as the first writer waited, and searches queued
-// behind many small commits (bench/journal/benchmarks-2026-11.md, "Group commits that wait
-// their turn").
+// behind many small commits.
 package groupcommit
 
 import (

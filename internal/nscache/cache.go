@@ -10,7 +10,7 @@
 // since a read of the store now would find that newer state too: under
 // load, a search that read its namespace's version just before a write
 // advanced the views found them one version ahead, and read them whole
-// again (bench/journal/benchmarks-2026-11.md, "Views one version ahead"). Version 0 (a
+// again. Version 0 (a
 // namespace never written, or purged) matches only 0 either way.
 //
 // A missing or small view is read while the caller waits. A large view that

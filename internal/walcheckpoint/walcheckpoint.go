@@ -4,8 +4,7 @@
 // By default SQLite checkpoints inside the commit that grows the WAL past
 // 1,000 pages: the committing connection copies the pages into the database
 // file and fsyncs it before its commit returns, and a store with a single
-// writer stops writing meanwhile (bench/journal/benchmarks-2026-11.md, "Background
-// checkpoints"). With wal_autocheckpoint(0) on the writer and a
+// writer stops writing meanwhile. With wal_autocheckpoint(0) on the writer and a
 // Checkpointer kicked after each commit, the writer goes on while the
 // checkpoint copies and syncs. A checkpoint is PASSIVE, as SQLite's own: it
 // copies what no reader still needs and never blocks the writer or readers.
