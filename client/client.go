@@ -1,6 +1,7 @@
 // Package client is the Go client of a kgmem server's REST API: one method
 // per route of api/openapi.json, context first, with the server's own
-// request and response types (package api/wire and the engine's records).
+// request and response types (package api/wire). It depends on nothing of
+// the engine: no storage, LLM client or web framework (TestClientDependencies).
 //
 //	c, err := client.New("http://127.0.0.1:8080", client.WithAPIKey(key))
 //	res, err := c.Search(ctx, wire.SearchRequest{Namespace: "acme/alice", Query: "Who leads the ML team?"})
