@@ -34,7 +34,10 @@ func TestClientDependencies(t *testing.T) {
 	}{
 		{module, nil, []string{"golang.org/x/text"}},
 		{module + "/api/wire", []string{module}, []string{"golang.org/x/text"}},
-		{module + "/client", []string{module, module + "/api/wire"}, []string{"golang.org/x/text", "github.com/goccy/go-json"}},
+		// internal/retry is the retry policy the client shares with the
+		// engine's LLM calls; it imports only the standard library (below).
+		{module + "/client", []string{module, module + "/api/wire", module + "/internal/retry"}, []string{"golang.org/x/text", "github.com/goccy/go-json"}},
+		{module + "/internal/retry", nil, nil},
 	} {
 		t.Run(strings.TrimPrefix(tc.pkg, module+"/"), func(t *testing.T) {
 			out, err := exec.Command(goTool, "list", "-deps", tc.pkg).Output()

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/kgmem/kgmem"
+	httpretry "github.com/kgmem/kgmem/internal/retry"
 	openai "github.com/sashabaranov/go-openai"
 	"golang.org/x/sync/errgroup"
 )
@@ -144,9 +145,9 @@ func NewOpenAI(cfg OpenAIConfig) (*OpenAI, error) {
 			cc.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
 		}
 	}
-	if cfg.HTTPClient != nil {
-		cc.HTTPClient = cfg.HTTPClient
-	}
+	// The doer notes a 429's or 5xx's Retry-After for retry (the policy of
+	// internal/retry, shared with extraction and reranking).
+	cc.HTTPClient = httpretry.Doer{Client: cfg.HTTPClient}
 	send := cfg.DimensionsParam == DimensionsSend ||
 		cfg.DimensionsParam == DimensionsAuto && strings.HasPrefix(cfg.Model, "text-embedding-3")
 	return &OpenAI{client: openai.NewClientWithConfig(cc), cfg: cfg, sendDimensions: send}, nil
@@ -221,7 +222,7 @@ func (o *OpenAI) embedBatch(ctx context.Context, batch []string) ([][]float32, e
 		req.Dimensions = o.cfg.Dimensions
 	}
 	var resp openai.EmbeddingResponse
-	err := retry(ctx, o.cfg.MaxAttempts, o.cfg.BackoffBase, o.cfg.BackoffMax, func() error {
+	err := retry(ctx, o.cfg.MaxAttempts, o.cfg.BackoffBase, o.cfg.BackoffMax, func(ctx context.Context) error {
 		callCtx, cancel := context.WithTimeout(ctx, o.cfg.Timeout)
 		defer cancel()
 		var err error
