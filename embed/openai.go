@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/kgmem/kgmem"
-	httpretry "github.com/kgmem/kgmem/internal/retry"
+	"github.com/kgmem/kgmem/internal/openaicompat"
 	openai "github.com/sashabaranov/go-openai"
 	"golang.org/x/sync/errgroup"
 )
@@ -134,20 +134,11 @@ func NewOpenAI(cfg OpenAIConfig) (*OpenAI, error) {
 	cfg.BackoffMax = orDefault(cfg.BackoffMax, DefaultBackoffMax)
 	cfg.AzureAPIVersion = orDefault(cfg.AzureAPIVersion, DefaultAzureAPIVersion)
 
-	var cc openai.ClientConfig
-	if cfg.Azure {
-		cc = openai.DefaultAzureConfig(cfg.APIKey, cfg.BaseURL)
-		cc.APIVersion = cfg.AzureAPIVersion
-		cc.AzureModelMapperFunc = func(model string) string { return model } // the deployment is named by Model
-	} else {
-		cc = openai.DefaultConfig(cfg.APIKey)
-		if cfg.BaseURL != "" {
-			cc.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
-		}
-	}
-	// The doer notes a 429's or 5xx's Retry-After for retry (the policy of
-	// internal/retry, shared with extraction and reranking).
-	cc.HTTPClient = httpretry.Doer{Client: cfg.HTTPClient}
+	// The endpoint is described as extraction and the chat reranker
+	// describe theirs; its client notes a 429's or 5xx's Retry-After for
+	// retry (internal/retry's policy, which they share too).
+	cc := openaicompat.Endpoint{BaseURL: cfg.BaseURL, APIKey: cfg.APIKey, Model: cfg.Model, Azure: cfg.Azure,
+		AzureAPIVersion: cfg.AzureAPIVersion, HTTPClient: cfg.HTTPClient}.Config()
 	send := cfg.DimensionsParam == DimensionsSend ||
 		cfg.DimensionsParam == DimensionsAuto && strings.HasPrefix(cfg.Model, "text-embedding-3")
 	return &OpenAI{client: openai.NewClientWithConfig(cc), cfg: cfg, sendDimensions: send}, nil

@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/kgmem/kgmem"
-	"github.com/kgmem/kgmem/internal/retry"
+	"github.com/kgmem/kgmem/internal/openaicompat"
 	openai "github.com/sashabaranov/go-openai"
 )
 
@@ -41,10 +41,8 @@ func NewChat(cfg Config) (*Chat, error) {
 	case strings.TrimSpace(cfg.Model) == "":
 		return nil, fmt.Errorf("rerank: %w", kgmem.Invalidf("model", "is empty"))
 	}
-	oc := openai.DefaultConfig(cfg.APIKey)
-	oc.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
-	oc.HTTPClient = retry.Doer{Client: cfg.HTTPClient}
-	return &Chat{client: openai.NewClientWithConfig(oc), model: cfg.Model, retries: cfg.retries()}, nil
+	ep := openaicompat.Endpoint{BaseURL: cfg.BaseURL, APIKey: cfg.APIKey, Model: cfg.Model, HTTPClient: cfg.HTTPClient}
+	return &Chat{client: ep.Client(), model: cfg.Model, retries: cfg.retries()}, nil
 }
 
 // Name is the model name.

@@ -15,6 +15,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/kgmem/kgmem"
+	"github.com/kgmem/kgmem/internal/openaicompat"
 	"github.com/kgmem/kgmem/internal/retry"
 	openai "github.com/sashabaranov/go-openai"
 )
@@ -211,21 +212,8 @@ func newLLMClient(cfg LLMConfig) (*llmClient, error) {
 	if err != nil {
 		return nil, err
 	}
-	var oc openai.ClientConfig
-	if cfg.Azure {
-		oc = openai.DefaultAzureConfig(cfg.APIKey, cfg.BaseURL)
-		oc.APIVersion = cfg.AzureAPIVersion
-	} else {
-		oc = openai.DefaultConfig(cfg.APIKey)
-		if cfg.BaseURL != "" {
-			oc.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
-		}
-	}
-	hc := cfg.HTTPClient
-	if hc == nil {
-		hc = &http.Client{}
-	}
-	oc.HTTPClient = schemaDoer{inner: retry.Doer{Client: hc}}
+	oc := cfg.endpoint().Config()
+	oc.HTTPClient = schemaDoer{inner: oc.HTTPClient}
 	mode := cfg.Mode
 	if mode == ModeAuto {
 		mode = ModeJSONSchema
@@ -530,9 +518,17 @@ func (c *llmClient) backoff(attempt int, retryAfter time.Duration) time.Duration
 }
 
 // schemaDoer adds the JSON schema of a call in modeJSONObjectSchema to its
-// request, then sends it through retry.Doer, which notes a 429's or 5xx's
-// Retry-After for the retry loop (go-openai's errors do not expose headers).
-type schemaDoer struct{ inner retry.Doer }
+// request, then sends it through the endpoint's doer, which notes a 429's
+// or 5xx's Retry-After for the retry loop (go-openai's errors do not expose
+// headers).
+type schemaDoer struct{ inner openai.HTTPDoer }
+
+// endpoint is where cfg's calls go (the description extraction, embeddings
+// and the chat reranker share).
+func (cfg LLMConfig) endpoint() openaicompat.Endpoint {
+	return openaicompat.Endpoint{BaseURL: cfg.BaseURL, APIKey: cfg.APIKey, Model: cfg.Model, Azure: cfg.Azure,
+		AzureAPIVersion: cfg.AzureAPIVersion, HTTPClient: cfg.HTTPClient}
+}
 
 func (d schemaDoer) Do(r *http.Request) (*http.Response, error) {
 	if schema, ok := r.Context().Value(formatSchemaKey{}).(json.RawMessage); ok && r.Body != nil {
