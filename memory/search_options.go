@@ -72,7 +72,7 @@ type SearchOptions struct {
 // on facts, which neither benchmark has, and is a design choice.
 func DefaultSearchOptions() SearchOptions {
 	return SearchOptions{RRFK: 30, Candidates: 4, VectorWeight: 1, TextWeight: 1,
-		ThreadWeight: 1, ThreadWindow: 1, SpeakerWeight: 0.8, GraphWeight: 1, GraphDepth: 2, GraphFanOut: 20,
+		ThreadWeight: 1, ThreadWindow: 2, SpeakerWeight: 0.8, GraphWeight: 1, GraphDepth: 2, GraphFanOut: 20,
 		CurrencyFactor: 0.5, TimeFactor: 0.5, WhenFactor: 0.7,
 		MMRLambda: 1, RerankCandidates: 20, RerankTimeout: 2 * time.Second, Timeout: 5 * time.Second, RetrieverTimeout: 2 * time.Second, MaxQueryBytes: 4096, MaxLimit: 100}
 }

@@ -270,7 +270,9 @@ func TestNamedTimeReachesSupersededFacts(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !slices.ContainsFunc(all.Facts, func(f memory.FactResult) bool { return f.Text == "Nils lives in Bergen." && f.Status == kgmem.FactInvalidated }) {
+			if !slices.ContainsFunc(all.Facts, func(f memory.FactResult) bool {
+				return f.Text == "Nils lives in Bergen." && f.Status == kgmem.FactInvalidated
+			}) {
 				t.Fatalf("facts with history = %v: the move did not invalidate Bergen, the case is not exercised", factTexts(all.Facts))
 			}
 			for _, tc := range tests {

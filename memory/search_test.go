@@ -463,15 +463,16 @@ func TestThreadNeighbours(t *testing.T) {
 }
 
 // TestThreadSkipsAssistantTurns: between a person and an assistant, the
-// thread retriever neither expands to the assistant's reply nor from it;
-// the same thread said by two people keeps the neighbour.
+// thread retriever neither expands to the assistant's reply, nor from it,
+// nor across it to the person's next turn; the same thread said by two
+// people keeps both neighbours.
 func TestThreadSkipsAssistantTurns(t *testing.T) {
 	for name, open := range searchBackends(t) {
 		t.Run(name, func(t *testing.T) {
 			ctx := t.Context()
 			g := open(t)
 			v := openVectors(t, embed.NewHashing(256))
-			e := newSearchEngineWith(t, g, memory.Config{Vectors: v, Search: memory.SearchOptions{VectorWeight: 0.01, TextWeight: 1}})
+			e := newSearchEngineWith(t, g, memory.Config{Vectors: v, Search: memory.SearchOptions{VectorWeight: 0.01, TextWeight: 1, ThreadWindow: 2}})
 			day := time.Date(2023, 5, 8, 13, 56, 0, 0, time.UTC)
 			turns := []string{
 				"I am planning a trip to Kyoto in the spring.",
@@ -481,9 +482,9 @@ func TestThreadSkipsAssistantTurns(t *testing.T) {
 			}
 			req := memory.SearchRequest{Query: "Where is my trip to?", Include: []kgmem.Kind{kgmem.KindEpisode}, Limit: 4}
 			for _, tc := range []struct {
-				ns                  kgmem.Namespace
-				first, second       string // the roles of even and odd turns
-				wantThreadOnReplies bool
+				ns            kgmem.Namespace
+				first, second string // the roles of even and odd turns
+				wantThreaded  bool   // messages 2 and 3 found by the thread retriever
 			}{
 				{"memtest/thread-assistant", episodes.RoleUser, episodes.RoleAssistant, false},
 				{"memtest/thread-people", episodes.RoleUser, episodes.RoleUser, true},
@@ -506,11 +507,13 @@ func TestThreadSkipsAssistantTurns(t *testing.T) {
 				if len(res.Episodes) == 0 || res.Episodes[0].MessageID != "1" {
 					t.Fatalf("%s: episodes = %v, want the trip (message 1) first", tc.ns, episodeIDs(res.Episodes))
 				}
-				threaded := slices.ContainsFunc(res.Episodes, func(ep memory.EpisodeResult) bool {
-					return ep.MessageID == "2" && slices.ContainsFunc(ep.Score.Sources, func(s memory.SourceScore) bool { return s.Retriever == memory.RetrieverThread })
-				})
-				if threaded != tc.wantThreadOnReplies {
-					t.Errorf("%s: reply (message 2) found by the thread retriever = %v, want %v; episodes %v", tc.ns, threaded, tc.wantThreadOnReplies, episodeIDs(res.Episodes))
+				for _, id := range []string{"2", "3"} {
+					threaded := slices.ContainsFunc(res.Episodes, func(ep memory.EpisodeResult) bool {
+						return ep.MessageID == id && slices.ContainsFunc(ep.Score.Sources, func(s memory.SourceScore) bool { return s.Retriever == memory.RetrieverThread })
+					})
+					if threaded != tc.wantThreaded {
+						t.Errorf("%s: message %s found by the thread retriever = %v, want %v; episodes %v", tc.ns, id, threaded, tc.wantThreaded, episodeIDs(res.Episodes))
+					}
 				}
 			}
 		})

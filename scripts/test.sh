@@ -25,15 +25,21 @@ trap stop_services EXIT
 trap 'exit 130' INT TERM
 
 # Start the servers side by side; each script installs what it lacks and waits
-# for its server to answer, with a deadline.
+# for its server to answer, with a deadline. Meanwhile the static embedder's
+# model (the default embedder of a new data directory) is built once and
+# cached; the tests that check it against its reference read
+# KGMEM_STATIC_MODEL.
 pids=()
 for s in "${services[@]}"; do
   "scripts/$s.sh" start &
   pids+=("$!")
 done
+scripts/embedder.sh install >/dev/null &
+pids+=("$!")
 for pid in "${pids[@]}"; do
   wait "$pid"
 done
+export KGMEM_STATIC_MODEL="${KGMEM_STATIC_MODEL:-$(scripts/embedder.sh path)}"
 
 for s in "${services[@]}"; do
   case "$s" in

@@ -57,7 +57,14 @@ func Open(ctx context.Context, dir string, qs []Question, cfg Config) (_ *Harnes
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("create harness directory: %w", err)
 	}
-	h := &Harness{cfg: cfg, p: p, embedder: embed.NewHashing(embed.DefaultHashingDim), log: slog.New(slog.DiscardHandler)}
+	h := &Harness{cfg: cfg, p: p, embedder: cfg.Embedder, log: slog.New(slog.DiscardHandler)}
+	if h.embedder == nil {
+		h.embedder = embed.NewHashing(embed.DefaultHashingDim)
+	}
+	search := cfg.Search
+	if search == (memory.SearchOptions{}) {
+		search = HashingSearchOptions()
+	}
 	if cfg.Log != nil {
 		h.log = slog.New(slog.NewTextHandler(cfg.Log, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	}
@@ -74,7 +81,7 @@ func Open(ctx context.Context, dir string, qs []Question, cfg Config) (_ *Harnes
 	if h.vectors, err = hnsw.Open(ctx, filepath.Join(dir, "vectors.db"), h.embedder.Dimension(), hnsw.Options{}); err != nil {
 		return nil, fmt.Errorf("open vector index: %w", err)
 	}
-	engine, err := h.Engine(HashingSearchOptions())
+	engine, err := h.Engine(search)
 	if err != nil {
 		return nil, err
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/kgmem/kgmem"
 	"github.com/kgmem/kgmem/bench/locomo"
+	"github.com/kgmem/kgmem/memory"
 	"golang.org/x/sync/errgroup"
 )
 
@@ -29,6 +30,12 @@ type Config struct {
 	// messages ingested so far, and after each scored search with the
 	// questions asked so far, from several goroutines at once.
 	Progress func(stage locomo.Stage, done, total int)
+	// Embedder embeds the messages and questions in process (Open); nil is
+	// the hashing embedder, a server's default.
+	Embedder kgmem.Embedder
+	// Search are the options of the searches Open times on fresh
+	// namespaces; zero is HashingSearchOptions, a server's default.
+	Search memory.SearchOptions
 }
 
 func (cfg Config) withDefaults() (Config, error) {

@@ -30,9 +30,16 @@ func runCV(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	concurrency := fs.Int("concurrency", 2, "searches in flight")
 	jsonOut := fs.String("json", "", "also write the result as JSON to this file")
 	limit := fs.Int("limit", 0, "only the first N LongMemEval questions (0: all)")
+	var ef embedderFlags
+	ef.bind(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
+	embedder, base, err := ef.open()
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "embedder %s, vector weight %g\n", embedder.Name(), base.VectorWeight)
 	if *k < 1 {
 		return kgmem.Invalidf("k", "is %d, must be positive", *k)
 	}
@@ -68,12 +75,12 @@ func runCV(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
-	lc, err := openLocomo(ctx, filepath.Join(dir, "locomo"), convs)
+	lc, err := openLocomo(ctx, filepath.Join(dir, "locomo"), convs, embedder)
 	if err != nil {
 		return err
 	}
 	defer lc.Close()
-	lme, err := longmemeval.Open(ctx, filepath.Join(dir, "longmemeval"), qs, longmemeval.Config{Concurrency: *concurrency, Log: stderr})
+	lme, err := longmemeval.Open(ctx, filepath.Join(dir, "longmemeval"), qs, longmemeval.Config{Concurrency: *concurrency, Log: stderr, Embedder: embedder, Search: base})
 	if err != nil {
 		return err
 	}
@@ -108,7 +115,7 @@ func runCV(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fmt.Fprintf(stderr, "%d grid points × (%d LoCoMo + %d LongMemEval questions), %d folds\n", len(points), len(lc.cases), len(scored), folds)
 	start := time.Now()
 	for p, point := range points {
-		opts, err := gridOptions(grid, point)
+		opts, err := gridOptions(base, grid, point)
 		if err != nil {
 			return err
 		}

@@ -14,7 +14,6 @@ import (
 	"github.com/kgmem/kgmem"
 	"github.com/kgmem/kgmem/bench/locomo"
 	"github.com/kgmem/kgmem/decay"
-	"github.com/kgmem/kgmem/embed"
 	"github.com/kgmem/kgmem/graph/sqlite"
 	"github.com/kgmem/kgmem/memory"
 	"github.com/kgmem/kgmem/vector/hnsw"
@@ -32,7 +31,7 @@ func cvGrid() locomo.Grid {
 		{Name: "speaker_weight", Values: []float64{0.8, 1, 1.2}},
 		{Name: "rrf_k", Values: []float64{30, 60, 120}},
 		{Name: "vector_weight", Values: []float64{0.01, 0.1}},
-		{Name: "thread_window", Values: []float64{1, 2}},
+		{Name: "thread_window", Values: []float64{2, 1}},
 		{Name: "time_factor", Values: []float64{0.5, 1}},
 		{Name: "when_factor", Values: []float64{0.7, 1}},
 	}
@@ -81,10 +80,11 @@ func applyParam(o *memory.SearchOptions, name string, v float64) error {
 	return nil
 }
 
-// gridOptions are the search options of one grid point: the server's
-// defaults (memory.HashingSearchOptions) with the point's constants set.
-func gridOptions(grid locomo.Grid, point []float64) (memory.SearchOptions, error) {
-	opts := memory.HashingSearchOptions()
+// gridOptions are the search options of one grid point: base (the
+// server's defaults with the embedder benchmarked, embedderFlags.open) with
+// the point's constants set.
+func gridOptions(base memory.SearchOptions, grid locomo.Grid, point []float64) (memory.SearchOptions, error) {
+	opts := base
 	for i, param := range grid {
 		if err := applyParam(&opts, param.Name, point[i]); err != nil {
 			return opts, err
@@ -132,9 +132,16 @@ func runLocomoCV(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	concurrency := fs.Int("concurrency", 2, "searches in flight")
 	jsonOut := fs.String("json", "", "also write the result as JSON to this file")
 	dataDir := fs.String("data-dir", "", "directory for the embedded stores (default: a temporary one, removed after)")
+	var ef embedderFlags
+	ef.bind(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
+	embedder, base, err := ef.open()
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "embedder %s, vector weight %g\n", embedder.Name(), base.VectorWeight)
 	if *k < 1 || *concurrency < 1 {
 		return kgmem.Invalidf("k", "--k and --concurrency must be positive")
 	}
@@ -146,7 +153,7 @@ func runLocomoCV(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if err != nil {
 		return fmt.Errorf("load LoCoMo data (--data %s): %w", *data, err)
 	}
-	h, err := openLocomo(ctx, *dataDir, convs)
+	h, err := openLocomo(ctx, *dataDir, convs, embedder)
 	if err != nil {
 		return err
 	}
@@ -156,7 +163,7 @@ func runLocomoCV(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	start := time.Now()
 	retrieved := make([][][]string, len(points))
 	for p, point := range points {
-		opts, err := gridOptions(grid, point)
+		opts, err := gridOptions(base, grid, point)
 		if err != nil {
 			return err
 		}
@@ -179,8 +186,7 @@ func runLocomoCV(ctx context.Context, args []string, stdout, stderr io.Writer) e
 }
 
 // locomoHarness is LoCoMo ingested into in-process embedded stores, wired
-// as `server` wires them with the hashing embedder, to search with many
-// option sets.
+// as `server` wires them, to search with many option sets.
 type locomoHarness struct {
 	dir     string
 	temp    bool
@@ -192,9 +198,9 @@ type locomoHarness struct {
 }
 
 // openLocomo ingests convs into stores under dir (a temporary directory,
-// removed by Close, when dir is "").
-func openLocomo(ctx context.Context, dir string, convs []locomo.Conversation) (_ *locomoHarness, err error) {
-	h := &locomoHarness{dir: dir}
+// removed by Close, when dir is "") with embedder.
+func openLocomo(ctx context.Context, dir string, convs []locomo.Conversation, embedder kgmem.Embedder) (_ *locomoHarness, err error) {
+	h := &locomoHarness{dir: dir, embed: embedder}
 	if h.dir == "" {
 		if h.dir, err = os.MkdirTemp("", "kgmem-locomo-cv-"); err != nil {
 			return nil, err
@@ -209,7 +215,6 @@ func openLocomo(ctx context.Context, dir string, convs []locomo.Conversation) (_
 	if h.graph, err = sqlite.Open(ctx, filepath.Join(h.dir, "graph.db")); err != nil {
 		return nil, fmt.Errorf("open graph store: %w", err)
 	}
-	h.embed = embed.NewHashing(embed.DefaultHashingDim)
 	if h.vectors, err = hnsw.Open(ctx, filepath.Join(h.dir, "vectors.db"), h.embed.Dimension(), hnsw.Options{}); err != nil {
 		return nil, fmt.Errorf("open vector index: %w", err)
 	}
@@ -241,8 +246,8 @@ func openLocomo(ctx context.Context, dir string, convs []locomo.Conversation) (_
 	return h, nil
 }
 
-// engine is the engine as `server` wires it with the embedded backends and
-// the hashing embedder: decay from the namespace settings, no extractor.
+// engine is the engine as `server` wires it with the embedded backends:
+// decay from the namespace settings, no extractor.
 func (h *locomoHarness) engine(opts memory.SearchOptions) (*memory.Engine, error) {
 	return memory.New(memory.Config{Graph: h.graph, Vectors: h.vectors, Embedder: h.embed, Decay: decay.StoreModels(h.graph), Search: opts})
 }

@@ -32,6 +32,7 @@ type lmeFlags struct {
 	grid        string
 	folds       int
 	dataDir     string
+	embedder    embedderFlags
 }
 
 func parseLMEFlags(args []string, stderr io.Writer) (lmeFlags, error) {
@@ -64,6 +65,7 @@ func parseLMEFlags(args []string, stderr io.Writer) (lmeFlags, error) {
 	fs.StringVar(&f.grid, "grid", "", `cross-validate search constants, "thread_weight=1,0;rrf_k=30,60" (first value of each: the default), in process`)
 	fs.IntVar(&f.folds, "folds", 5, "folds of the --grid cross-validation (stratified by question type)")
 	fs.StringVar(&f.dataDir, "data-dir", "", "directory for the embedded stores (default: a temporary one, removed after)")
+	f.embedder.bind(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return f, err
 	}
@@ -118,6 +120,14 @@ func runLongMemEval(ctx context.Context, args []string, stdout, stderr io.Writer
 	if err != nil {
 		return err
 	}
+	var embedder kgmem.Embedder
+	var base memory.SearchOptions
+	if f.url == "" { // in process: the embedder is ours, not a server's
+		if embedder, base, err = f.embedder.open(); err != nil {
+			return err
+		}
+		fmt.Fprintf(stderr, "embedder %s, vector weight %g\n", embedder.Name(), base.VectorWeight)
+	}
 	var grid locomo.Grid
 	if f.grid != "" {
 		if grid, err = parseGrid(f.grid); err != nil {
@@ -170,12 +180,13 @@ func runLongMemEval(ctx context.Context, args []string, stdout, stderr io.Writer
 		}
 		defer os.RemoveAll(dir)
 	}
+	cfg.Embedder, cfg.Search = embedder, base
 	h, err := longmemeval.Open(ctx, dir, qs, cfg)
 	if err != nil {
 		return err
 	}
 	defer h.Close()
-	res, err := h.Result(ctx, memory.HashingSearchOptions(), f.ks)
+	res, err := h.Result(ctx, base, f.ks)
 	searchesShown.Store(true)
 	bars.finish()
 	if err != nil {
@@ -187,7 +198,7 @@ func runLongMemEval(ctx context.Context, args []string, stdout, stderr io.Writer
 	if grid == nil {
 		return writeJSON(f.jsonOut, res)
 	}
-	cv, err := crossValidateLME(ctx, h, grid, slices.Max(f.ks), f.folds, stderr)
+	cv, err := crossValidateLME(ctx, h, base, grid, slices.Max(f.ks), f.folds, stderr)
 	if err != nil {
 		return err
 	}
@@ -200,7 +211,7 @@ func runLongMemEval(ctx context.Context, args []string, stdout, stderr io.Writer
 
 // crossValidateLME evaluates every grid point on the harness and
 // cross-validates them over folds.
-func crossValidateLME(ctx context.Context, h *longmemeval.Harness, grid locomo.Grid, k, folds int, stderr io.Writer) (longmemeval.CVResult, error) {
+func crossValidateLME(ctx context.Context, h *longmemeval.Harness, base memory.SearchOptions, grid locomo.Grid, k, folds int, stderr io.Writer) (longmemeval.CVResult, error) {
 	cases := h.Cases()
 	if folds > len(cases) {
 		return longmemeval.CVResult{}, kgmem.Invalidf("folds", "is %d, above the %d questions scored", folds, len(cases))
@@ -209,7 +220,7 @@ func crossValidateLME(ctx context.Context, h *longmemeval.Harness, grid locomo.G
 	results := make([][]longmemeval.QuestionResult, len(points))
 	start := time.Now()
 	for p, point := range points {
-		opts, err := gridOptions(grid, point)
+		opts, err := gridOptions(base, grid, point)
 		if err != nil {
 			return longmemeval.CVResult{}, err
 		}

@@ -147,7 +147,7 @@ func TestApplyParamWeightZeroIsOff(t *testing.T) {
 			t.Errorf("%s=0 gives %+v, want that weight -1 (off)", name, o)
 		}
 	}
-	opts, err := gridOptions(parseGridMust(t, "thread_weight=0;mmr_lambda=0.5"), []float64{0, 0.5})
+	opts, err := gridOptions(memory.HashingSearchOptions(), parseGridMust(t, "thread_weight=0;mmr_lambda=0.5"), []float64{0, 0.5})
 	if err != nil || opts.ThreadWeight != -1 || opts.MMRLambda != 0.5 || opts.VectorWeight != memory.HashingVectorWeight || opts.RRFK != memory.DefaultSearchOptions().RRFK {
 		t.Errorf("gridOptions = %+v, %v", opts, err)
 	}

@@ -40,6 +40,8 @@ type backends struct {
 	// file), or with Neo4j the database's, shared by every server on it.
 	outbox closingOutbox
 	engine *memory.Engine
+	// embedder embeds for the engine and the integrator.
+	embedder kgmem.Embedder
 	// dirLock holds the data directory for this process (see lockDataDir).
 	dirLock *dataDirLock
 }
@@ -68,6 +70,7 @@ func openBackendsWith(ctx context.Context, cfg *config, log *slog.Logger, withOu
 	if err != nil {
 		return nil, err
 	}
+	b.embedder = embedder
 	// The data directory always holds the recall journal; with the embedded
 	// backends it holds the graph and the vectors too.
 	if err := os.MkdirAll(cfg.DataDir, 0o755); err != nil {
@@ -83,6 +86,11 @@ func openBackendsWith(ctx context.Context, cfg *config, log *slog.Logger, withOu
 	}
 	if b.graph, err = openGraph(ctx, cfg); err != nil {
 		return nil, err
+	}
+	if cfg.Vector == "hnsw" && !cfg.reembed {
+		if err := checkEmbedderStamp(cfg.DataDir, embedder.Name(), log); err != nil {
+			return nil, err
+		}
 	}
 	if b.vectors, err = openVectors(ctx, cfg, embedder); err != nil {
 		return nil, err
@@ -172,8 +180,18 @@ func namespaceLocks(graph kgmem.GraphStore, log *slog.Logger) kgmem.NamespaceLoc
 }
 
 func openEmbedder(cfg *config) (kgmem.Embedder, error) {
-	if cfg.Embedder == "hash" {
+	switch cfg.Embedder {
+	case "hash":
 		return embed.NewHashing(cfg.EmbedDim), nil
+	case "static":
+		e, err := embed.LoadStatic(cfg.EmbedStaticModel)
+		if errors.Is(err, embed.ErrNoModel) {
+			return nil, fmt.Errorf("--embedder static: %w; run scripts/embedder.sh install (it builds the model under ~/.cache/kgmem/embedder) or point --embed-static-model at the model's directory", err)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("--embedder static: %w", err)
+		}
+		return e, nil
 	}
 	e, err := embed.NewOpenAI(embed.OpenAIConfig{
 		BaseURL: cfg.EmbedBaseURL, APIKey: cfg.EmbedAPIKey, Model: cfg.EmbedModel, Dimensions: cfg.EmbedDim,
@@ -278,8 +296,8 @@ func offIfZero(w float64) float64 {
 // drainOutbox retries, until the returned stop is called, the vector writes
 // that failed after their graph write: at once (what a previous run left),
 // whenever more are queued, and — with an outbox shared by several servers
-// (kgmem.SharedVectorOutbox) — as soon as this server takes over another's. stop returns once the drain has ended, before b.close
-// closes the outbox.
+// (kgmem.SharedVectorOutbox) — as soon as this server takes over another's.
+// stop returns once the drain has ended, before b.close closes the outbox.
 func (b *backends) drainOutbox(ctx context.Context) (stop func()) {
 	ctx, cancel := context.WithCancel(ctx)
 	var wg sync.WaitGroup

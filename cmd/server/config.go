@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kgmem/kgmem/embed"
 	"github.com/kgmem/kgmem/graph/neo4j"
 	"github.com/kgmem/kgmem/memory"
 
@@ -38,14 +39,19 @@ type config struct {
 	MilvusConsistency string
 	MilvusExactBelow  int
 
-	Embedder     string
-	EmbedDim     int
-	EmbedBaseURL string
-	EmbedModel   string
-	EmbedAPIKey  string
-	EmbedAzure   bool
-	EmbedBatch   int
-	EmbedTimeout time.Duration
+	Embedder string
+	EmbedDim int
+	// embedderNote says how --embedder auto was resolved (logged at start).
+	embedderNote string
+	// EmbedStaticModel is the model directory of the static embedder
+	// (scripts/embedder.sh install writes it).
+	EmbedStaticModel string
+	EmbedBaseURL     string
+	EmbedModel       string
+	EmbedAPIKey      string
+	EmbedAzure       bool
+	EmbedBatch       int
+	EmbedTimeout     time.Duration
 
 	LLMBaseURL   string
 	LLMModel     string
@@ -103,6 +109,9 @@ type config struct {
 	// (server ingest in-process): their WAL checkpoints run beside the
 	// writers instead of inside their commits.
 	bulkImport bool
+	// reembed opens the embedded vector index whatever embedder built it:
+	// reindex rebuilds it with the configured one.
+	reembed bool
 }
 
 // bindFlags registers every config field on fs, defaulting from the environment.
@@ -132,8 +141,9 @@ func (c *config) bindFlags(fs *flag.FlagSet) {
 	str(&c.MilvusCollection, "milvus-collection", "KGMEM_MILVUS_COLLECTION", "kgmem_vectors", "Milvus collection")
 	integer(&c.MilvusExactBelow, "milvus-exact-below", "KGMEM_MILVUS_EXACT_BELOW", milvus.DefaultExactBelow, "rank filters matching at most this many Milvus records in the server process (-1: off; safe only on a Milvus with its interim index off, as scripts/milvus.sh starts it)")
 	str(&c.MilvusConsistency, "milvus-consistency", "KGMEM_MILVUS_CONSISTENCY", "Session", "Milvus read consistency: Session (read-your-writes in this server, ~4 ms), Strong (across servers, one time tick ~200 ms per search), Bounded")
-	str(&c.Embedder, "embedder", "KGMEM_EMBEDDER", "hash", "embedder: hash (offline, no model) or openai (any OpenAI-compatible endpoint)")
-	integer(&c.EmbedDim, "embed-dim", "KGMEM_EMBED_DIM", 256, "embedding dimension")
+	str(&c.Embedder, "embedder", "KGMEM_EMBEDDER", "auto", "embedder: static (offline, a static embedding model distilled from all-MiniLM-L6-v2 by scripts/embedder.sh install), hash (offline, lexical, no model), openai (any OpenAI-compatible endpoint) or auto: the one that built the data directory's vector index, else static when its model is installed, else hash")
+	integer(&c.EmbedDim, "embed-dim", "KGMEM_EMBED_DIM", 256, "embedding dimension (hash and openai; a static model has its own)")
+	str(&c.EmbedStaticModel, "embed-static-model", "KGMEM_EMBED_STATIC_MODEL", embed.DefaultStaticDir(), "directory of the static embedder's model")
 	str(&c.EmbedBaseURL, "embed-base-url", "KGMEM_EMBED_BASE_URL", "https://api.openai.com/v1", "embeddings endpoint base URL")
 	str(&c.EmbedModel, "embed-model", "KGMEM_EMBED_MODEL", "text-embedding-3-small", "embeddings model")
 	str(&c.EmbedAPIKey, "embed-api-key", "KGMEM_EMBED_API_KEY", os.Getenv("OPENAI_API_KEY"), "embeddings API key")
@@ -150,7 +160,7 @@ func (c *config) bindFlags(fs *flag.FlagSet) {
 	integer(&c.LLMContext, "llm-context", "KGMEM_LLM_CONTEXT", 0, "the chat model's context window in tokens: extraction splits batches to fit it and caps answers (0: unknown)")
 	integer(&c.LLMMaxTokens, "llm-max-tokens", "KGMEM_LLM_MAX_TOKENS", 0, "cap on each completion's tokens (0: the server's default)")
 	str(&c.Synonyms, "predicate-synonyms", "KGMEM_PREDICATE_SYNONYMS", "", "extra predicate synonyms, spelling=canonical pairs separated by commas (works_for=works_at)")
-	fs.Float64Var(&c.VectorWeight, "vector-weight", c.envFloat("KGMEM_VECTOR_WEIGHT", -1), "weight of vector recall in rank fusion (default 1, or 0.01 with the lexical hash embedder) ($KGMEM_VECTOR_WEIGHT)")
+	fs.Float64Var(&c.VectorWeight, "vector-weight", c.envFloat("KGMEM_VECTOR_WEIGHT", -1), "weight of vector recall in rank fusion (default 1; 0.01 with the lexical hash embedder, 0.5 with the static one) ($KGMEM_VECTOR_WEIGHT)")
 	fs.Float64Var(&c.TextWeight, "text-weight", c.envFloat("KGMEM_TEXT_WEIGHT", 1), "weight of BM25 in rank fusion ($KGMEM_TEXT_WEIGHT)")
 	d := memory.DefaultSearchOptions()
 	fs.Float64Var(&c.RRFK, "rrf-k", c.envFloat("KGMEM_RRF_K", d.RRFK), "k of reciprocal rank fusion ($KGMEM_RRF_K)")
@@ -189,7 +199,7 @@ func (c *config) validate() error {
 	}{
 		{"graph", c.Graph, []string{"sqlite", "neo4j"}},
 		{"vector", c.Vector, []string{"hnsw", "milvus"}},
-		{"embedder", c.Embedder, []string{"hash", "openai"}},
+		{"embedder", c.Embedder, []string{"auto", "hash", "static", "openai"}},
 		{"llm-mode", c.LLMMode, []string{"auto", "json_schema", "json_object", "text"}},
 		{"llm-prompt", c.LLMPrompt, []string{"full", "compact"}},
 		{"milvus-consistency", c.MilvusConsistency, []string{"Session", "Strong", "Bounded"}},
@@ -205,12 +215,24 @@ func (c *config) validate() error {
 	if c.EmbedDim < 8 || c.EmbedDim > 8192 {
 		return fmt.Errorf("--embed-dim is %d; use 8..8192", c.EmbedDim)
 	}
+	if c.Embedder == "auto" {
+		var err error
+		if c.Embedder, c.embedderNote, err = resolveAutoEmbedder(c.Vector, c.DataDir, c.EmbedStaticModel); err != nil {
+			return err
+		}
+	}
 	if c.VectorWeight < 0 {
-		c.VectorWeight = 1
-		if c.Embedder == "hash" {
+		switch c.Embedder {
+		case "hash":
 			// The hash embedder is lexical: it finds what BM25 finds,
 			// ranked worse (memory.HashingVectorWeight).
 			c.VectorWeight = memory.HashingVectorWeight
+		case "static":
+			// Token-level semantics: it adds what BM25 misses, but ranks
+			// worse than BM25 alone at equal weight.
+			c.VectorWeight = embed.StaticVectorWeight
+		default:
+			c.VectorWeight = 1
 		}
 	}
 	if c.TextWeight < 0 || c.RRFK <= 0 || c.VectorWeight+c.TextWeight == 0 {
@@ -250,7 +272,7 @@ func (c *config) validate() error {
 func (c *config) logValue() []any {
 	return []any{
 		"addr", c.Addr, "data_dir", c.DataDir, "graph", c.Graph, "neo4j_uri", c.Neo4jURI, "neo4j_password", mask(c.Neo4jPassword),
-		"vector", c.Vector, "milvus_addr", c.MilvusAddr, "embedder", c.Embedder, "embed_dim", c.EmbedDim,
+		"vector", c.Vector, "milvus_addr", c.MilvusAddr, "embedder", c.Embedder, "embedder_choice", c.embedderNote, "embed_dim", c.EmbedDim, "embed_static_model", c.EmbedStaticModel,
 		"embed_base_url", c.EmbedBaseURL, "embed_model", c.EmbedModel, "embed_api_key", mask(c.EmbedAPIKey),
 		"llm_base_url", c.LLMBaseURL, "llm_model", c.LLMModel, "llm_api_key", mask(c.LLMAPIKey), "llm_mode", c.LLMMode,
 		"vector_weight", c.VectorWeight, "text_weight", c.TextWeight, "rrf_k", c.RRFK,

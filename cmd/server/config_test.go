@@ -3,16 +3,19 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"flag"
 	"github.com/kgmem/kgmem/memory"
 	"io"
 	"log/slog"
+	"path/filepath"
 	"runtime"
 	"runtime/debug"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/kgmem/kgmem/embed"
 	"github.com/kgmem/kgmem/internal/gcheadroom"
 	"github.com/kgmem/kgmem/triples"
 )
@@ -269,5 +272,27 @@ func collectUntilRaised(t *testing.T, base int) {
 		}
 		runtime.GC()
 		runtime.Gosched()
+	}
+}
+
+// TestStaticEmbedderConfig checks --embedder static: accepted, its model
+// directory from --embed-static-model, and a missing model refused at start
+// with the script that installs it.
+func TestStaticEmbedderConfig(t *testing.T) {
+	t.Setenv("KGMEM_EMBED_STATIC_MODEL", "")
+	dir := t.TempDir()
+	cfg, err := parse(t, "--embedder", "static", "--embed-static-model", dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.EmbedStaticModel != dir || cfg.VectorWeight != embed.StaticVectorWeight {
+		t.Errorf("model directory %q, vector weight %v; want %q, %v", cfg.EmbedStaticModel, cfg.VectorWeight, dir, embed.StaticVectorWeight)
+	}
+	_, err = openEmbedder(cfg)
+	if !errors.Is(err, embed.ErrNoModel) || !strings.Contains(err.Error(), "scripts/embedder.sh install") || !strings.Contains(err.Error(), dir) {
+		t.Errorf("openEmbedder without a model: %v", err)
+	}
+	if def, _ := parse(t); !strings.HasSuffix(def.EmbedStaticModel, filepath.Join(".cache", "kgmem", "embedder", "minilm-l6-static-256")) {
+		t.Errorf("default model directory %q", def.EmbedStaticModel)
 	}
 }

@@ -61,6 +61,7 @@ func reindex(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
+	cfg.reembed = true
 	log := cfg.logger()
 	b, err := openBackends(ctx, cfg, log)
 	if err != nil {
@@ -92,6 +93,10 @@ func reindex(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	if err != nil {
 		return fmt.Errorf("reindex: %w", err)
+	}
+	if only == nil && cfg.Vector == "hnsw" {
+		// Every namespace now holds this embedder's vectors.
+		return writeEmbedderStamp(cfg.DataDir, b.embedder.Name())
 	}
 	return nil
 }
