@@ -6,7 +6,6 @@ import (
 	"github.com/kgmem/kgmem"
 	"github.com/kgmem/kgmem/api/wire"
 	"github.com/kgmem/kgmem/auth"
-	"github.com/kgmem/kgmem/jobs"
 	"github.com/kgmem/kgmem/memory"
 	"github.com/labstack/echo/v4"
 )
@@ -90,13 +89,13 @@ func (s *Server) listJobs(c echo.Context) error {
 		limit = 20
 	}
 	if s.opts.Jobs == nil {
-		return c.JSON(http.StatusOK, wire.JobList{Jobs: []jobs.Job{}})
+		return c.JSON(http.StatusOK, wire.JobList{Jobs: []wire.Job{}})
 	}
 	list, err := s.opts.Jobs.List(c.Request().Context(), ns, limit)
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, wire.JobList{Jobs: list})
+	return c.JSON(http.StatusOK, wire.JobList{Jobs: convertAll(list, wireJob)})
 }
 
 // postStrength reports how strongly records are held now and their
@@ -109,9 +108,9 @@ func (s *Server) postStrength(c echo.Context) error {
 	if body.Pinned != nil {
 		return kgmem.Invalidf("pinned", "is not a known field of strength; use /v1/pins")
 	}
-	recs, err := s.engine.Strengths(c.Request().Context(), ns, body.Refs)
+	recs, err := s.engine.Strengths(c.Request().Context(), ns, engineRefs(body.Refs))
 	if err != nil {
 		return recordsNotFound(err, ns)
 	}
-	return c.JSON(http.StatusOK, wire.StrengthList{Records: recs})
+	return c.JSON(http.StatusOK, wire.StrengthList{Records: convertAll(recs, wireStrength)})
 }

@@ -32,7 +32,7 @@ func (s *Server) postFeedback(c echo.Context) error {
 	if body.Pinned != nil {
 		return kgmem.Invalidf("pinned", "is not a known field of feedback; use /v1/pins")
 	}
-	if err := s.engine.Feedback(c.Request().Context(), memory.FeedbackRequest{Namespace: ns, Refs: body.Refs}); err != nil {
+	if err := s.engine.Feedback(c.Request().Context(), memory.FeedbackRequest{Namespace: ns, Refs: engineRefs(body.Refs)}); err != nil {
 		return recordsNotFound(err, ns)
 	}
 	return c.JSON(http.StatusAccepted, wire.FeedbackResult{Reinforced: len(body.Refs)})
@@ -45,7 +45,7 @@ func (s *Server) postPins(c echo.Context) error {
 		return err
 	}
 	pinned := body.Pinned == nil || *body.Pinned
-	if err := s.engine.SetPinned(c.Request().Context(), memory.PinRequest{Namespace: ns, Refs: body.Refs, Pinned: pinned}); err != nil {
+	if err := s.engine.SetPinned(c.Request().Context(), memory.PinRequest{Namespace: ns, Refs: engineRefs(body.Refs), Pinned: pinned}); err != nil {
 		return recordsNotFound(err, ns)
 	}
 	return c.JSON(http.StatusOK, wire.PinResult{Pinned: pinned, Records: len(body.Refs)})
@@ -60,7 +60,7 @@ func (s *Server) postRestore(c echo.Context) error {
 	if body.Pinned != nil {
 		return kgmem.Invalidf("pinned", "is not a known field of restore; use /v1/pins")
 	}
-	if err := s.engine.Restore(c.Request().Context(), ns, body.Refs); err != nil {
+	if err := s.engine.Restore(c.Request().Context(), ns, engineRefs(body.Refs)); err != nil {
 		return recordsNotFound(err, ns)
 	}
 	return c.JSON(http.StatusOK, wire.RestoreResult{Restored: len(body.Refs)})
@@ -76,7 +76,7 @@ func (s *Server) postSweep(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, stats)
+	return c.JSON(http.StatusOK, wireSweepStats(stats))
 }
 
 func (s *Server) getSettings(c echo.Context) error {

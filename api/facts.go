@@ -39,7 +39,7 @@ func (s *Server) postFacts(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(factsStatus(res.Facts), res)
+	return c.JSON(factsStatus(res.Facts), wireAddFactsResult(res))
 }
 
 // factsStatus is the status of POST /v1/facts: 201 when the request created
@@ -63,7 +63,7 @@ func (s *Server) getFact(c echo.Context) error {
 	if err != nil {
 		return notFound(err, "fact", c.Param("id"), ns)
 	}
-	return c.JSON(http.StatusOK, f)
+	return c.JSON(http.StatusOK, wireFactView(f))
 }
 
 func (s *Server) listFacts(c echo.Context) error {
@@ -96,7 +96,7 @@ func (s *Server) listFacts(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	out := wire.FactList{Facts: facts}
+	out := wire.FactList{Facts: convertAll(facts, wireFactView)}
 	if len(facts) == page.Limit {
 		out.Next = facts[len(facts)-1].ID
 	}

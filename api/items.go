@@ -89,7 +89,7 @@ func (s *Server) searchItems(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, wire.ItemList{Items: items, Warnings: warnings})
+	return c.JSON(http.StatusOK, wire.ItemList{Items: convertAll(items, wireItemResult), Warnings: warnings})
 }
 
 // listItemNamespaces lists the namespaces with items below ?prefix= (all

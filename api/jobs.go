@@ -20,7 +20,7 @@ func (s *Server) submitJob(c echo.Context, req memory.IngestRequest) error {
 		return err
 	}
 	c.Response().Header().Set(echo.HeaderLocation, jobURL(job.Namespace, job.ID))
-	return c.JSON(http.StatusAccepted, job)
+	return c.JSON(http.StatusAccepted, wireJob(job))
 }
 
 // jobURL is where a job's status is read.
@@ -43,5 +43,5 @@ func (s *Server) getJob(c echo.Context) error {
 	if err != nil {
 		return notFound(err, "job", c.Param("id"), ns)
 	}
-	return c.JSON(http.StatusOK, job)
+	return c.JSON(http.StatusOK, wireJob(job))
 }

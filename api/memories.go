@@ -59,5 +59,5 @@ func (s *Server) postMemories(c echo.Context) error {
 			break
 		}
 	}
-	return c.JSON(status, res)
+	return c.JSON(status, wireIngestResult(res))
 }

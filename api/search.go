@@ -44,5 +44,5 @@ func (s *Server) postSearch(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, res)
+	return c.JSON(http.StatusOK, wireSearchResult(res))
 }

@@ -12,7 +12,6 @@ import (
 	"testing"
 
 	"github.com/kgmem/kgmem/api/wire"
-	"github.com/kgmem/kgmem/memory"
 )
 
 // TestReadAnswer reads bodies with and without a length, and fails on a
@@ -57,10 +56,10 @@ func TestDecodeAnswer(t *testing.T) {
 		raw  string
 		into func() any
 	}{
-		{"a search's answer", string(answer), func() any { return new(memory.SearchResult) }},
+		{"a search's answer", string(answer), func() any { return new(wire.SearchResult) }},
 		{"an ingest's answer", `{"episodes": [{"id": "ep_1", "message_id": "m1", "created": true}], "facts": [], "job": {"id": "j1", "status": "queued"}}`, func() any { return new(map[string]any) }},
 		{"a fact page", `{"facts": [{"id": "f", "attributes": {"n": 1e300, "s": "\u00e9\ud83d\ude00"}, "valid_at": "2023-05-08T13:58:00+02:00"}], "next": "f"}`, func() any { return new(wire.FactList) }},
-		{"unknown fields are ignored", `{"episodes": [], "new_field": {"x": 1}}`, func() any { return new(memory.SearchResult) }},
+		{"unknown fields are ignored", `{"episodes": [], "new_field": {"x": 1}}`, func() any { return new(wire.SearchResult) }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			want, got := tc.into(), tc.into()
@@ -76,7 +75,7 @@ func TestDecodeAnswer(t *testing.T) {
 		})
 	}
 	for _, raw := range []string{`{"episodes": [`, `{"episodes": "none"}`, `{"facts": [{"confidence": "high"}]}`, ``} {
-		if err := decodeAnswer([]byte(raw), new(memory.SearchResult)); err == nil {
+		if err := decodeAnswer([]byte(raw), new(wire.SearchResult)); err == nil {
 			t.Errorf("%q decoded without an error", raw)
 		}
 	}
@@ -99,7 +98,7 @@ func BenchmarkDecodeAnswer(b *testing.B) {
 			b.ReportAllocs()
 			b.SetBytes(int64(len(raw)))
 			for b.Loop() {
-				var r memory.SearchResult
+				var r wire.SearchResult
 				if err := bc.decode(raw, &r); err != nil {
 					b.Fatal(err)
 				}

@@ -1,6 +1,7 @@
 // Package client is the Go client of a kgmem server's REST API: one method
 // per route of api/openapi.json, context first, with the server's own
-// request and response types (package api/wire and the engine's records).
+// request and response types (package api/wire). It depends on nothing of
+// the engine: no storage, LLM client or web framework (TestClientDependencies).
 //
 //	c, err := client.New("http://127.0.0.1:8080", client.WithAPIKey(key))
 //	res, err := c.Search(ctx, wire.SearchRequest{Namespace: "acme/alice", Query: "Who leads the ML team?"})
@@ -21,15 +22,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math/rand/v2"
 	"net/http"
 	"net/url"
-	"strconv"
 	"strings"
 	"time"
 
 	gojson "github.com/goccy/go-json"
 	"github.com/kgmem/kgmem"
+	"github.com/kgmem/kgmem/internal/retry"
 )
 
 // Client calls one kgmem server. It is safe for concurrent use.
@@ -139,11 +139,9 @@ func (c *Client) do(ctx context.Context, cl call) (int, error) {
 		if err == nil || !errors.As(err, &apiErr) || !retryable(apiErr.Status) || attempt >= c.retries {
 			return status, err
 		}
-		wait := c.backoff << attempt
-		wait = wait/2 + rand.N(wait/2+1) // jitter: [wait/2, wait]
-		if retryAfter > 0 {
-			wait = retryAfter
-		}
+		// The retry policy kgmem's LLM and embedding calls share: the
+		// answer's Retry-After, else backoff with jitter in [d/2, d].
+		wait := retry.Policy{Base: c.backoff}.Wait(attempt, retryAfter)
 		if wait > c.maxWait {
 			return status, err
 		}
@@ -197,7 +195,7 @@ func (c *Client) once(ctx context.Context, cl call, target string, payload []byt
 		return resp.StatusCode, 0, fmt.Errorf("%w: %s %s: read answer: %w", kgmem.ErrUnavailable, cl.method, cl.path, err)
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return resp.StatusCode, retryAfter(resp.Header.Get("Retry-After")), newError(cl.method, cl.path, resp, raw)
+		return resp.StatusCode, retry.After(resp.Header, time.Now()), newError(cl.method, cl.path, resp, raw)
 	}
 	switch out := cl.out.(type) {
 	case nil:
@@ -242,20 +240,6 @@ func readAnswer(resp *http.Response) ([]byte, error) {
 // backend unavailable for now.
 func retryable(status int) bool {
 	return status == http.StatusTooManyRequests || status == http.StatusServiceUnavailable
-}
-
-// retryAfter reads a Retry-After header: delay seconds or an HTTP date.
-func retryAfter(h string) time.Duration {
-	if h == "" {
-		return 0
-	}
-	if s, err := strconv.Atoi(strings.TrimSpace(h)); err == nil && s >= 0 {
-		return time.Duration(s) * time.Second
-	}
-	if t, err := http.ParseTime(h); err == nil {
-		return max(time.Until(t), 0)
-	}
-	return 0
 }
 
 // mustUnescape undoes the path escaping of segments built with

@@ -18,8 +18,6 @@ import (
 	"github.com/kgmem/kgmem"
 	"github.com/kgmem/kgmem/api/wire"
 	"github.com/kgmem/kgmem/client"
-	"github.com/kgmem/kgmem/decay"
-	"github.com/kgmem/kgmem/jobs"
 )
 
 // methodOf maps each operationId of api/openapi.json to the client method
@@ -143,8 +141,8 @@ func TestAgainstServer(t *testing.T) {
 		t.Fatalf("IngestAsync: %+v %v", job, err)
 	}
 	deadline := time.Now().Add(30 * time.Second)
-	for job.Status != jobs.StatusSucceeded {
-		if job.Status == jobs.StatusFailed || time.Now().After(deadline) {
+	for job.Status != kgmem.JobSucceeded {
+		if job.Status == kgmem.JobFailed || time.Now().After(deadline) {
 			t.Fatalf("job %s: %s %s", job.ID, job.Status, job.Error)
 		}
 		if job, err = c.GetJob(ctx, ns, job.ID); err != nil {
@@ -225,7 +223,7 @@ func TestAgainstServer(t *testing.T) {
 		t.Fatalf("Search: %+v %v", found.Facts, err)
 	}
 
-	refs := []decay.Ref{{Kind: kgmem.KindFact, ID: berlin.ID}}
+	refs := []wire.Ref{{Kind: kgmem.KindFact, ID: berlin.ID}}
 	if p, err := c.Pin(ctx, ns, refs, true); err != nil || !p.Pinned || p.Records != 1 {
 		t.Fatalf("Pin: %+v %v", p, err)
 	}

@@ -11,9 +11,6 @@ import (
 
 	"github.com/kgmem/kgmem"
 	"github.com/kgmem/kgmem/api/wire"
-	"github.com/kgmem/kgmem/decay"
-	"github.com/kgmem/kgmem/jobs"
-	"github.com/kgmem/kgmem/memory"
 )
 
 // The methods below follow api/openapi.json route by route (TestEveryRoute
@@ -52,7 +49,7 @@ func (c *Client) Metrics(ctx context.Context) ([]byte, error) {
 // /v1/memories, sync mode). created is true when anything new was stored
 // (201), false for a pure re-post (200). For a background job use
 // IngestAsync.
-func (c *Client) Ingest(ctx context.Context, req wire.MemoriesRequest) (res memory.IngestResult, created bool, err error) {
+func (c *Client) Ingest(ctx context.Context, req wire.MemoriesRequest) (res wire.IngestResult, created bool, err error) {
 	switch req.Mode {
 	case "", wire.ModeSync:
 	default:
@@ -64,23 +61,23 @@ func (c *Client) Ingest(ctx context.Context, req wire.MemoriesRequest) (res memo
 
 // IngestAsync queues messages as a background job (POST /v1/memories with
 // mode "async", 202); follow it with GetJob.
-func (c *Client) IngestAsync(ctx context.Context, req wire.MemoriesRequest) (jobs.Job, error) {
+func (c *Client) IngestAsync(ctx context.Context, req wire.MemoriesRequest) (wire.Job, error) {
 	req.Mode = wire.ModeAsync
-	var out jobs.Job
+	var out wire.Job
 	_, err := c.do(ctx, call{method: http.MethodPost, path: "/v1/memories", body: req, out: &out})
 	return out, err
 }
 
 // GetJob returns a background job (GET /v1/jobs/{id}).
-func (c *Client) GetJob(ctx context.Context, ns kgmem.Namespace, id string) (jobs.Job, error) {
-	var out jobs.Job
+func (c *Client) GetJob(ctx context.Context, ns kgmem.Namespace, id string) (wire.Job, error) {
+	var out wire.Job
 	_, err := c.do(ctx, call{method: http.MethodGet, path: "/v1/jobs/" + url.PathEscape(id), query: nsQuery(ns), out: &out})
 	return out, err
 }
 
 // ListJobs returns the latest background jobs of a namespace, newest first
 // (GET /v1/jobs); limit 0 takes the server's default.
-func (c *Client) ListJobs(ctx context.Context, ns kgmem.Namespace, limit int) ([]jobs.Job, error) {
+func (c *Client) ListJobs(ctx context.Context, ns kgmem.Namespace, limit int) ([]wire.Job, error) {
 	q := nsQuery(ns)
 	setInt(q, "limit", limit)
 	var out wire.JobList
@@ -89,8 +86,8 @@ func (c *Client) ListJobs(ctx context.Context, ns kgmem.Namespace, limit int) ([
 }
 
 // AddFacts posts triples (POST /v1/facts).
-func (c *Client) AddFacts(ctx context.Context, req wire.FactsRequest) (memory.AddFactsResult, error) {
-	var out memory.AddFactsResult
+func (c *Client) AddFacts(ctx context.Context, req wire.FactsRequest) (wire.AddFactsResult, error) {
+	var out wire.AddFactsResult
 	_, err := c.do(ctx, call{method: http.MethodPost, path: "/v1/facts", body: req, out: &out})
 	return out, err
 }
@@ -133,8 +130,8 @@ func (c *Client) ListFacts(ctx context.Context, q FactQuery) (wire.FactList, err
 
 // Facts iterates over every fact q selects, page by page from q.After;
 // iteration stops at the first error, which it yields.
-func (c *Client) Facts(ctx context.Context, q FactQuery) iter.Seq2[memory.FactView, error] {
-	return pages(func(after string) ([]memory.FactView, string, error) {
+func (c *Client) Facts(ctx context.Context, q FactQuery) iter.Seq2[wire.FactView, error] {
+	return pages(func(after string) ([]wire.FactView, string, error) {
 		q.After = after
 		p, err := c.ListFacts(ctx, q)
 		return p.Facts, p.Next, err
@@ -142,8 +139,8 @@ func (c *Client) Facts(ctx context.Context, q FactQuery) iter.Seq2[memory.FactVi
 }
 
 // GetFact returns one fact, current or historical (GET /v1/facts/{id}).
-func (c *Client) GetFact(ctx context.Context, ns kgmem.Namespace, id string) (memory.FactView, error) {
-	var out memory.FactView
+func (c *Client) GetFact(ctx context.Context, ns kgmem.Namespace, id string) (wire.FactView, error) {
+	var out wire.FactView
 	_, err := c.do(ctx, call{method: http.MethodGet, path: "/v1/facts/" + url.PathEscape(id), query: nsQuery(ns), out: &out})
 	return out, err
 }
@@ -239,8 +236,8 @@ func (c *Client) Episodes(ctx context.Context, q EpisodeQuery) iter.Seq2[kgmem.E
 }
 
 // Search runs hybrid retrieval (POST /v1/search).
-func (c *Client) Search(ctx context.Context, req wire.SearchRequest) (memory.SearchResult, error) {
-	var out memory.SearchResult
+func (c *Client) Search(ctx context.Context, req wire.SearchRequest) (wire.SearchResult, error) {
+	var out wire.SearchResult
 	_, err := c.do(ctx, call{method: http.MethodPost, path: "/v1/search", body: req, out: &out})
 	return out, err
 }
@@ -275,28 +272,28 @@ func (c *Client) PutSettings(ctx context.Context, ns kgmem.Namespace, s wire.Set
 }
 
 // Sweep runs the forgetting sweep of a namespace now (POST /v1/namespaces/{namespace}/sweep).
-func (c *Client) Sweep(ctx context.Context, ns kgmem.Namespace) (decay.SweepStats, error) {
-	var out decay.SweepStats
+func (c *Client) Sweep(ctx context.Context, ns kgmem.Namespace) (wire.SweepStats, error) {
+	var out wire.SweepStats
 	_, err := c.do(ctx, call{method: http.MethodPost, path: "/v1/namespaces/" + url.PathEscape(string(ns)) + "/sweep", out: &out})
 	return out, err
 }
 
 // Feedback reinforces records that were useful (POST /v1/feedback, 202).
-func (c *Client) Feedback(ctx context.Context, ns kgmem.Namespace, refs []decay.Ref) (wire.FeedbackResult, error) {
+func (c *Client) Feedback(ctx context.Context, ns kgmem.Namespace, refs []wire.Ref) (wire.FeedbackResult, error) {
 	var out wire.FeedbackResult
 	_, err := c.do(ctx, call{method: http.MethodPost, path: "/v1/feedback", body: wire.RefsRequest{Namespace: string(ns), Refs: refs}, out: &out})
 	return out, err
 }
 
 // Pin pins records (pinned true: never forgotten) or unpins them (POST /v1/pins).
-func (c *Client) Pin(ctx context.Context, ns kgmem.Namespace, refs []decay.Ref, pinned bool) (wire.PinResult, error) {
+func (c *Client) Pin(ctx context.Context, ns kgmem.Namespace, refs []wire.Ref, pinned bool) (wire.PinResult, error) {
 	var out wire.PinResult
 	_, err := c.do(ctx, call{method: http.MethodPost, path: "/v1/pins", body: wire.RefsRequest{Namespace: string(ns), Refs: refs, Pinned: &pinned}, out: &out})
 	return out, err
 }
 
 // Restore brings soft-forgotten records back (POST /v1/restore).
-func (c *Client) Restore(ctx context.Context, ns kgmem.Namespace, refs []decay.Ref) (wire.RestoreResult, error) {
+func (c *Client) Restore(ctx context.Context, ns kgmem.Namespace, refs []wire.Ref) (wire.RestoreResult, error) {
 	var out wire.RestoreResult
 	_, err := c.do(ctx, call{method: http.MethodPost, path: "/v1/restore", body: wire.RefsRequest{Namespace: string(ns), Refs: refs}, out: &out})
 	return out, err
@@ -304,7 +301,7 @@ func (c *Client) Restore(ctx context.Context, ns kgmem.Namespace, refs []decay.R
 
 // Strength reports records' retention now and their forgetting curves
 // (POST /v1/strength; reads only).
-func (c *Client) Strength(ctx context.Context, ns kgmem.Namespace, refs []decay.Ref) ([]decay.Strength, error) {
+func (c *Client) Strength(ctx context.Context, ns kgmem.Namespace, refs []wire.Ref) ([]wire.Strength, error) {
 	var out wire.StrengthList
 	_, err := c.do(ctx, call{method: http.MethodPost, path: "/v1/strength", body: wire.RefsRequest{Namespace: string(ns), Refs: refs}, out: &out})
 	return out.Records, err

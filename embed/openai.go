@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/kgmem/kgmem"
+	"github.com/kgmem/kgmem/internal/openaicompat"
 	openai "github.com/sashabaranov/go-openai"
 	"golang.org/x/sync/errgroup"
 )
@@ -133,20 +134,11 @@ func NewOpenAI(cfg OpenAIConfig) (*OpenAI, error) {
 	cfg.BackoffMax = orDefault(cfg.BackoffMax, DefaultBackoffMax)
 	cfg.AzureAPIVersion = orDefault(cfg.AzureAPIVersion, DefaultAzureAPIVersion)
 
-	var cc openai.ClientConfig
-	if cfg.Azure {
-		cc = openai.DefaultAzureConfig(cfg.APIKey, cfg.BaseURL)
-		cc.APIVersion = cfg.AzureAPIVersion
-		cc.AzureModelMapperFunc = func(model string) string { return model } // the deployment is named by Model
-	} else {
-		cc = openai.DefaultConfig(cfg.APIKey)
-		if cfg.BaseURL != "" {
-			cc.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
-		}
-	}
-	if cfg.HTTPClient != nil {
-		cc.HTTPClient = cfg.HTTPClient
-	}
+	// The endpoint is described as extraction and the chat reranker
+	// describe theirs; its client notes a 429's or 5xx's Retry-After for
+	// retry (internal/retry's policy, which they share too).
+	cc := openaicompat.Endpoint{BaseURL: cfg.BaseURL, APIKey: cfg.APIKey, Model: cfg.Model, Azure: cfg.Azure,
+		AzureAPIVersion: cfg.AzureAPIVersion, HTTPClient: cfg.HTTPClient}.Config()
 	send := cfg.DimensionsParam == DimensionsSend ||
 		cfg.DimensionsParam == DimensionsAuto && strings.HasPrefix(cfg.Model, "text-embedding-3")
 	return &OpenAI{client: openai.NewClientWithConfig(cc), cfg: cfg, sendDimensions: send}, nil
@@ -221,7 +213,7 @@ func (o *OpenAI) embedBatch(ctx context.Context, batch []string) ([][]float32, e
 		req.Dimensions = o.cfg.Dimensions
 	}
 	var resp openai.EmbeddingResponse
-	err := retry(ctx, o.cfg.MaxAttempts, o.cfg.BackoffBase, o.cfg.BackoffMax, func() error {
+	err := retry(ctx, o.cfg.MaxAttempts, o.cfg.BackoffBase, o.cfg.BackoffMax, func(ctx context.Context) error {
 		callCtx, cancel := context.WithTimeout(ctx, o.cfg.Timeout)
 		defer cancel()
 		var err error

@@ -26,7 +26,8 @@ type front struct {
 	srv *httptest.Server
 
 	mu                  sync.Mutex
-	failures            []int // statuses for the next requests, in order
+	failures            []int  // statuses for the next requests, in order
+	retryAfterMs        string // retry-after-ms of the failures, when set
 	requests            []*http.Request
 	inFlight, maxFlight int
 }
@@ -54,6 +55,9 @@ func newFront(t *testing.T, api *llmtest.Server) *front {
 			f.mu.Unlock()
 		}()
 		if status != 0 {
+			if f.retryAfterMs != "" {
+				w.Header().Set("retry-after-ms", f.retryAfterMs)
+			}
 			w.Header().Set("Content-Type", "application/json")
 			w.WriteHeader(status)
 			fmt.Fprintf(w, `{"error":{"message":"injected %d","type":"test"}}`, status)
@@ -273,6 +277,29 @@ func TestOpenAIRetries(t *testing.T) {
 				t.Errorf("wrong vectors after retries")
 			}
 		})
+	}
+}
+
+// TestOpenAIHonoursRetryAfter retries a 429 after the wait its answer asks
+// for (1 ms), not after the backoff, set here to an hour: were the header
+// ignored, the call would still be waiting when its context ends.
+func TestOpenAIHonoursRetryAfter(t *testing.T) {
+	api := llmtest.New(t)
+	f := newFront(t, api)
+	f.retryAfterMs = "1"
+	f.fail(429, 503)
+	e, err := embed.NewOpenAI(embed.OpenAIConfig{BaseURL: f.srv.URL + "/v1", Model: "text-embedding-3-small", Dimensions: 16,
+		MaxAttempts: 3, BackoffBase: time.Hour, BackoffMax: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if _, err := e.Embed(ctx, []string{"a"}); err != nil {
+		t.Fatalf("Embed after two answers asking to retry in 1 ms: %v", err)
+	}
+	if got := len(f.seen()); got != 3 {
+		t.Errorf("%d requests, want 3", got)
 	}
 }
 

@@ -4,33 +4,35 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"net/http"
 	"time"
 
 	"github.com/kgmem/kgmem"
+	httpretry "github.com/kgmem/kgmem/internal/retry"
 	openai "github.com/sashabaranov/go-openai"
 )
 
-// retry runs call up to attempts times, waiting with exponential backoff and
-// full jitter between tries, while the failure is transient (rate limit,
-// server error, network failure, request timeout). The returned error wraps
-// the kgmem error kind of the last failure, or the context's error.
-func retry(ctx context.Context, attempts int, base, maxWait time.Duration, call func() error) error {
-	var err error
+// retry runs call up to attempts times while the failure is transient (rate
+// limit, server error, network failure, request timeout), waiting between
+// tries as the shared policy says (internal/retry): the server's
+// Retry-After when its answer gave one, else exponential backoff with
+// jitter, capped at maxWait. The returned error wraps the kgmem error kind
+// of the last failure, or the context's error.
+func retry(ctx context.Context, attempts int, base, maxWait time.Duration, call func(ctx context.Context) error) error {
+	policy := httpretry.Policy{Base: base, Max: maxWait}
+	var (
+		err   error
+		after time.Duration
+	)
 	for attempt := range attempts {
 		if attempt > 0 {
-			wait := min(maxWait, base<<(attempt-1))
-			wait = wait/2 + rand.N(wait/2+1) // jitter in [wait/2, wait]
-			t := time.NewTimer(wait)
-			select {
-			case <-ctx.Done():
-				t.Stop()
-				return fmt.Errorf("after %d attempts (last: %v): %w", attempt, err, ctx.Err())
-			case <-t.C:
+			if serr := httpretry.Sleep(ctx, policy.Wait(attempt-1, after)); serr != nil {
+				return fmt.Errorf("after %d attempts (last: %v): %w", attempt, err, serr)
 			}
 		}
-		err = call()
+		hctx, hint := httpretry.WithHint(ctx)
+		err = call(hctx)
+		after = hint.Get()
 		if err == nil {
 			return nil
 		}
@@ -60,14 +62,8 @@ func statusOf(err error) int {
 
 // transient reports whether a retry may succeed.
 func transient(err error) bool {
-	switch s := statusOf(err); {
-	case s == 0: // no response: network failure or per-request timeout
-		return true
-	case s == http.StatusTooManyRequests, s == http.StatusRequestTimeout, s >= 500:
-		return true
-	default:
-		return false
-	}
+	s := statusOf(err)
+	return s == 0 || httpretry.Retryable(s) // 0: no response (network failure, per-request timeout)
 }
 
 // classify wraps a permanent API failure in its kgmem error kind: a refused

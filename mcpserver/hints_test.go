@@ -208,7 +208,7 @@ func TestSearchMemoryDoesNotReinforce(t *testing.T) {
 	if res := call(t, cs, "search_memory", map[string]any{"query": "What does Una play?"}, &found); res.IsError || len(found.Facts) != 1 {
 		t.Fatalf("search_memory: %s", textOf(res))
 	}
-	ref := []decay.Ref{{Kind: kgmem.KindFact, ID: found.Facts[0].ID}}
+	ref := []wire.Ref{{Kind: kgmem.KindFact, ID: found.Facts[0].ID}}
 	stability := func() float64 {
 		t.Helper()
 		if err := rf.Flush(ctx); err != nil {

@@ -12,7 +12,6 @@ import (
 	"github.com/kgmem/kgmem"
 	"github.com/kgmem/kgmem/api/wire"
 	"github.com/kgmem/kgmem/client"
-	"github.com/kgmem/kgmem/decay"
 	"github.com/kgmem/kgmem/memory"
 	"github.com/kgmem/kgmem/triples"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -154,7 +153,7 @@ type FactOut struct {
 	InvalidAt string `json:"invalid_at,omitempty"`
 }
 
-func factOut(f memory.FactView) FactOut {
+func factOut(f wire.FactView) FactOut {
 	return FactOut{ID: f.ID, Fact: f.Text, Subject: f.SubjectName, Predicate: f.Predicate, Object: f.ObjectName,
 		Status: string(f.Status), ValidAt: day(f.ValidAt), InvalidAt: day(f.InvalidAt)}
 }
@@ -601,10 +600,10 @@ type RefsIn struct {
 	Refs      []RefIn `json:"refs" jsonschema:"the records, by kind and id (from search_memory or get_entity)"`
 }
 
-func refs(in []RefIn) []decay.Ref {
-	out := make([]decay.Ref, 0, len(in))
+func refs(in []RefIn) []wire.Ref {
+	out := make([]wire.Ref, 0, len(in))
 	for _, r := range in {
-		out = append(out, decay.Ref{Kind: kgmem.Kind(r.Kind), ID: r.ID})
+		out = append(out, wire.Ref{Kind: kgmem.Kind(r.Kind), ID: r.ID})
 	}
 	return out
 }

@@ -105,7 +105,7 @@ func TestItems(t *testing.T) {
 			if err != nil || len(red.Items) != 1 {
 				t.Fatalf("query red work: %+v, %v", red, err)
 			}
-			if sc := red.Items[0].Score; sc != nil && slices.ContainsFunc(sc.Sources, func(s memory.SourceScore) bool { return s.Retriever == memory.RetrieverBM25 }) {
+			if sc := red.Items[0].Score; sc != nil && slices.ContainsFunc(sc.Sources, func(s wire.SourceScore) bool { return s.Retriever == memory.RetrieverBM25 }) {
 				t.Errorf("BM25 still finds the overwritten text: %+v", sc.Sources)
 			}
 

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/kgmem/kgmem"
+	"github.com/kgmem/kgmem/internal/openaicompat"
 	openai "github.com/sashabaranov/go-openai"
 )
 
@@ -24,8 +25,9 @@ const maxPassageRunes = 600
 // endpoint: one call grades every passage (listwise), for deployments that
 // have a chat model but no rerank endpoint. It is safe for concurrent use.
 type Chat struct {
-	client *openai.Client
-	model  string
+	client  *openai.Client
+	model   string
+	retries int
 }
 
 var _ kgmem.Reranker = (*Chat)(nil)
@@ -39,12 +41,8 @@ func NewChat(cfg Config) (*Chat, error) {
 	case strings.TrimSpace(cfg.Model) == "":
 		return nil, fmt.Errorf("rerank: %w", kgmem.Invalidf("model", "is empty"))
 	}
-	oc := openai.DefaultConfig(cfg.APIKey)
-	oc.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
-	if cfg.HTTPClient != nil {
-		oc.HTTPClient = cfg.HTTPClient
-	}
-	return &Chat{client: openai.NewClientWithConfig(oc), model: cfg.Model}, nil
+	ep := openaicompat.Endpoint{BaseURL: cfg.BaseURL, APIKey: cfg.APIKey, Model: cfg.Model, HTTPClient: cfg.HTTPClient}
+	return &Chat{client: ep.Client(), model: cfg.Model, retries: cfg.retries()}, nil
 }
 
 // Name is the model name.
@@ -65,7 +63,7 @@ func (c *Chat) Rerank(ctx context.Context, query string, documents []string) ([]
 		}
 		fmt.Fprintf(&b, "[%d] %s\n", i, strings.ReplaceAll(d, "\n", " "))
 	}
-	resp, err := c.client.CreateChatCompletion(ctx, openai.ChatCompletionRequest{
+	req := openai.ChatCompletionRequest{
 		Model:          c.model,
 		Temperature:    0,
 		ResponseFormat: &openai.ChatCompletionResponseFormat{Type: openai.ChatCompletionResponseFormatTypeJSONObject},
@@ -73,18 +71,33 @@ func (c *Chat) Rerank(ctx context.Context, query string, documents []string) ([]
 			{Role: openai.ChatMessageRoleSystem, Content: chatSystemPrompt},
 			{Role: openai.ChatMessageRoleUser, Content: b.String()},
 		},
+	}
+	var resp openai.ChatCompletionResponse
+	err := policy.Do(ctx, c.retries, transient, func(ctx context.Context) error {
+		var err error
+		resp, err = c.client.CreateChatCompletion(ctx, req)
+		return classifyChat(err)
 	})
 	if err != nil {
-		var apiErr *openai.APIError
-		if errors.As(err, &apiErr) && apiErr.HTTPStatusCode < http.StatusInternalServerError && apiErr.HTTPStatusCode != http.StatusTooManyRequests {
-			return nil, fmt.Errorf("rerank: chat: %w", err)
-		}
-		return nil, fmt.Errorf("rerank: chat: %w: %w", kgmem.ErrUnavailable, err)
+		return nil, err
 	}
 	if len(resp.Choices) == 0 {
 		return nil, errors.New("rerank: chat answered no choice")
 	}
 	return parseGrades(resp.Choices[0].Message.Content, len(documents))
+}
+
+// classifyChat wraps a failed chat call: a transport failure, a 5xx or a
+// 429 in kgmem.ErrUnavailable (worth a retry), any other answer as it is.
+func classifyChat(err error) error {
+	if err == nil {
+		return nil
+	}
+	var apiErr *openai.APIError
+	if errors.As(err, &apiErr) && apiErr.HTTPStatusCode < http.StatusInternalServerError && apiErr.HTTPStatusCode != http.StatusTooManyRequests {
+		return fmt.Errorf("rerank: chat: %w", err)
+	}
+	return fmt.Errorf("rerank: chat: %w: %w", kgmem.ErrUnavailable, err)
 }
 
 // parseGrades reads {"scores": [...]} from a chat answer, tolerating text

@@ -9,8 +9,10 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/kgmem/kgmem"
+	"github.com/kgmem/kgmem/internal/retry"
 )
 
 // Config configures a Client.
@@ -24,12 +26,41 @@ type Config struct {
 	APIKey string
 	// HTTPClient defaults to http.DefaultClient; deadlines come from the context.
 	HTTPClient *http.Client
+	// Retries is how many times a call failing with a 429, a 5xx or no
+	// answer is tried again, within the caller's deadline, after the wait
+	// the answer's Retry-After asks for or a backoff from 100 ms (0:
+	// DefaultRetries; negative: none).
+	Retries int
 }
+
+// DefaultRetries is Config.Retries when unset.
+const DefaultRetries = 2
+
+// policy is the wait between tries of a rerank call (internal/retry's,
+// shared with extraction and embeddings); the search's rerank deadline
+// bounds the whole.
+var policy = retry.Policy{Base: 100 * time.Millisecond, Max: time.Second}
+
+// retries returns the retry budget cfg asks for.
+func (cfg Config) retries() int {
+	switch {
+	case cfg.Retries < 0:
+		return 0
+	case cfg.Retries == 0:
+		return DefaultRetries
+	}
+	return cfg.Retries
+}
+
+// transient reports a failure worth another try: the rerankers wrap a 429,
+// a 5xx and a transport failure in kgmem.ErrUnavailable.
+func transient(err error) bool { return errors.Is(err, kgmem.ErrUnavailable) }
 
 // Client is a kgmem.Reranker over HTTP. It is safe for concurrent use.
 type Client struct {
 	url, model, key string
-	hc              *http.Client
+	hc              retry.Doer
+	retries         int
 }
 
 var _ kgmem.Reranker = (*Client)(nil)
@@ -42,11 +73,8 @@ func New(cfg Config) (*Client, error) {
 	case strings.TrimSpace(cfg.Model) == "":
 		return nil, fmt.Errorf("rerank: %w", kgmem.Invalidf("model", "is empty"))
 	}
-	hc := cfg.HTTPClient
-	if hc == nil {
-		hc = http.DefaultClient
-	}
-	return &Client{url: strings.TrimRight(cfg.BaseURL, "/") + "/rerank", model: cfg.Model, key: cfg.APIKey, hc: hc}, nil
+	return &Client{url: strings.TrimRight(cfg.BaseURL, "/") + "/rerank", model: cfg.Model, key: cfg.APIKey,
+		hc: retry.Doer{Client: cfg.HTTPClient}, retries: cfg.retries()}, nil
 }
 
 // Name is the model name.
@@ -66,9 +94,10 @@ type response struct {
 	} `json:"results"`
 }
 
-// Rerank scores documents against query in one request. A transport
-// failure, a 5xx or 429 wraps kgmem.ErrUnavailable; any other non-2xx, a
-// malformed body or a result that does not cover every document is an error.
+// Rerank scores documents against query in one request, retried (Retries)
+// while it fails with a transport failure, a 5xx or a 429, which wrap
+// kgmem.ErrUnavailable; any other non-2xx, a malformed body or a result that
+// does not cover every document is an error.
 func (c *Client) Rerank(ctx context.Context, query string, documents []string) ([]float64, error) {
 	if len(documents) == 0 {
 		return nil, nil
@@ -77,6 +106,17 @@ func (c *Client) Rerank(ctx context.Context, query string, documents []string) (
 	if err != nil {
 		return nil, fmt.Errorf("rerank: encode: %w", err)
 	}
+	var scores []float64
+	err = policy.Do(ctx, c.retries, transient, func(ctx context.Context) error {
+		var err error
+		scores, err = c.once(ctx, body, len(documents))
+		return err
+	})
+	return scores, err
+}
+
+// once sends the request once and reads its scores.
+func (c *Client) once(ctx context.Context, body []byte, n int) ([]float64, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.url, bytes.NewReader(body))
 	if err != nil {
 		return nil, fmt.Errorf("rerank: %w", err)
@@ -105,10 +145,10 @@ func (c *Client) Rerank(ctx context.Context, query string, documents []string) (
 	if err := json.Unmarshal(raw, &out); err != nil {
 		return nil, fmt.Errorf("rerank: decode answer: %w", err)
 	}
-	scores := make([]float64, len(documents))
-	seen := make([]bool, len(documents))
+	scores := make([]float64, n)
+	seen := make([]bool, n)
 	for _, r := range out.Results {
-		if r.Index < 0 || r.Index >= len(documents) || seen[r.Index] || r.RelevanceScore == nil {
+		if r.Index < 0 || r.Index >= n || seen[r.Index] || r.RelevanceScore == nil {
 			return nil, fmt.Errorf("rerank: answer has a bad or repeated result index %d", r.Index)
 		}
 		seen[r.Index] = true

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -314,6 +315,32 @@ func TestExtractorAzure(t *testing.T) {
 	if len(ex.Triples) != 1 || s.ChatCalls() != 1 || s.Requests()[0].ResponseFormat == nil {
 		t.Errorf("triples %+v, calls %d", ex.Triples, s.ChatCalls())
 	}
+}
+
+// TestExtractorAzureDeploymentAsNamed calls an Azure deployment whose name
+// holds dots by that name, as embeddings do (go-openai's default mapping
+// would call "gpt-3.5-turbo" as "gpt-35-turbo").
+func TestExtractorAzureDeploymentAsNamed(t *testing.T) {
+	s := llmtest.New(t, llmtest.WithResponder(llmtest.Sequence(llmtest.Text(bobAnswer))), llmtest.WithAPIKey("azure-key"))
+	var paths []string
+	x := newTestExtractor(t, s, func(c *LLMConfig) {
+		c.Azure, c.BaseURL, c.APIKey, c.Model = true, s.AzureURL(), "azure-key", "gpt-3.5-turbo"
+		c.HTTPClient = &http.Client{Transport: recordPaths{&paths}}
+	})
+	if _, err := x.Extract(t.Context(), kgmem.ExtractRequest{Namespace: "n", Messages: []kgmem.Episode{msg("n", "1", "A", "Bob leads the ML team", t0)}}); err != nil {
+		t.Fatal(err)
+	}
+	if want := "/openai/deployments/gpt-3.5-turbo/chat/completions"; len(paths) != 1 || paths[0] != want {
+		t.Errorf("paths %q, want [%s]", paths, want)
+	}
+}
+
+// recordPaths is a transport that records each request's path.
+type recordPaths struct{ paths *[]string }
+
+func (r recordPaths) RoundTrip(req *http.Request) (*http.Response, error) {
+	*r.paths = append(*r.paths, req.URL.Path)
+	return http.DefaultTransport.RoundTrip(req)
 }
 
 func TestExtractorLenientFields(t *testing.T) {

@@ -8,15 +8,15 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"math/rand/v2"
 	"net/http"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
 	"unicode/utf8"
 
 	"github.com/kgmem/kgmem"
+	"github.com/kgmem/kgmem/internal/openaicompat"
+	"github.com/kgmem/kgmem/internal/retry"
 	openai "github.com/sashabaranov/go-openai"
 )
 
@@ -212,21 +212,8 @@ func newLLMClient(cfg LLMConfig) (*llmClient, error) {
 	if err != nil {
 		return nil, err
 	}
-	var oc openai.ClientConfig
-	if cfg.Azure {
-		oc = openai.DefaultAzureConfig(cfg.APIKey, cfg.BaseURL)
-		oc.APIVersion = cfg.AzureAPIVersion
-	} else {
-		oc = openai.DefaultConfig(cfg.APIKey)
-		if cfg.BaseURL != "" {
-			oc.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
-		}
-	}
-	hc := cfg.HTTPClient
-	if hc == nil {
-		hc = &http.Client{}
-	}
-	oc.HTTPClient = hintingDoer{inner: hc}
+	oc := cfg.endpoint().Config()
+	oc.HTTPClient = schemaDoer{inner: oc.HTTPClient}
 	mode := cfg.Mode
 	if mode == ModeAuto {
 		mode = ModeJSONSchema
@@ -361,7 +348,7 @@ func (c *llmClient) completeJSON(ctx context.Context, call jsonCall) (kgmem.LLMU
 			break
 		}
 		warnings = append(warnings, fmt.Sprintf("attempt %d failed, retrying: %s", attempt+1, oneLine(ce.err.Error())))
-		if err := sleep(ctx, c.backoff(attempt, ce.retryAfter)); err != nil {
+		if err := retry.Sleep(ctx, c.backoff(attempt, ce.retryAfter)); err != nil {
 			return usage, warnings, fmt.Errorf("llm call: %w", err)
 		}
 	}
@@ -399,8 +386,7 @@ func describeOutput(s string) string {
 func (c *llmClient) attempt(ctx context.Context, call jsonCall, mode Mode) (string, kgmem.LLMUsage, openai.FinishReason, *callError) {
 	actx, cancel := context.WithTimeout(ctx, c.cfg.Timeout)
 	defer cancel()
-	hint := &retryHint{}
-	actx = context.WithValue(actx, retryHintKey{}, hint)
+	actx, hint := retry.WithHint(actx)
 	req := openai.ChatCompletionRequest{
 		Model:       c.cfg.Model,
 		Temperature: c.temperature(),
@@ -437,7 +423,7 @@ func (c *llmClient) attempt(ctx context.Context, call jsonCall, mode Mode) (stri
 	resp, err := c.client.CreateChatCompletion(actx, req)
 	if err != nil {
 		ce := classify(ctx, err)
-		ce.retryAfter = hint.get()
+		ce.retryAfter = hint.Get()
 		u := kgmem.LLMUsage{}
 		if ce.reachedServer {
 			u.Calls = 1
@@ -525,84 +511,32 @@ func unsupportedFormat(msg, param string) bool {
 }
 
 // backoff is the wait before retry number attempt+1: exponential with jitter
-// in [d/2, d], or the server's Retry-After, both capped at MaxBackoff.
+// in [d/2, d], or the server's Retry-After, both capped at MaxBackoff (the
+// shared policy of internal/retry).
 func (c *llmClient) backoff(attempt int, retryAfter time.Duration) time.Duration {
-	if retryAfter > 0 {
-		return min(retryAfter, c.cfg.MaxBackoff)
-	}
-	d := c.cfg.MinBackoff << min(attempt, 20)
-	if d <= 0 || d > c.cfg.MaxBackoff {
-		d = c.cfg.MaxBackoff
-	}
-	half := d / 2
-	return half + time.Duration(rand.Int64N(int64(half)+1))
+	return retry.Policy{Base: c.cfg.MinBackoff, Max: c.cfg.MaxBackoff}.Wait(attempt, retryAfter)
 }
 
-func sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
+// schemaDoer adds the JSON schema of a call in modeJSONObjectSchema to its
+// request, then sends it through the endpoint's doer, which notes a 429's
+// or 5xx's Retry-After for the retry loop (go-openai's errors do not expose
+// headers).
+type schemaDoer struct{ inner openai.HTTPDoer }
+
+// endpoint is where cfg's calls go (the description extraction, embeddings
+// and the chat reranker share).
+func (cfg LLMConfig) endpoint() openaicompat.Endpoint {
+	return openaicompat.Endpoint{BaseURL: cfg.BaseURL, APIKey: cfg.APIKey, Model: cfg.Model, Azure: cfg.Azure,
+		AzureAPIVersion: cfg.AzureAPIVersion, HTTPClient: cfg.HTTPClient}
 }
 
-// retryHint carries a response's Retry-After from the HTTP layer to the retry loop.
-type retryHint struct {
-	mu sync.Mutex
-	d  time.Duration
-}
-
-func (h *retryHint) get() time.Duration {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return h.d
-}
-
-type retryHintKey struct{}
-
-// hintingDoer records Retry-After (or retry-after-ms) of 429/5xx answers into
-// the request context's retryHint; go-openai's errors do not expose headers.
-type hintingDoer struct{ inner *http.Client }
-
-func (h hintingDoer) Do(r *http.Request) (*http.Response, error) {
+func (d schemaDoer) Do(r *http.Request) (*http.Response, error) {
 	if schema, ok := r.Context().Value(formatSchemaKey{}).(json.RawMessage); ok && r.Body != nil {
 		if err := addFormatSchema(r, schema); err != nil {
 			return nil, err
 		}
 	}
-	resp, err := h.inner.Do(r)
-	if err != nil || (resp.StatusCode != http.StatusTooManyRequests && resp.StatusCode < 500) {
-		return resp, err
-	}
-	if hint, ok := r.Context().Value(retryHintKey{}).(*retryHint); ok {
-		if d := parseRetryAfter(resp.Header, time.Now()); d > 0 {
-			hint.mu.Lock()
-			hint.d = d
-			hint.mu.Unlock()
-		}
-	}
-	return resp, nil
-}
-
-// parseRetryAfter reads retry-after-ms, then Retry-After as seconds or an HTTP date.
-func parseRetryAfter(h http.Header, now time.Time) time.Duration {
-	if ms, err := strconv.ParseFloat(h.Get("retry-after-ms"), 64); err == nil && ms > 0 {
-		return time.Duration(ms * float64(time.Millisecond))
-	}
-	v := strings.TrimSpace(h.Get("Retry-After"))
-	if v == "" {
-		return 0
-	}
-	if s, err := strconv.ParseFloat(v, 64); err == nil && s > 0 {
-		return time.Duration(s * float64(time.Second))
-	}
-	if t, err := http.ParseTime(v); err == nil && t.After(now) {
-		return t.Sub(now)
-	}
-	return 0
+	return d.inner.Do(r)
 }
 
 // emptyJSON reports whether a JSON object holds nothing but empty containers.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"math"
-	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -13,34 +12,6 @@ import (
 	"github.com/kgmem/kgmem/internal/llmtest"
 	openai "github.com/sashabaranov/go-openai"
 )
-
-func TestParseRetryAfter(t *testing.T) {
-	now := time.Date(2025, 1, 1, 12, 0, 0, 0, time.UTC)
-	tests := []struct {
-		name    string
-		headers map[string]string
-		want    time.Duration
-	}{
-		{"none", nil, 0},
-		{"seconds", map[string]string{"Retry-After": "3"}, 3 * time.Second},
-		{"fractional", map[string]string{"Retry-After": "0.5"}, 500 * time.Millisecond},
-		{"milliseconds win", map[string]string{"Retry-After": "3", "retry-after-ms": "250"}, 250 * time.Millisecond},
-		{"http date", map[string]string{"Retry-After": now.Add(7 * time.Second).Format(http.TimeFormat)}, 7 * time.Second},
-		{"past date", map[string]string{"Retry-After": now.Add(-time.Minute).Format(http.TimeFormat)}, 0},
-		{"garbage", map[string]string{"Retry-After": "soon"}, 0},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			h := http.Header{}
-			for k, v := range tt.headers {
-				h.Set(k, v)
-			}
-			if got := parseRetryAfter(h, now); got != tt.want {
-				t.Errorf("parseRetryAfter = %v, want %v", got, tt.want)
-			}
-		})
-	}
-}
 
 func TestBackoffBounds(t *testing.T) {
 	c := &llmClient{cfg: LLMConfig{MinBackoff: 100 * time.Millisecond, MaxBackoff: time.Second}}

@@ -1,24 +1,21 @@
-// Package wire holds the JSON bodies of kgmem's REST API that are not engine
-// types: the requests as clients send them (times as RFC 3339 strings, the
-// namespace as a string) and the envelopes of responses. The server (package
-// api) decodes and encodes them, and the public Go client (package client)
-// sends and reads them, so each body has one definition. Responses that are
-// engine records (memory.SearchResult, memory.FactView, jobs.Job…) are sent
-// as those types.
+// Package wire is the whole JSON contract of kgmem's REST API: the requests
+// as clients send them (times as RFC 3339 strings, the namespace as a
+// string) and every answer, from the envelopes of lists to the search
+// results, fact views, jobs and decay records. The server (package api)
+// decodes requests into these types and converts its engine's results into
+// them at its edge; the public Go client (package client) sends and reads
+// them. So each body has one definition, and a change to an engine type
+// does not change the API unless the server's conversion says so.
 //
-// The package depends on no web framework: importing it does not pull the
-// server in.
+// The package imports only the standard library and kgmem's root package
+// (its domain records: Fact, Episode, Entity, Item…): importing it pulls in
+// no engine, storage, web framework or LLM client (TestWireDependencies).
 package wire
 
 import (
 	"encoding/json"
-	"time"
 
 	"github.com/kgmem/kgmem"
-	"github.com/kgmem/kgmem/decay"
-	"github.com/kgmem/kgmem/episodes"
-	"github.com/kgmem/kgmem/jobs"
-	"github.com/kgmem/kgmem/memory"
 )
 
 // Ingest modes of MemoriesRequest.Mode.
@@ -102,8 +99,8 @@ type SearchRequest struct {
 // RefsRequest names records of one namespace: the body of /v1/feedback,
 // /v1/pins, /v1/restore and /v1/strength.
 type RefsRequest struct {
-	Namespace string      `json:"namespace"`
-	Refs      []decay.Ref `json:"refs"`
+	Namespace string `json:"namespace"`
+	Refs      []Ref  `json:"refs"`
 	// Pinned is read by /v1/pins only: true pins, false unpins (default true).
 	Pinned *bool `json:"pinned,omitempty"`
 }
@@ -156,19 +153,19 @@ type EntityList struct {
 
 // FactList is the body of GET /v1/facts.
 type FactList struct {
-	Facts []memory.FactView `json:"facts"`
+	Facts []FactView `json:"facts"`
 	// Next is the cursor for the next page ("after"), empty on the last page.
 	Next string `json:"next,omitempty"`
 }
 
 // JobList is the body of GET /v1/jobs.
 type JobList struct {
-	Jobs []jobs.Job `json:"jobs"`
+	Jobs []Job `json:"jobs"`
 }
 
 // StrengthList is the body of POST /v1/strength.
 type StrengthList struct {
-	Records []decay.Strength `json:"records"`
+	Records []Strength `json:"records"`
 }
 
 // PurgeResult is the body of DELETE /v1/namespaces/{namespace}.
@@ -192,20 +189,6 @@ type PinResult struct {
 // RestoreResult is the body of POST /v1/restore.
 type RestoreResult struct {
 	Restored int `json:"restored"`
-}
-
-// MessagesOf turns engine messages into the request's (times as RFC 3339;
-// a zero time left out, so the server stamps it).
-func MessagesOf(msgs []episodes.Message) []Message {
-	out := make([]Message, 0, len(msgs))
-	for _, m := range msgs {
-		w := Message{ID: m.ID, Role: m.Role, Name: m.Name, Content: m.Content, Metadata: m.Metadata}
-		if !m.Timestamp.IsZero() {
-			w.Timestamp = m.Timestamp.UTC().Format(time.RFC3339Nano)
-		}
-		out = append(out, w)
-	}
-	return out
 }
 
 // ItemRequest is the body of PUT /v1/items.
@@ -302,7 +285,7 @@ type ItemSearchRequest struct {
 type ItemList struct {
 	// Items are ranked items first (with a score), then unranked ones
 	// (score null), most recently updated first.
-	Items []memory.ItemResult `json:"items"`
+	Items []ItemResult `json:"items"`
 	// Warnings report degraded retrieval.
 	Warnings []string `json:"warnings"`
 }

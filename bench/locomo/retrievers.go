@@ -7,7 +7,6 @@ import (
 
 	"github.com/kgmem/kgmem/api/wire"
 	kgclient "github.com/kgmem/kgmem/client"
-	"github.com/kgmem/kgmem/memory"
 	"golang.org/x/sync/errgroup"
 )
 
@@ -18,7 +17,7 @@ const RetrieverLimit = 100
 // RetrieverRankings orders the returned episodes by each retriever's own rank,
 // read from their score breakdowns: what that retriever alone would have
 // returned. Episodes a retriever did not find are left out of its list.
-func RetrieverRankings(eps []memory.EpisodeResult) map[string][]string {
+func RetrieverRankings(eps []wire.EpisodeResult) map[string][]string {
 	type ranked struct {
 		rank int
 		id   string

@@ -5,17 +5,17 @@ import (
 	"testing"
 
 	"github.com/kgmem/kgmem"
-	"github.com/kgmem/kgmem/memory"
+	"github.com/kgmem/kgmem/api/wire"
 )
 
 func TestRetrieverRankings(t *testing.T) {
-	ep := func(id string, sources ...memory.SourceScore) memory.EpisodeResult {
-		return memory.EpisodeResult{Episode: kgmem.Episode{MessageID: id}, Score: memory.Score{Sources: sources}}
+	ep := func(id string, sources ...wire.SourceScore) wire.EpisodeResult {
+		return wire.EpisodeResult{Episode: kgmem.Episode{MessageID: id}, Score: wire.Score{Sources: sources}}
 	}
-	got := RetrieverRankings([]memory.EpisodeResult{
-		ep("D1:1", memory.SourceScore{Retriever: "vector", Rank: 2}, memory.SourceScore{Retriever: "bm25", Rank: 1}),
-		ep("D1:2", memory.SourceScore{Retriever: "vector", Rank: 1}),
-		ep("D1:3", memory.SourceScore{Retriever: "bm25", Rank: 2}),
+	got := RetrieverRankings([]wire.EpisodeResult{
+		ep("D1:1", wire.SourceScore{Retriever: "vector", Rank: 2}, wire.SourceScore{Retriever: "bm25", Rank: 1}),
+		ep("D1:2", wire.SourceScore{Retriever: "vector", Rank: 1}),
+		ep("D1:3", wire.SourceScore{Retriever: "bm25", Rank: 2}),
 	})
 	want := map[string][]string{"vector": {"D1:2", "D1:1"}, "bm25": {"D1:1", "D1:3"}}
 	if !reflect.DeepEqual(got, want) {

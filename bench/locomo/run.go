@@ -14,6 +14,7 @@ import (
 	"github.com/kgmem/kgmem"
 	"github.com/kgmem/kgmem/api/wire"
 	kgclient "github.com/kgmem/kgmem/client"
+	kgepisodes "github.com/kgmem/kgmem/episodes"
 	"golang.org/x/sync/errgroup"
 )
 
@@ -264,7 +265,7 @@ func ingest(ctx context.Context, client *kgclient.Client, threads []Thread, cfg 
 	for _, th := range threads {
 		g.Go(func() error {
 			for _, batch := range Batches(th.Messages, cfg.Batch) {
-				out, _, err := client.Ingest(gctx, wire.MemoriesRequest{Namespace: string(th.Namespace), ThreadID: th.ID, Messages: wire.MessagesOf(batch), Extract: cfg.Extract})
+				out, _, err := client.Ingest(gctx, wire.MemoriesRequest{Namespace: string(th.Namespace), ThreadID: th.ID, Messages: kgepisodes.WireMessages(batch), Extract: cfg.Extract})
 				if err != nil {
 					return fmt.Errorf("ingest %s %s (%s…): %w", th.Namespace, th.ID, batch[0].ID, err)
 				}

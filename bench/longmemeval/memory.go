@@ -8,6 +8,7 @@ import (
 	"github.com/kgmem/kgmem"
 	"github.com/kgmem/kgmem/api/wire"
 	kgclient "github.com/kgmem/kgmem/client"
+	"github.com/kgmem/kgmem/episodes"
 	"github.com/kgmem/kgmem/memory"
 )
 
@@ -79,7 +80,7 @@ func (m clientMemory) Purge(ctx context.Context, ns kgmem.Namespace) error {
 func (m clientMemory) Ingest(ctx context.Context, ns kgmem.Namespace, pack []ThreadBatch) (int, int, error) {
 	n := 0
 	for i, b := range pack {
-		res, _, err := m.c.Ingest(ctx, wire.MemoriesRequest{Namespace: string(ns), ThreadID: b.Thread, Messages: wire.MessagesOf(b.Messages)})
+		res, _, err := m.c.Ingest(ctx, wire.MemoriesRequest{Namespace: string(ns), ThreadID: b.Thread, Messages: episodes.WireMessages(b.Messages)})
 		if err != nil {
 			return n, i, fmt.Errorf("thread %s: %w", b.Thread, err)
 		}

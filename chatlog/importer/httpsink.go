@@ -11,6 +11,7 @@ import (
 	"github.com/kgmem/kgmem"
 	"github.com/kgmem/kgmem/api/wire"
 	"github.com/kgmem/kgmem/client"
+	"github.com/kgmem/kgmem/episodes"
 	"github.com/kgmem/kgmem/memory"
 )
 
@@ -85,11 +86,12 @@ func (s *HTTPSink) Retries() int64 { return s.retries.Load() }
 // Ingest implements Sink.
 func (s *HTTPSink) Ingest(ctx context.Context, req memory.IngestRequest) (memory.IngestResult, error) {
 	body := wire.MemoriesRequest{Namespace: string(req.Namespace), ThreadID: req.ThreadID, Extract: req.Extract, Schema: req.Schema,
-		Messages: wire.MessagesOf(req.Messages)}
+		Messages: episodes.WireMessages(req.Messages)}
 	var deadline time.Time
 	wait := outageFirstWait
 	for {
-		res, _, err := s.client.Ingest(ctx, body)
+		answer, _, err := s.client.Ingest(ctx, body)
+		res := engineIngestResult(answer)
 		if err == nil || !unreachable(err) || ctx.Err() != nil {
 			return res, err
 		}
@@ -117,4 +119,17 @@ func (s *HTTPSink) Ingest(ctx context.Context, req memory.IngestRequest) (memory
 func unreachable(err error) bool {
 	var answer *client.Error
 	return !errors.As(err, &answer) && errors.Is(err, kgmem.ErrUnavailable)
+}
+
+// engineIngestResult is a server's answer to an ingest as the engine's
+// result, the one a Sink returns.
+func engineIngestResult(w wire.IngestResult) memory.IngestResult {
+	var eps []memory.EpisodeStatus
+	if w.Episodes != nil {
+		eps = make([]memory.EpisodeStatus, len(w.Episodes))
+		for i, e := range w.Episodes {
+			eps[i] = memory.EpisodeStatus{Episode: e.Episode, Created: e.Created}
+		}
+	}
+	return memory.IngestResult{Episodes: eps, Facts: w.Facts, Usage: w.Usage, Warnings: w.Warnings, JobID: w.JobID}
 }

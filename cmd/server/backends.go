@@ -79,7 +79,7 @@ func openBackendsWith(ctx context.Context, cfg *config, log *slog.Logger, withOu
 	// One process per data directory: a server's journal and outbox live
 	// there whatever the backends, and the embedded backends' files too.
 	// Maintenance commands on Neo4j + Milvus may run next to servers.
-	if embedded := cfg.Graph == "sqlite" || cfg.Vector == "hnsw"; embedded || withOutbox {
+	if embedded := cfg.graphInDataDir() || cfg.Vector == "hnsw"; embedded || withOutbox {
 		if b.dirLock, err = lockDataDir(cfg.DataDir, embedded); err != nil {
 			return nil, err
 		}
@@ -116,12 +116,8 @@ func openBackendsWith(ctx context.Context, cfg *config, log *slog.Logger, withOu
 	}
 	models := decay.StoreModels(b.graph)
 	// The engine and the reinforcer serialise their writes of a namespace
-	// on the same locks: this process's, and with Neo4j the database's
-	// lease locks, which every server on it shares.
-	var locks kgmem.NamespaceLocker = new(nslock.Local)
-	if shared, ok := b.graph.(*neo4j.Store); ok {
-		locks = nslock.Chain{locks, shared.NamespaceLocks(0, log)}
-	}
+	// on the same locks.
+	locks := namespaceLocks(b.graph, log)
 	b.reinforcer, err = decay.NewReinforcer(decay.ReinforcerConfig{
 		Store: b.graph, JournalPath: filepath.Join(cfg.DataDir, "recall.journal"), Models: models,
 		Interval: cfg.ReinforceInterval, Logger: log, Lock: locks,
@@ -163,12 +159,24 @@ func openBackendsWith(ctx context.Context, cfg *config, log *slog.Logger, withOu
 		// Both stores in this process: a search's parts spend CPU rather
 		// than wait on a network, so they stop fanning out once the cores
 		// are busy.
-		InlineWhenBusy: cfg.Graph == "sqlite" && cfg.Vector == "hnsw",
+		InlineWhenBusy: kgmem.RunsInProcess(b.graph, b.vectors),
 	})
 	if err != nil {
 		return nil, err
 	}
 	return b, nil
+}
+
+// namespaceLocks returns the namespace write locks of this process,
+// chained, when the graph store offers them (kgmem.NamespaceLeases, as
+// Neo4j does), with the store's lease locks, which every server on it
+// shares.
+func namespaceLocks(graph kgmem.GraphStore, log *slog.Logger) kgmem.NamespaceLocker {
+	var locks kgmem.NamespaceLocker = new(nslock.Local)
+	if shared, ok := graph.(kgmem.NamespaceLeases); ok {
+		locks = nslock.Chain{locks, shared.NamespaceLocks(0, log)}
+	}
+	return locks
 }
 
 func openEmbedder(cfg *config) (kgmem.Embedder, error) {
@@ -194,6 +202,11 @@ func openEmbedder(cfg *config) (kgmem.Embedder, error) {
 	}
 	return e, nil
 }
+
+// graphInDataDir reports whether cfg's graph store is a file of the data
+// directory (the embedded store), which one process owns: what must be
+// known before the store is opened.
+func (c *config) graphInDataDir() bool { return c.Graph == "sqlite" }
 
 func openGraph(ctx context.Context, cfg *config) (kgmem.GraphStore, error) {
 	switch cfg.Graph {
@@ -282,14 +295,14 @@ func offIfZero(w float64) float64 {
 
 // drainOutbox retries, until the returned stop is called, the vector writes
 // that failed after their graph write: at once (what a previous run left),
-// whenever more are queued, and — on Neo4j — as soon as this server takes
-// over another's. stop returns once the drain has ended, before b.close
-// closes the outbox.
+// whenever more are queued, and — with an outbox shared by several servers
+// (kgmem.SharedVectorOutbox) — as soon as this server takes over another's.
+// stop returns once the drain has ended, before b.close closes the outbox.
 func (b *backends) drainOutbox(ctx context.Context) (stop func()) {
 	ctx, cancel := context.WithCancel(ctx)
 	var wg sync.WaitGroup
 	wg.Go(func() { b.engine.RunOutbox(ctx) })
-	if shared, ok := b.outbox.(*neo4j.VectorOutbox); ok {
+	if shared, ok := b.outbox.(kgmem.SharedVectorOutbox); ok {
 		wg.Go(func() {
 			for {
 				select {
@@ -313,13 +326,14 @@ type closingOutbox interface {
 // outboxFile is the vector outbox's journal in the data directory.
 const outboxFile = "vector.outbox"
 
-// openOutbox opens the vector outbox: with Neo4j, the database's, owned by
-// this server's id, into which the ops a journal in the data directory
+// openOutbox opens the vector outbox: the graph store's when it keeps one
+// for every server on it (kgmem.VectorOutboxStore, as Neo4j does), owned
+// by this server's id, into which the ops a journal in the data directory
 // still holds are moved first; otherwise that journal.
 func openOutbox(ctx context.Context, cfg *config, graph kgmem.GraphStore, log *slog.Logger) (closingOutbox, error) {
 	path := filepath.Join(cfg.DataDir, outboxFile)
-	shared, onNeo4j := graph.(*neo4j.Store)
-	if !onNeo4j {
+	shared, ok := graph.(kgmem.VectorOutboxStore)
+	if !ok {
 		f, skipped, err := outbox.Open(path)
 		if err != nil {
 			return nil, err
@@ -333,7 +347,7 @@ func openOutbox(ctx context.Context, cfg *config, graph kgmem.GraphStore, log *s
 	if err != nil {
 		return nil, err
 	}
-	box, err := shared.VectorOutbox(ctx, owner, 0, log)
+	box, err := shared.OpenVectorOutbox(ctx, owner, 0, log)
 	if err != nil {
 		return nil, err
 	}

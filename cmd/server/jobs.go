@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/kgmem/kgmem"
-	"github.com/kgmem/kgmem/graph/neo4j"
 	"github.com/kgmem/kgmem/jobs"
 )
 
@@ -47,8 +46,8 @@ func (j *jobsConfig) validate() error {
 // are copied in first; otherwise they are that jobs.db.
 func openJobs(ctx context.Context, cfg *config, j jobsConfig, b *backends, log *slog.Logger) (*jobs.Runner, error) {
 	jc := jobs.Config{Engine: b.engine, DataDir: cfg.DataDir, Workers: j.Workers, Debounce: j.Debounce, Lease: j.Lease, Logger: log, Metrics: b.metrics}
-	if shared, ok := b.graph.(*neo4j.Store); ok {
-		jc.Records = shared.Jobs()
+	if shared := sharedJobRecords(b.graph); shared != nil {
+		jc.Records = shared
 		if err := importJobs(ctx, filepath.Join(cfg.DataDir, jobs.FileName), jc.Records, log); err != nil {
 			return nil, err
 		}
@@ -58,6 +57,15 @@ func openJobs(ctx context.Context, cfg *config, j jobsConfig, b *backends, log *
 		return nil, fmt.Errorf("open background jobs: %w", err)
 	}
 	return r, nil
+}
+
+// sharedJobRecords returns the job records graph keeps for every server on
+// it (kgmem.SharedJobs, as Neo4j does), or nil when it keeps none.
+func sharedJobRecords(graph kgmem.GraphStore) kgmem.JobRecords {
+	if shared, ok := graph.(kgmem.SharedJobs); ok {
+		return shared.Jobs()
+	}
+	return nil
 }
 
 // importJobs copies into dst the unfinished jobs of the job file at path (a

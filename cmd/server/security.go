@@ -15,7 +15,6 @@ import (
 	"github.com/kgmem/kgmem"
 	"github.com/kgmem/kgmem/api"
 	"github.com/kgmem/kgmem/auth"
-	"github.com/kgmem/kgmem/graph/neo4j"
 )
 
 // adminKeyVar holds the admin key. It is read from the environment only, never
@@ -99,23 +98,39 @@ func (s *securityConfig) apply(o *api.Options) {
 }
 
 // openKeyRecords opens where cfg keeps API keys: <data-dir>/keys.db with
-// the embedded graph store; Neo4j with --graph neo4j, shared by every server
-// on the database, after copying in the keys of a keys.db the data
-// directory still holds from an embedded deployment (those Neo4j lacks, by
-// id: importing twice changes nothing).
+// the embedded graph store (whose file a running server owns); otherwise
+// the graph store's records when it keeps them for every server on it
+// (sharedKeyRecords), or else keys.db.
 func openKeyRecords(ctx context.Context, cfg *config) (auth.KeyRecords, error) {
 	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
 		return nil, fmt.Errorf("create data directory: %w", err)
 	}
 	file := filepath.Join(cfg.DataDir, keyStoreFile)
-	if cfg.Graph != "neo4j" {
+	if cfg.graphInDataDir() {
 		return auth.OpenKeyRecords(ctx, file)
 	}
-	s, err := neo4j.Open(ctx, cfg.neo4jConfig())
+	graph, err := openGraph(ctx, cfg)
 	if err != nil {
-		return nil, fmt.Errorf("open Neo4j for API keys at %s: %w", cfg.Neo4jURI, err)
+		return nil, fmt.Errorf("API keys: %w", err)
 	}
-	shared := neo4jKeys{KeyRecords: s.Keys(), store: s}
+	return sharedKeyRecords(ctx, graph, file)
+}
+
+// sharedKeyRecords returns the key records graph keeps for every server on
+// it (auth.SharedKeys, as Neo4j does), on graph's connection, which their
+// Close closes, after copying in the keys of the keys.db at file that the
+// data directory still holds from an embedded deployment (those graph
+// lacks, by id: importing twice changes nothing). A graph store without
+// shared keys is closed, and the keys are those of file.
+func sharedKeyRecords(ctx context.Context, graph kgmem.GraphStore, file string) (auth.KeyRecords, error) {
+	keys, ok := graph.(auth.SharedKeys)
+	if !ok {
+		if err := graph.Close(); err != nil {
+			return nil, fmt.Errorf("close the graph store: %w", err)
+		}
+		return auth.OpenKeyRecords(ctx, file)
+	}
+	shared := sharedKeys{KeyRecords: keys.Keys(), store: graph}
 	if _, err := os.Stat(file); err == nil {
 		local, err := auth.OpenKeyRecords(ctx, file)
 		if err == nil {
@@ -124,19 +139,20 @@ func openKeyRecords(ctx context.Context, cfg *config) (auth.KeyRecords, error) {
 		}
 		if err != nil {
 			_ = shared.Close()
-			return nil, fmt.Errorf("copy the keys of %s into Neo4j: %w", file, err)
+			return nil, fmt.Errorf("copy the keys of %s into the shared key records: %w", file, err)
 		}
 	}
 	return shared, nil
 }
 
-// neo4jKeys are key records on a Neo4j connection of their own.
-type neo4jKeys struct {
+// sharedKeys are key records on a graph store connection of their own.
+type sharedKeys struct {
 	auth.KeyRecords
-	store *neo4j.Store
+	store kgmem.GraphStore
 }
 
-func (k neo4jKeys) Close() error { return k.store.Close() }
+// Close closes the connection.
+func (k sharedKeys) Close() error { return k.store.Close() }
 
 // importKeys copies into dst the keys of src it does not hold.
 func importKeys(ctx context.Context, src, dst auth.KeyRecords) error {

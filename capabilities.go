@@ -1,0 +1,76 @@
+package kgmem
+
+import (
+	"context"
+	"log/slog"
+	"time"
+)
+
+// Optional capabilities of a backend. A GraphStore (or VectorIndex) may
+// implement any of the interfaces below; the server discovers them by type
+// assertion, as database/sql discovers a driver's optional interfaces, and
+// never by the backend's name. A backend that several servers share
+// (graph/neo4j) implements SharedJobs, NamespaceLeases and
+// VectorOutboxStore, and those servers then share their background jobs,
+// their namespace write locks and their queue of vector writes; a new
+// backend gets the same multi-server support by implementing them. A
+// backend that implements none is run by one server, which keeps those in
+// its data directory.
+
+// SharedJobs is a graph store that keeps background ingest jobs for every
+// server on it: a job accepted by one server, left behind when that server
+// dies, is claimed by another.
+type SharedJobs interface {
+	// Jobs returns the job records kept in the store's database.
+	Jobs() JobRecords
+}
+
+// NamespaceLeases is a graph store that locks a namespace for every server
+// on it, under a lease the holder renews: what a NamespaceLocker local to
+// one process cannot do.
+type NamespaceLeases interface {
+	// NamespaceLocks returns the store's namespace locks; lease 0 takes the
+	// store's default, log nil slog.Default().
+	NamespaceLocks(lease time.Duration, log *slog.Logger) NamespaceLocker
+}
+
+// VectorOutboxStore is a graph store that keeps the queue of vector writes
+// to retry (VectorOutbox) for every server on it, so that the writes a
+// server queued are retried by another if it stops for good.
+type VectorOutboxStore interface {
+	// OpenVectorOutbox opens the queue as owner (a stable server id) and
+	// starts adopting the writes of servers that stopped; lease 0 takes the
+	// store's default, log nil slog.Default(). The caller closes it.
+	OpenVectorOutbox(ctx context.Context, owner string, lease time.Duration, log *slog.Logger) (SharedVectorOutbox, error)
+}
+
+// SharedVectorOutbox is a VectorOutbox shared by several servers.
+type SharedVectorOutbox interface {
+	VectorOutbox
+	// Adopted is signalled when writes of another server were taken over,
+	// to be retried now.
+	Adopted() <-chan struct{}
+	// Close stops adopting; the queued writes stay for this owner's next
+	// start, or for another server.
+	Close() error
+}
+
+// InProcessStore is a store that runs inside this process (an embedded
+// database): its calls spend this process's CPU rather than wait on a
+// network, so a search's parts are not worth running in parallel once the
+// cores are busy.
+type InProcessStore interface {
+	// RunsInProcess reports whether the store runs inside this process.
+	RunsInProcess() bool
+}
+
+// RunsInProcess reports whether every one of stores runs inside this
+// process (implements InProcessStore and says so); false for none.
+func RunsInProcess(stores ...any) bool {
+	for _, s := range stores {
+		if p, ok := s.(InProcessStore); !ok || !p.RunsInProcess() {
+			return false
+		}
+	}
+	return len(stores) > 0
+}

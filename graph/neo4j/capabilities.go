@@ -1,0 +1,31 @@
+package neo4j
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"github.com/kgmem/kgmem"
+	"github.com/kgmem/kgmem/auth"
+)
+
+// The optional capabilities a Store offers the servers that share its
+// database (kgmem's capabilities.go): jobs, namespace locks, the vector
+// outbox and API keys, each kept in the database.
+var (
+	_ kgmem.SharedJobs         = (*Store)(nil)
+	_ kgmem.NamespaceLeases    = (*Store)(nil)
+	_ kgmem.VectorOutboxStore  = (*Store)(nil)
+	_ auth.SharedKeys          = (*Store)(nil)
+	_ kgmem.SharedVectorOutbox = (*VectorOutbox)(nil)
+)
+
+// OpenVectorOutbox implements kgmem.VectorOutboxStore: it opens the
+// database's vector outbox (VectorOutbox) as owner.
+func (s *Store) OpenVectorOutbox(ctx context.Context, owner string, lease time.Duration, log *slog.Logger) (kgmem.SharedVectorOutbox, error) {
+	box, err := s.VectorOutbox(ctx, owner, lease, log)
+	if err != nil {
+		return nil, err
+	}
+	return box, nil
+}
