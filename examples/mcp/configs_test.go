@@ -328,4 +328,3 @@ func (w withHeaders) RoundTrip(r *http.Request) (*http.Response, error) {
 	}
 	return http.DefaultTransport.RoundTrip(r)
 }
-
