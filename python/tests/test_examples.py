@@ -5,6 +5,7 @@ KGMEM_URL naming a real server — and print what they promise."""
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 
@@ -41,6 +42,8 @@ def test_python_quickstart(server: Server) -> None:
                      "fact added: Ana lives in Porto.\n"
                      "fact invalidated: Ana lives in Lisbon.\n"
                      "top fact: Ana lives in Porto.\n" + CONTEXT)
+    shown = re.search(r"```text\n(.*?)```", (REPO / "examples/README.md").read_text(), re.S)
+    assert shown is not None and shown.group(1).strip() == first.strip(), "examples/README.md shows another output"
     # A second run rewrites the same records instead of adding more.
     second = run_example("examples/python/quickstart.py", server)
     assert second == ("messages: 2 episodes\n"

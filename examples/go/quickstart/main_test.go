@@ -6,6 +6,8 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -28,11 +30,10 @@ const context_ = `context:
 
 `
 
-// The example runs against a real kgmem server (internal/apitest: the
-// embedded SQLite + HNSW pair) and prints what its comments promise: the
-// later fact retires the earlier one, the search ranks the current fact
-// first, and a second run rewrites the same records instead of adding more.
-func TestQuickstart(t *testing.T) {
+// serve starts a real kgmem server (internal/apitest: the engine on the
+// embedded SQLite + HNSW pair) for the test and returns its URL.
+func serve(t *testing.T) string {
+	t.Helper()
 	srv, closeAPI, err := apitest.New(t.TempDir(), api.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -40,7 +41,15 @@ func TestQuickstart(t *testing.T) {
 	t.Cleanup(closeAPI)
 	hs := httptest.NewServer(srv.Handler())
 	t.Cleanup(hs.Close)
+	return hs.URL
+}
 
+// The example runs against a real kgmem server and prints what its
+// comments promise: the later fact retires the earlier one, the search ranks
+// the current fact first, and a second run rewrites the same records instead
+// of adding more.
+func TestQuickstart(t *testing.T) {
+	url := serve(t)
 	for _, tc := range []struct {
 		name, want string
 	}{
@@ -55,12 +64,32 @@ func TestQuickstart(t *testing.T) {
 			"top fact: Ana lives in Porto.\n" + context_},
 	} {
 		var out bytes.Buffer
-		if err := run(context.Background(), hs.URL, "", &out); err != nil {
+		if err := run(context.Background(), url, "", &out); err != nil {
 			t.Fatalf("%s: %v", tc.name, err)
 		}
 		if got := out.String(); got != tc.want {
 			t.Errorf("%s printed\n%s\nwant\n%s", tc.name, got, tc.want)
 		}
+	}
+}
+
+// examples/README.md shows what the quickstarts print on a first run.
+func TestReadmeShowsTheOutput(t *testing.T) {
+	raw, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile("(?s)```text\n(.*?)```").FindSubmatch(raw)
+	if m == nil {
+		t.Fatal("examples/README.md has no text block of the output")
+	}
+	url := serve(t)
+	var out bytes.Buffer
+	if err := run(context.Background(), url, "", &out); err != nil {
+		t.Fatal(err)
+	}
+	if got, shown := strings.TrimSpace(out.String()), strings.TrimSpace(string(m[1])); got != shown {
+		t.Errorf("the quickstart prints\n%s\nexamples/README.md shows\n%s", got, shown)
 	}
 }
 
