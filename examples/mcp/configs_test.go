@@ -1,5 +1,5 @@
-// The ready MCP client configurations of examples/mcp are tested as a host
-// uses them: each file parses in its host's shape, and each server it names
+// The ready MCP client configurations of examples/mcp, and those the MCP
+// guide shows, are tested as a host uses them: each file parses in its host's shape, and each server it names
 // is started or reached exactly as configured — the stdio command launched
 // from a binary built from this checkout, the HTTP URL on a running server
 // with the configured header — and completes MCP's initialize and
@@ -10,6 +10,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"net"
 	"net/http"
 	"os"
@@ -91,9 +92,26 @@ func TestConfigs(t *testing.T) {
 	env := serverEnv(t)
 	serverURL := startServe(t, bin, env)
 
+	type source struct{ name, host string }
+	raws := map[source][]byte{}
 	for file, host := range configs {
-		t.Run(file, func(t *testing.T) {
-			cfg := readConfig(t, file, host)
+		raw, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		raws[source{file, host}] = raw
+	}
+	for i, raw := range guideConfigs(t) {
+		host := "cursor" // Claude Desktop's and Cursor's files have one shape
+		if bytes.Contains(raw, []byte(`"servers"`)) {
+			host = "vscode"
+		}
+		raws[source{fmt.Sprintf("mcp.md block %d", i+1), host}] = raw
+	}
+	for src, raw := range raws {
+		host := src.host
+		t.Run(src.name, func(t *testing.T) {
+			cfg := readConfig(t, raw, host)
 			servers := cfg.MCPServers
 			if host == "vscode" {
 				servers = cfg.Servers
@@ -111,6 +129,7 @@ func TestConfigs(t *testing.T) {
 				v = strings.ReplaceAll(v, "/home/me", home)
 				v = strings.ReplaceAll(v, "${userHome}", home)
 				v = strings.ReplaceAll(v, "${env:KGMEM_API_KEY}", adminKey)
+				v = strings.ReplaceAll(v, "kgm_…", adminKey) // the guide's placeholder
 				for id, secret := range inputs {
 					if secret {
 						v = strings.ReplaceAll(v, "${input:"+id+"}", adminKey)
@@ -135,7 +154,7 @@ func TestConfigs(t *testing.T) {
 					args[i] = expand(a)
 				}
 				cmd := exec.Command(expand(s.Command), args...)
-				cmd.Env = env
+				cmd.Env = slices.Clone(env)
 				for k, v := range s.Env {
 					cmd.Env = append(cmd.Env, k+"="+expand(v))
 				}
@@ -224,18 +243,32 @@ func startServe(t *testing.T, bin string, env []string) string {
 	return url
 }
 
-// readConfig parses file strictly: a member its host does not know is a typo.
-func readConfig(t *testing.T, file, host string) hostConfig {
+// guideConfigs are the configurations the MCP guide shows: its JSON blocks.
+func guideConfigs(t *testing.T) [][]byte {
 	t.Helper()
-	raw, err := os.ReadFile(file)
+	raw, err := os.ReadFile("../../docs/guides/mcp.md")
 	if err != nil {
 		t.Fatal(err)
 	}
+	var out [][]byte
+	for _, m := range regexp.MustCompile("(?s)```json\n(.*?)```").FindAllSubmatch(raw, -1) {
+		out = append(out, m[1])
+	}
+	if len(out) < 4 {
+		t.Fatalf("docs/guides/mcp.md shows %d configurations, want its ready ones", len(out))
+	}
+	return out
+}
+
+// readConfig parses a host's file strictly: a member its host does not
+// know is a typo.
+func readConfig(t *testing.T, raw []byte, host string) hostConfig {
+	t.Helper()
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
 	var cfg hostConfig
 	if err := dec.Decode(&cfg); err != nil {
-		t.Fatalf("%s: %v", file, err)
+		t.Fatal(err)
 	}
 	switch {
 	case host == "vscode" && (cfg.Servers == nil || cfg.MCPServers != nil):
