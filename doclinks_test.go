@@ -11,11 +11,11 @@ import (
 	"unicode"
 )
 
-// docFiles are the user documentation: the top-level Markdown files and
-// everything under docs/.
+// docFiles are the user documentation: the top-level Markdown files,
+// examples/README.md and everything under docs/.
 func docFiles(t *testing.T) []string {
 	t.Helper()
-	files := []string{"README.md", "CONTRIBUTING.md", "SECURITY.md", "CHANGELOG.md"}
+	files := []string{"README.md", "CONTRIBUTING.md", "SECURITY.md", "CHANGELOG.md", "examples/README.md"}
 	err := filepath.WalkDir("docs", func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
