@@ -44,17 +44,36 @@ type backends struct {
 	dirLock *dataDirLock
 }
 
+// openMode says what a command needs of the backends.
+type openMode int
+
+const (
+	// forMaintenance: vector writes that fail are queued in memory only,
+	// and every backend must answer at start.
+	forMaintenance openMode = iota
+	// forServing: the durable vector outbox in the data directory (or
+	// Neo4j's), drained by the server; Milvus may be away at start (the
+	// server starts degraded and connects in the background).
+	forServing
+	// forImport: the durable vector outbox too, so that an import killed
+	// between a graph write and its vectors repairs them when it resumes.
+	// With Neo4j + Milvus it takes no lock on the data directory (a server
+	// may use it) and keeps its ops under an owner of its own.
+	forImport
+)
+
 // openBackends opens the configured graph store, vector index, embedder and
 // extractor, and builds the engine, for maintenance commands: vector writes
 // that fail are queued in memory only (see openBackendsWith).
 func openBackends(ctx context.Context, cfg *config, log *slog.Logger) (*backends, error) {
-	return openBackendsWith(ctx, cfg, log, false)
+	return openBackendsWith(ctx, cfg, log, forMaintenance)
 }
 
-// openBackendsWith is openBackends; withOutbox also opens the durable vector
-// outbox in the data directory (the server does, and drains it).
-// On failure everything opened is closed.
-func openBackendsWith(ctx context.Context, cfg *config, log *slog.Logger, withOutbox bool) (b *backends, err error) {
+// openBackendsWith is openBackends for a mode: forServing and forImport
+// also open the durable vector outbox in the data directory (their caller
+// drains it). On failure everything opened is closed.
+func openBackendsWith(ctx context.Context, cfg *config, log *slog.Logger, mode openMode) (b *backends, err error) {
+	withOutbox := mode != forMaintenance
 	opened := &backends{metrics: prometheus.NewRegistry()}
 	b = opened
 	b.metrics.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
@@ -76,7 +95,7 @@ func openBackendsWith(ctx context.Context, cfg *config, log *slog.Logger, withOu
 	// One process per data directory: a server's journal and outbox live
 	// there whatever the backends, and the embedded backends' files too.
 	// Maintenance commands on Neo4j + Milvus may run next to servers.
-	if embedded := cfg.Graph == "sqlite" || cfg.Vector == "hnsw"; embedded || withOutbox {
+	if embedded := cfg.Graph == "sqlite" || cfg.Vector == "hnsw"; embedded || mode == forServing {
 		if b.dirLock, err = lockDataDir(cfg.DataDir, embedded); err != nil {
 			return nil, err
 		}
@@ -84,7 +103,7 @@ func openBackendsWith(ctx context.Context, cfg *config, log *slog.Logger, withOu
 	if b.graph, err = openGraph(ctx, cfg); err != nil {
 		return nil, err
 	}
-	if b.vectors, err = openVectors(ctx, cfg, embedder); err != nil {
+	if b.vectors, err = openVectors(ctx, cfg, embedder, mode == forServing, log); err != nil {
 		return nil, err
 	}
 	// With an LLM configured it extracts triples and settles what the rules
@@ -123,7 +142,11 @@ func openBackendsWith(ctx context.Context, cfg *config, log *slog.Logger, withOu
 	}
 	var box kgmem.VectorOutbox
 	if withOutbox {
-		if b.outbox, err = openOutbox(ctx, cfg, b.graph, log); err != nil {
+		owner := ""
+		if mode == forImport {
+			owner = "ingest"
+		}
+		if b.outbox, err = openOutbox(ctx, cfg, b.graph, owner, log); err != nil {
 			return nil, err
 		}
 		box = b.outbox
@@ -201,7 +224,11 @@ func openGraph(ctx context.Context, cfg *config) (kgmem.GraphStore, error) {
 	return nil, fmt.Errorf("graph backend %q is not built into this binary", cfg.Graph)
 }
 
-func openVectors(ctx context.Context, cfg *config, embedder kgmem.Embedder) (kgmem.VectorIndex, error) {
+// openVectors opens the vector index. With resilient, a Milvus that does
+// not answer yet is no error: the index connects in the background (see
+// backends.drainOutbox) and fails every call with kgmem.ErrUnavailable
+// meanwhile.
+func openVectors(ctx context.Context, cfg *config, embedder kgmem.Embedder, resilient bool, log *slog.Logger) (kgmem.VectorIndex, error) {
 	switch cfg.Vector {
 	case "hnsw":
 		path := filepath.Join(cfg.DataDir, "vectors.db")
@@ -211,7 +238,15 @@ func openVectors(ctx context.Context, cfg *config, embedder kgmem.Embedder) (kgm
 		}
 		return ix, nil
 	case "milvus":
-		ix, err := milvus.Open(ctx, milvus.Config{Address: cfg.MilvusAddr, Collection: cfg.MilvusCollection, Dim: embedder.Dimension(), ConsistencyLevel: milvus.Consistency(cfg.MilvusConsistency), ExactBelow: cfg.MilvusExactBelow})
+		mc := milvus.Config{Address: cfg.MilvusAddr, Collection: cfg.MilvusCollection, Dim: embedder.Dimension(), ConsistencyLevel: milvus.Consistency(cfg.MilvusConsistency), ExactBelow: cfg.MilvusExactBelow}
+		if resilient {
+			ix, err := milvus.OpenResilient(ctx, mc, milvus.ResilientOptions{Logger: log, CheckInterval: cfg.MilvusCheckInterval})
+			if err != nil {
+				return nil, fmt.Errorf("open Milvus vector index at %s: %w", cfg.MilvusAddr, err)
+			}
+			return ix, nil
+		}
+		ix, err := milvus.Open(ctx, mc)
 		if err != nil {
 			return nil, fmt.Errorf("open Milvus vector index at %s: %w", cfg.MilvusAddr, err)
 		}
@@ -264,12 +299,25 @@ func offIfZero(w float64) float64 {
 // drainOutbox retries, until the returned stop is called, the vector writes
 // that failed after their graph write: at once (what a previous run left),
 // whenever more are queued, and — on Neo4j — as soon as this server takes
-// over another's. stop returns once the drain has ended, before b.close
-// closes the outbox.
+// over another's. With a Milvus index that connects in the background it
+// also runs that: once Milvus answers the queued writes are applied, and
+// when its collection was created (missing at the first connection, or
+// lost: a Milvus restarted empty) the vectors are rebuilt from the graph.
+// stop returns once all of it has ended, before b.close closes the outbox.
 func (b *backends) drainOutbox(ctx context.Context) (stop func()) {
 	ctx, cancel := context.WithCancel(ctx)
 	var wg sync.WaitGroup
 	wg.Go(func() { b.engine.RunOutbox(ctx) })
+	if r, ok := b.vectors.(*milvus.Resilient); ok {
+		wg.Go(func() {
+			r.Run(ctx, milvus.Hooks{
+				Connected: b.engine.VectorsRecovered,
+				CollectionCreated: func() {
+					wg.Go(func() { _ = b.engine.RebuildVectors(ctx) })
+				},
+			})
+		})
+	}
 	if shared, ok := b.outbox.(*neo4j.VectorOutbox); ok {
 		wg.Go(func() {
 			for {
@@ -297,7 +345,14 @@ const outboxFile = "vector.outbox"
 // openOutbox opens the vector outbox: with Neo4j, the database's, owned by
 // this server's id, into which the ops a journal in the data directory
 // still holds are moved first; otherwise that journal.
-func openOutbox(ctx context.Context, cfg *config, graph kgmem.GraphStore, log *slog.Logger) (closingOutbox, error) {
+//
+// A non-empty owner (an import) keeps, in Neo4j, ops of its own under the
+// server id suffixed with it, which it drains itself, or a server adopts once
+// it has gone; it moves no journal, which a server may be using. The
+// journal in the data directory is the server's: only a process holding
+// the directory's lock opens it, and what an import leaves there the next
+// server or import applies.
+func openOutbox(ctx context.Context, cfg *config, graph kgmem.GraphStore, owner string, log *slog.Logger) (closingOutbox, error) {
 	path := filepath.Join(cfg.DataDir, outboxFile)
 	shared, onNeo4j := graph.(*neo4j.Store)
 	if !onNeo4j {
@@ -310,13 +365,19 @@ func openOutbox(ctx context.Context, cfg *config, graph kgmem.GraphStore, log *s
 		}
 		return f, nil
 	}
-	owner, err := serverid.Read(cfg.DataDir)
+	id, err := serverid.Read(cfg.DataDir)
 	if err != nil {
 		return nil, err
 	}
-	box, err := shared.VectorOutbox(ctx, owner, 0, log)
+	if owner != "" {
+		id += "-" + owner
+	}
+	box, err := shared.VectorOutbox(ctx, id, 0, log)
 	if err != nil {
 		return nil, err
+	}
+	if owner != "" {
+		return box, nil
 	}
 	if err := moveOutbox(ctx, path, box, log); err != nil {
 		_ = box.Close()

@@ -37,6 +37,9 @@ type config struct {
 	MilvusCollection  string
 	MilvusConsistency string
 	MilvusExactBelow  int
+	// MilvusCheckInterval is how often a server checks that its Milvus
+	// collection is still there (a Milvus restarted empty loses it).
+	MilvusCheckInterval time.Duration
 
 	Embedder     string
 	EmbedDim     int
@@ -128,6 +131,7 @@ func (c *config) bindFlags(fs *flag.FlagSet) {
 	str(&c.MilvusAddr, "milvus-addr", "KGMEM_MILVUS_ADDR", "127.0.0.1:19530", "Milvus gRPC address")
 	str(&c.MilvusCollection, "milvus-collection", "KGMEM_MILVUS_COLLECTION", "kgmem_vectors", "Milvus collection")
 	integer(&c.MilvusExactBelow, "milvus-exact-below", "KGMEM_MILVUS_EXACT_BELOW", milvus.DefaultExactBelow, "rank filters matching at most this many Milvus records in the server process (-1: off; safe only on a Milvus with its interim index off, as scripts/milvus.sh starts it)")
+	dur(&c.MilvusCheckInterval, "milvus-check-interval", "KGMEM_MILVUS_CHECK_INTERVAL", milvus.DefaultCheckInterval, "how often the server checks that its Milvus collection still exists; a lost one (Milvus restarted empty) is recreated and rebuilt from the graph")
 	str(&c.MilvusConsistency, "milvus-consistency", "KGMEM_MILVUS_CONSISTENCY", "Session", "Milvus read consistency: Session (read-your-writes in this server, ~4 ms), Strong (across servers, one time tick ~200 ms per search), Bounded")
 	str(&c.Embedder, "embedder", "KGMEM_EMBEDDER", "hash", "embedder: hash (offline, no model) or openai (any OpenAI-compatible endpoint)")
 	integer(&c.EmbedDim, "embed-dim", "KGMEM_EMBED_DIM", 256, "embedding dimension")
@@ -226,6 +230,9 @@ func (c *config) validate() error {
 	}
 	if c.SweepInterval < 0 || c.ReinforceInterval <= 0 {
 		return fmt.Errorf("--sweep-interval must be >= 0 and --reinforce-interval > 0")
+	}
+	if c.MilvusCheckInterval <= 0 {
+		return fmt.Errorf("--milvus-check-interval must be > 0")
 	}
 	if _, err := c.synonyms(); err != nil {
 		return err

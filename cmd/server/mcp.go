@@ -92,7 +92,7 @@ func mcpStdio(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		return err
 	}
 	log := cfg.logger()
-	b, err := openBackendsWith(ctx, &cfg, log, true)
+	b, err := openBackendsWith(ctx, &cfg, log, forServing)
 	if err != nil {
 		return err
 	}
