@@ -209,14 +209,18 @@ const (
 // retrying a failed pass with backoff, until a pass succeeds or ctx ends.
 // A vector index that lost its collection calls it in the background; a
 // call while a rebuild runs makes that one pass again rather than run
-// beside it. VectorsRebuilding reports it meanwhile (on /readyz).
-func (e *Engine) RebuildVectors(ctx context.Context) error {
+// beside it. VectorsRebuilding reports it meanwhile (on /readyz). It
+// reports whether this call rebuilt (false: it left the work to the
+// running one, which returns once it is done).
+func (e *Engine) RebuildVectors(ctx context.Context) (bool, error) {
 	o := e.outbox
 	o.rebuildAgain.Store(true)
+	ran := false
 	for {
 		if !o.rebuilding.CompareAndSwap(0, 1) {
-			return nil // the running rebuild passes again
+			return ran, nil // the running rebuild passes again
 		}
+		ran = true
 		err := e.rebuildPasses(ctx)
 		o.rebuilding.Store(0)
 		// A request that came after the last pass began and before the
@@ -225,7 +229,7 @@ func (e *Engine) RebuildVectors(ctx context.Context) error {
 			if err == nil {
 				e.VectorsRecovered()
 			}
-			return err
+			return ran, err
 		}
 	}
 }

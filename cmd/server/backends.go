@@ -42,6 +42,9 @@ type backends struct {
 	engine *memory.Engine
 	// dirLock holds the data directory for this process (see lockDataDir).
 	dirLock *dataDirLock
+	// dataDir is the data directory; log the process's logger.
+	dataDir string
+	log     *slog.Logger
 }
 
 // openMode says what a command needs of the backends.
@@ -74,7 +77,7 @@ func openBackends(ctx context.Context, cfg *config, log *slog.Logger) (*backends
 // drains it). On failure everything opened is closed.
 func openBackendsWith(ctx context.Context, cfg *config, log *slog.Logger, mode openMode) (b *backends, err error) {
 	withOutbox := mode != forMaintenance
-	opened := &backends{metrics: prometheus.NewRegistry()}
+	opened := &backends{metrics: prometheus.NewRegistry(), dataDir: cfg.DataDir, log: log}
 	b = opened
 	b.metrics.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	defer func() {
@@ -309,12 +312,28 @@ func (b *backends) drainOutbox(ctx context.Context) (stop func()) {
 	var wg sync.WaitGroup
 	wg.Go(func() { b.engine.RunOutbox(ctx) })
 	if r, ok := b.vectors.(*milvus.Resilient); ok {
+		// A rebuild is marked in the data directory until it is done, so
+		// one a kill interrupted runs again at the next start.
+		marker := filepath.Join(b.dataDir, rebuildMarker)
+		rebuild := func() {
+			wg.Go(func() {
+				if ran, err := b.engine.RebuildVectors(ctx); ran && err == nil {
+					_ = os.Remove(marker)
+				}
+			})
+		}
+		if _, err := os.Stat(marker); err == nil {
+			rebuild()
+		}
 		wg.Go(func() {
 			r.Run(ctx, milvus.Hooks{
 				Connected: b.engine.VectorsRecovered,
-				CollectionCreated: func() {
-					wg.Go(func() { _ = b.engine.RebuildVectors(ctx) })
+				CollectionLost: func() {
+					if err := writeMarker(marker); err != nil {
+						b.log.Warn("could not mark the vector rebuild in the data directory; a kill before it ends leaves `server reindex` to finish it", "error", err)
+					}
 				},
+				CollectionCreated: rebuild,
 			})
 		})
 	}
@@ -331,6 +350,19 @@ func (b *backends) drainOutbox(ctx context.Context) (stop func()) {
 		})
 	}
 	return func() { cancel(); wg.Wait() }
+}
+
+// rebuildMarker is the file in the data directory that marks a rebuild of
+// the vector index from the graph as pending.
+const rebuildMarker = "vector.rebuild"
+
+// writeMarker creates the file at path, durably.
+func writeMarker(path string) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	return errors.Join(f.Sync(), f.Close())
 }
 
 // closingOutbox is a vector outbox its opener closes.

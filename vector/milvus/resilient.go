@@ -35,6 +35,11 @@ type ResilientOptions struct {
 // Hooks are what Resilient.Run calls on events; nil hooks are skipped. They
 // run on Run's goroutine and should return quickly.
 type Hooks struct {
+	// CollectionLost: the collection was found missing or replaced; Run
+	// is about to recreate it (and then calls CollectionCreated). The
+	// caller records that a rebuild is due, so that one a crash
+	// interrupts, even before it starts, is not forgotten.
+	CollectionLost func()
 	// Connected: the server was reached (at the first connection, or
 	// after a failed start), so queued writes can be applied now.
 	Connected func()
@@ -116,6 +121,7 @@ func (r *Resilient) Run(ctx context.Context, h Hooks) {
 		}
 	}
 	if r.index() != nil && r.createdAtOpen {
+		call(h.CollectionLost)
 		call(h.CollectionCreated)
 	}
 	backoff := r.opts.MinBackoff
@@ -136,12 +142,13 @@ func (r *Resilient) Run(ctx context.Context, h Hooks) {
 				r.log.Info("Milvus connected", "address", r.cfg.Address, "collection", r.cfg.Collection, "created", nix.created)
 				call(h.Connected)
 				if nix.created {
+					call(h.CollectionLost)
 					call(h.CollectionCreated)
 				}
 				continue
 			}
 		} else {
-			created, err := r.checkCollection(ctx, ix)
+			created, err := r.checkCollection(ctx, ix, func() { call(h.CollectionLost) })
 			switch {
 			case ctx.Err() != nil:
 				return
@@ -170,7 +177,7 @@ func (r *Resilient) Run(ctx context.Context, h Hooks) {
 
 // checkCollection prepares the collection again when it is missing or has
 // another id than the one ix prepared, and reports whether it did.
-func (r *Resilient) checkCollection(ctx context.Context, ix *Index) (bool, error) {
+func (r *Resilient) checkCollection(ctx context.Context, ix *Index, lostHook func()) (bool, error) {
 	cctx, cancel := context.WithTimeout(ctx, r.cfg.DialTimeout)
 	defer cancel()
 	name := r.cfg.Collection
@@ -192,6 +199,7 @@ func (r *Resilient) checkCollection(ctx context.Context, ix *Index) (bool, error
 		name, r.cfg.Address, kgmem.ErrUnavailable)
 	r.setErr(lost)
 	r.log.Warn(lost.Error())
+	lostHook()
 	nix := &Index{cfg: ix.cfg, cl: ix.cl, level: ix.level, search: ix.search}
 	if err := nix.prepare(cctx); err != nil {
 		return false, err
