@@ -3,9 +3,11 @@ package api
 import (
 	"context"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/kgmem/kgmem/api/wire"
+	"github.com/kgmem/kgmem/memory"
 	"github.com/labstack/echo/v4"
 )
 
@@ -19,14 +21,40 @@ func (s *Server) healthz(c echo.Context) error {
 // 1 s) rather than after the request's.
 const readyCheckTimeout = time.Second
 
-// readyz answers 200 when every backend is reachable, else 503 naming the one
-// that is not, within readyCheckTimeout.
+// readyz answers 200 "ready" when every backend is reachable; 200
+// "degraded" when the server accepts writes but not every backend serves
+// (the vector index is unreachable while the durable outbox keeps its
+// writes, or it is being rebuilt after losing its collection); and 503
+// naming the backend when writes cannot be accepted. It answers within
+// readyCheckTimeout.
 func (s *Server) readyz(c echo.Context) error {
 	ctx, cancel := context.WithTimeout(c.Request().Context(), readyCheckTimeout)
 	defer cancel()
-	if err := s.engine.Ready(ctx); err != nil {
-		return echo.NewHTTPError(http.StatusServiceUnavailable, "not ready: "+err.Error())
+	r := s.engine.Readiness(ctx)
+	if !r.Ready {
+		var msgs []string
+		if r.Graph.Err != nil {
+			msgs = append(msgs, "graph store: "+r.Graph.Err.Error())
+		}
+		if r.Vectors.Err != nil {
+			msgs = append(msgs, "vector index: "+r.Vectors.Err.Error())
+		}
+		return echo.NewHTTPError(http.StatusServiceUnavailable, "not ready: "+strings.Join(msgs, "; "))
 	}
-	queued := s.engine.OutboxDepth()
-	return c.JSON(http.StatusOK, wire.Health{Status: "ready", VectorOutbox: &queued})
+	status := "ready"
+	if r.Degraded {
+		status = "degraded"
+	}
+	queued := r.OutboxDepth
+	return c.JSON(http.StatusOK, wire.Health{Status: status, VectorOutbox: &queued, Components: map[string]wire.Component{
+		"graph": component(r.Graph), "vector_index": component(r.Vectors),
+	}})
+}
+
+func component(st memory.ComponentStatus) wire.Component {
+	c := wire.Component{Status: st.Status}
+	if st.Err != nil {
+		c.Error = st.Err.Error()
+	}
+	return c
 }

@@ -80,6 +80,13 @@ type outboxState struct {
 	// it is logged (repair: `server reindex`) instead of queued.
 	draining atomic.Bool
 	durable  bool
+	// recovered wakes a drain loop waiting out its backoff: the vector
+	// index answers again (VectorsRecovered).
+	recovered chan struct{}
+	// rebuilding counts vector rebuilds in progress (RebuildVectors);
+	// rebuildAgain asks the running one for another pass.
+	rebuilding   atomic.Int32
+	rebuildAgain atomic.Bool
 
 	mu sync.Mutex
 	// inflight holds the ops whose write is in progress: the drain leaves
@@ -95,13 +102,14 @@ func (e *Engine) initOutbox(cfg Config, reg prometheus.Registerer) {
 		box = outbox.NewMemory()
 	}
 	e.outbox = &outboxState{
-		box:      box,
-		durable:  cfg.Outbox != nil,
-		opts:     cfg.OutboxOptions.withDefaults(),
-		kick:     make(chan struct{}, 1),
-		inflight: map[uint64]bool{},
-		applied:  prometheus.NewCounter(prometheus.CounterOpts{Name: "kgmem_vector_outbox_applied_total", Help: "Vector writes applied by the outbox drain (after a failure or a crash)."}),
-		queued:   prometheus.NewCounter(prometheus.CounterOpts{Name: "kgmem_vector_outbox_queued_total", Help: "Vector writes left to the outbox drain because the vector index failed or was known to be down."}),
+		box:       box,
+		durable:   cfg.Outbox != nil,
+		opts:      cfg.OutboxOptions.withDefaults(),
+		kick:      make(chan struct{}, 1),
+		recovered: make(chan struct{}, 1),
+		inflight:  map[uint64]bool{},
+		applied:   prometheus.NewCounter(prometheus.CounterOpts{Name: "kgmem_vector_outbox_applied_total", Help: "Vector writes applied by the outbox drain (after a failure or a crash)."}),
+		queued:    prometheus.NewCounter(prometheus.CounterOpts{Name: "kgmem_vector_outbox_queued_total", Help: "Vector writes left to the outbox drain because the vector index failed or was known to be down."}),
 	}
 	if reg != nil {
 		depth := prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "kgmem_vector_outbox_depth", Help: "Vector writes journaled and not yet applied (the vector index lags the graph by this many records; writes in progress included)."},
@@ -519,7 +527,7 @@ func (e *Engine) RunOutbox(ctx context.Context) {
 			return
 		case err != nil:
 			e.log.WarnContext(ctx, "vector outbox drain failed; will retry", "depth", o.box.Len(), "retry_in", backoff, "error", err)
-			if !wait(backoff, nil) {
+			if !wait(backoff, o.recovered) {
 				return
 			}
 			backoff = min(2*backoff, o.opts.MaxBackoff)
@@ -535,6 +543,17 @@ func (e *Engine) RunOutbox(ctx context.Context) {
 			}
 		}
 	}
+}
+
+// VectorsRecovered tells a running drain loop that the vector index answers
+// again (it reconnected, or its collection was recreated): a loop waiting
+// out the backoff of failed rounds drains now.
+func (e *Engine) VectorsRecovered() {
+	select {
+	case e.outbox.recovered <- struct{}{}:
+	default:
+	}
+	e.KickOutbox()
 }
 
 // KickOutbox asks a running drain loop for a round now: ops were left to
@@ -555,4 +574,59 @@ func purgeOps(ns kgmem.Namespace) []kgmem.VectorOp {
 // deleteOps are the ops of deleting keys of ns.
 func deleteOps(ns kgmem.Namespace, keys []kgmem.VectorKey) []kgmem.VectorOp {
 	return upsertOps(ns, nil, keys)
+}
+
+// Component states reported by Readiness.
+const (
+	ComponentOK          = "ok"
+	ComponentUnavailable = "unavailable"
+	ComponentRebuilding  = "rebuilding"
+)
+
+// ComponentStatus is the state of one backend: ComponentOK, or what is
+// wrong with it and why.
+type ComponentStatus struct {
+	Status string
+	Err    error
+}
+
+// Readiness is what /readyz reports: each backend's state, and whether the
+// engine serves (Ready) and serves everything (Degraded false).
+type Readiness struct {
+	// Ready is false when the engine cannot accept writes: the graph store
+	// is unreachable, or the vector index is while no durable outbox keeps
+	// its writes.
+	Ready bool
+	// Degraded is true when the engine serves without vector recall or
+	// with an incomplete one: the vector index is unreachable (writes
+	// queue in the outbox) or being rebuilt from the graph.
+	Degraded bool
+	Graph    ComponentStatus
+	Vectors  ComponentStatus
+	// OutboxDepth counts vector writes queued and not yet applied.
+	OutboxDepth int
+}
+
+// Readiness checks every backend. With a durable outbox being drained, a
+// vector index that does not answer degrades the engine rather than stops
+// it: writes are kept and applied once it is back, searches use the other
+// retrievers meanwhile.
+func (e *Engine) Readiness(ctx context.Context) Readiness {
+	r := Readiness{Ready: true, Graph: ComponentStatus{Status: ComponentOK}, Vectors: ComponentStatus{Status: ComponentOK}, OutboxDepth: e.OutboxDepth()}
+	if err := e.graph.Ping(ctx); err != nil {
+		r.Ready = false
+		r.Graph = ComponentStatus{Status: ComponentUnavailable, Err: err}
+	}
+	if err := e.vectors.Ping(ctx); err != nil {
+		r.Vectors = ComponentStatus{Status: ComponentUnavailable, Err: err}
+		if e.outbox.durable && e.outbox.draining.Load() {
+			r.Degraded = true
+		} else {
+			r.Ready = false
+		}
+	} else if e.VectorsRebuilding() {
+		r.Degraded = true
+		r.Vectors = ComponentStatus{Status: ComponentRebuilding, Err: errors.New("rebuilding the vector index from the graph; vector recall is incomplete until it ends")}
+	}
+	return r
 }

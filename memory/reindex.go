@@ -198,3 +198,74 @@ func (e *Engine) missingFromGraph(ctx context.Context, ns kgmem.Namespace, keys 
 	}
 	return out, nil
 }
+
+// rebuildBackoff bounds the wait between failed passes of RebuildVectors.
+const (
+	rebuildMinBackoff = time.Second
+	rebuildMaxBackoff = 30 * time.Second
+)
+
+// RebuildVectors rebuilds the vector index from the graph (ReindexAll),
+// retrying a failed pass with backoff, until a pass succeeds or ctx ends.
+// A vector index that lost its collection calls it in the background; a
+// call while a rebuild runs makes that one pass again rather than run
+// beside it. VectorsRebuilding reports it meanwhile (on /readyz). It
+// reports whether this call rebuilt (false: it left the work to the
+// running one, which returns once it is done).
+func (e *Engine) RebuildVectors(ctx context.Context) (bool, error) {
+	o := e.outbox
+	o.rebuildAgain.Store(true)
+	ran := false
+	for {
+		if !o.rebuilding.CompareAndSwap(0, 1) {
+			return ran, nil // the running rebuild passes again
+		}
+		ran = true
+		err := e.rebuildPasses(ctx)
+		o.rebuilding.Store(0)
+		// A request that came after the last pass began and before the
+		// flag was cleared found the rebuild running: take it up.
+		if err != nil || !o.rebuildAgain.Load() {
+			if err == nil {
+				e.VectorsRecovered()
+			}
+			return ran, err
+		}
+	}
+}
+
+// rebuildPasses reindexes everything while passes are asked for.
+func (e *Engine) rebuildPasses(ctx context.Context) error {
+	o := e.outbox
+	backoff := rebuildMinBackoff
+	for o.rebuildAgain.Swap(false) {
+		start := time.Now()
+		stats, err := e.ReindexAll(ctx)
+		if err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			e.log.WarnContext(ctx, "rebuilding the vector index failed; will retry", "retry_in", backoff, "error", err)
+			o.rebuildAgain.Store(true)
+			t := time.NewTimer(backoff)
+			select {
+			case <-ctx.Done():
+				t.Stop()
+				return ctx.Err()
+			case <-t.C:
+			}
+			backoff = min(2*backoff, rebuildMaxBackoff)
+			continue
+		}
+		upserted := 0
+		for _, st := range stats {
+			upserted += st.Upserted
+		}
+		e.log.InfoContext(ctx, "vector index rebuilt from the graph", "namespaces", len(stats), "upserted", upserted, "took", time.Since(start))
+		backoff = rebuildMinBackoff
+	}
+	return nil
+}
+
+// VectorsRebuilding reports whether RebuildVectors is running.
+func (e *Engine) VectorsRebuilding() bool { return e.outbox.rebuilding.Load() > 0 }

@@ -100,3 +100,60 @@ func TestCheckAndReindex(t *testing.T) {
 		t.Errorf("CheckAllConsistency = %+v, %v; want two consistent namespaces", all, err)
 	}
 }
+
+// TestRebuildVectors empties the vector index under an engine (what a
+// Milvus restarted empty leaves) and rebuilds it with concurrent calls of
+// RebuildVectors: they share one rebuild (at least one call reports that it
+// ran it), none fails, and afterwards every namespace is consistent and no
+// rebuild is reported running.
+func TestRebuildVectors(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	ix, err := hnsw.Open(ctx, filepath.Join(dir, "vectors.db"), 256, hnsw.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = ix.Close() })
+	f := newFaultEngine(t, dir, ix, faultScript(t))
+	nss := []kgmem.Namespace{"rb/a", "rb/b"}
+	for _, ns := range nss {
+		for _, m := range faultMessages {
+			if _, err := f.engine.Ingest(ctx, memory.IngestRequest{Namespace: ns, ThreadID: "t", Extract: true, Messages: []episodes.Message{m}}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := ix.DeleteNamespace(ctx, ns); err != nil {
+			t.Fatal(err)
+		}
+		if r, err := f.engine.CheckConsistency(ctx, ns); err != nil || r.Consistent() {
+			t.Fatalf("%s after its vectors were dropped: %+v, %v; want inconsistent", ns, r, err)
+		}
+	}
+	ran := make(chan bool, 3)
+	errs := make(chan error, 3)
+	for range 3 {
+		go func() {
+			r, err := f.engine.RebuildVectors(ctx)
+			ran <- r
+			errs <- err
+		}()
+	}
+	anyRan := false
+	for range 3 {
+		anyRan = <-ran || anyRan
+		if err := <-errs; err != nil {
+			t.Errorf("RebuildVectors: %v", err)
+		}
+	}
+	if !anyRan {
+		t.Error("no RebuildVectors call reports that it rebuilt")
+	}
+	if f.engine.VectorsRebuilding() {
+		t.Error("a rebuild is still reported running after every call returned")
+	}
+	for _, ns := range nss {
+		if r, err := f.engine.CheckConsistency(ctx, ns); err != nil || !r.Consistent() || r.Vectors == 0 {
+			t.Errorf("%s after the rebuild: %+v, %v; want consistent", ns, r, err)
+		}
+	}
+}

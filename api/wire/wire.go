@@ -125,6 +125,17 @@ type Health struct {
 	// VectorOutbox (readyz only) counts vector writes queued for retry: the
 	// vector index lags the graph by this many records.
 	VectorOutbox *int `json:"vector_outbox,omitempty"`
+	// Components (readyz only) is the state of each backend, by name
+	// ("graph", "vector_index").
+	Components map[string]Component `json:"components,omitempty"`
+}
+
+// Component is the state of one backend on /readyz.
+type Component struct {
+	// Status is "ok", "unavailable" or "rebuilding".
+	Status string `json:"status"`
+	// Error says what is wrong, naming the backend (absent when ok).
+	Error string `json:"error,omitempty"`
 }
 
 // NamespaceList is the body of GET /v1/namespaces.

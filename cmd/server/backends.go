@@ -44,20 +44,42 @@ type backends struct {
 	embedder kgmem.Embedder
 	// dirLock holds the data directory for this process (see lockDataDir).
 	dirLock *dataDirLock
+	// dataDir is the data directory; log the process's logger.
+	dataDir string
+	log     *slog.Logger
 }
+
+// openMode says what a command needs of the backends.
+type openMode int
+
+const (
+	// forMaintenance: vector writes that fail are queued in memory only,
+	// and every backend must answer at start.
+	forMaintenance openMode = iota
+	// forServing: the durable vector outbox in the data directory (or
+	// Neo4j's), drained by the server; Milvus may be away at start (the
+	// server starts degraded and connects in the background).
+	forServing
+	// forImport: the durable vector outbox too, so that an import killed
+	// between a graph write and its vectors repairs them when it resumes.
+	// With Neo4j + Milvus it takes no lock on the data directory (a server
+	// may use it) and keeps its ops under an owner of its own.
+	forImport
+)
 
 // openBackends opens the configured graph store, vector index, embedder and
 // extractor, and builds the engine, for maintenance commands: vector writes
 // that fail are queued in memory only (see openBackendsWith).
 func openBackends(ctx context.Context, cfg *config, log *slog.Logger) (*backends, error) {
-	return openBackendsWith(ctx, cfg, log, false)
+	return openBackendsWith(ctx, cfg, log, forMaintenance)
 }
 
-// openBackendsWith is openBackends; withOutbox also opens the durable vector
-// outbox in the data directory (the server does, and drains it).
-// On failure everything opened is closed.
-func openBackendsWith(ctx context.Context, cfg *config, log *slog.Logger, withOutbox bool) (b *backends, err error) {
-	opened := &backends{metrics: prometheus.NewRegistry()}
+// openBackendsWith is openBackends for a mode: forServing and forImport
+// also open the durable vector outbox in the data directory (their caller
+// drains it). On failure everything opened is closed.
+func openBackendsWith(ctx context.Context, cfg *config, log *slog.Logger, mode openMode) (b *backends, err error) {
+	withOutbox := mode != forMaintenance
+	opened := &backends{metrics: prometheus.NewRegistry(), dataDir: cfg.DataDir, log: log}
 	b = opened
 	b.metrics.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	defer func() {
@@ -79,7 +101,7 @@ func openBackendsWith(ctx context.Context, cfg *config, log *slog.Logger, withOu
 	// One process per data directory: a server's journal and outbox live
 	// there whatever the backends, and the embedded backends' files too.
 	// Maintenance commands on Neo4j + Milvus may run next to servers.
-	if embedded := cfg.graphInDataDir() || cfg.Vector == "hnsw"; embedded || withOutbox {
+	if embedded := cfg.graphInDataDir() || cfg.Vector == "hnsw"; embedded || mode == forServing {
 		if b.dirLock, err = lockDataDir(cfg.DataDir, embedded); err != nil {
 			return nil, err
 		}
@@ -92,7 +114,7 @@ func openBackendsWith(ctx context.Context, cfg *config, log *slog.Logger, withOu
 			return nil, err
 		}
 	}
-	if b.vectors, err = openVectors(ctx, cfg, embedder); err != nil {
+	if b.vectors, err = openVectors(ctx, cfg, embedder, mode == forServing, log); err != nil {
 		return nil, err
 	}
 	// With an LLM configured it extracts triples and settles what the rules
@@ -127,7 +149,11 @@ func openBackendsWith(ctx context.Context, cfg *config, log *slog.Logger, withOu
 	}
 	var box kgmem.VectorOutbox
 	if withOutbox {
-		if b.outbox, err = openOutbox(ctx, cfg, b.graph, log); err != nil {
+		owner := ""
+		if mode == forImport {
+			owner = "ingest"
+		}
+		if b.outbox, err = openOutbox(ctx, cfg, b.graph, owner, log); err != nil {
 			return nil, err
 		}
 		box = b.outbox
@@ -233,7 +259,11 @@ func openGraph(ctx context.Context, cfg *config) (kgmem.GraphStore, error) {
 	return nil, fmt.Errorf("graph backend %q is not built into this binary", cfg.Graph)
 }
 
-func openVectors(ctx context.Context, cfg *config, embedder kgmem.Embedder) (kgmem.VectorIndex, error) {
+// openVectors opens the vector index. With resilient, a Milvus that does
+// not answer yet is no error: the index connects in the background (see
+// backends.drainOutbox) and fails every call with kgmem.ErrUnavailable
+// meanwhile.
+func openVectors(ctx context.Context, cfg *config, embedder kgmem.Embedder, resilient bool, log *slog.Logger) (kgmem.VectorIndex, error) {
 	switch cfg.Vector {
 	case "hnsw":
 		path := filepath.Join(cfg.DataDir, "vectors.db")
@@ -243,7 +273,15 @@ func openVectors(ctx context.Context, cfg *config, embedder kgmem.Embedder) (kgm
 		}
 		return ix, nil
 	case "milvus":
-		ix, err := milvus.Open(ctx, milvus.Config{Address: cfg.MilvusAddr, Collection: cfg.MilvusCollection, Dim: embedder.Dimension(), ConsistencyLevel: milvus.Consistency(cfg.MilvusConsistency), ExactBelow: cfg.MilvusExactBelow})
+		mc := milvus.Config{Address: cfg.MilvusAddr, Collection: cfg.MilvusCollection, Dim: embedder.Dimension(), ConsistencyLevel: milvus.Consistency(cfg.MilvusConsistency), ExactBelow: cfg.MilvusExactBelow}
+		if resilient {
+			ix, err := milvus.OpenResilient(ctx, mc, milvus.ResilientOptions{Logger: log, CheckInterval: cfg.MilvusCheckInterval})
+			if err != nil {
+				return nil, fmt.Errorf("open Milvus vector index at %s: %w", cfg.MilvusAddr, err)
+			}
+			return ix, nil
+		}
+		ix, err := milvus.Open(ctx, mc)
 		if err != nil {
 			return nil, fmt.Errorf("open Milvus vector index at %s: %w", cfg.MilvusAddr, err)
 		}
@@ -297,11 +335,41 @@ func offIfZero(w float64) float64 {
 // that failed after their graph write: at once (what a previous run left),
 // whenever more are queued, and — with an outbox shared by several servers
 // (kgmem.SharedVectorOutbox) — as soon as this server takes over another's.
-// stop returns once the drain has ended, before b.close closes the outbox.
+// With a Milvus index that connects in the background it also runs that:
+// once Milvus answers the queued writes are applied, and when its
+// collection was created (missing at the first connection, or lost: a
+// Milvus restarted empty) the vectors are rebuilt from the graph. stop
+// returns once all of it has ended, before b.close closes the outbox.
 func (b *backends) drainOutbox(ctx context.Context) (stop func()) {
 	ctx, cancel := context.WithCancel(ctx)
 	var wg sync.WaitGroup
 	wg.Go(func() { b.engine.RunOutbox(ctx) })
+	if r, ok := b.vectors.(*milvus.Resilient); ok {
+		// A rebuild is marked in the data directory until it is done, so
+		// one a kill interrupted runs again at the next start.
+		marker := filepath.Join(b.dataDir, rebuildMarker)
+		rebuild := func() {
+			wg.Go(func() {
+				if ran, err := b.engine.RebuildVectors(ctx); ran && err == nil {
+					_ = os.Remove(marker)
+				}
+			})
+		}
+		if _, err := os.Stat(marker); err == nil {
+			rebuild()
+		}
+		wg.Go(func() {
+			r.Run(ctx, milvus.Hooks{
+				Connected: b.engine.VectorsRecovered,
+				CollectionLost: func() {
+					if err := writeMarker(marker); err != nil {
+						b.log.Warn("could not mark the vector rebuild in the data directory; a kill before it ends leaves `server reindex` to finish it", "error", err)
+					}
+				},
+				CollectionCreated: rebuild,
+			})
+		})
+	}
 	if shared, ok := b.outbox.(kgmem.SharedVectorOutbox); ok {
 		wg.Go(func() {
 			for {
@@ -317,6 +385,19 @@ func (b *backends) drainOutbox(ctx context.Context) (stop func()) {
 	return func() { cancel(); wg.Wait() }
 }
 
+// rebuildMarker is the file in the data directory that marks a rebuild of
+// the vector index from the graph as pending.
+const rebuildMarker = "vector.rebuild"
+
+// writeMarker creates the file at path, durably.
+func writeMarker(path string) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	return errors.Join(f.Sync(), f.Close())
+}
+
 // closingOutbox is a vector outbox its opener closes.
 type closingOutbox interface {
 	kgmem.VectorOutbox
@@ -330,7 +411,14 @@ const outboxFile = "vector.outbox"
 // for every server on it (kgmem.VectorOutboxStore, as Neo4j does), owned
 // by this server's id, into which the ops a journal in the data directory
 // still holds are moved first; otherwise that journal.
-func openOutbox(ctx context.Context, cfg *config, graph kgmem.GraphStore, log *slog.Logger) (closingOutbox, error) {
+//
+// A non-empty owner (an import) keeps, in Neo4j, ops of its own under the
+// server id suffixed with it, which it drains itself, or a server adopts once
+// it has gone; it moves no journal, which a server may be using. The
+// journal in the data directory is the server's: only a process holding
+// the directory's lock opens it, and what an import leaves there the next
+// server or import applies.
+func openOutbox(ctx context.Context, cfg *config, graph kgmem.GraphStore, owner string, log *slog.Logger) (closingOutbox, error) {
 	path := filepath.Join(cfg.DataDir, outboxFile)
 	shared, ok := graph.(kgmem.VectorOutboxStore)
 	if !ok {
@@ -343,13 +431,19 @@ func openOutbox(ctx context.Context, cfg *config, graph kgmem.GraphStore, log *s
 		}
 		return f, nil
 	}
-	owner, err := serverid.Read(cfg.DataDir)
+	id, err := serverid.Read(cfg.DataDir)
 	if err != nil {
 		return nil, err
 	}
-	box, err := shared.OpenVectorOutbox(ctx, owner, 0, log)
+	if owner != "" {
+		id += "-" + owner
+	}
+	box, err := shared.OpenVectorOutbox(ctx, id, 0, log)
 	if err != nil {
 		return nil, err
+	}
+	if owner != "" {
+		return box, nil
 	}
 	if err := moveOutbox(ctx, path, box, log); err != nil {
 		_ = box.Close()

@@ -124,7 +124,7 @@ func TestCapabilitiesByInterface(t *testing.T) {
 
 	t.Run("vector outbox", func(t *testing.T) {
 		own := t.TempDir()
-		box, err := openOutbox(ctx, &config{DataDir: own}, plain, log)
+		box, err := openOutbox(ctx, &config{DataDir: own}, plain, "", log)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -134,7 +134,7 @@ func TestCapabilitiesByInterface(t *testing.T) {
 		if err := box.Close(); err != nil {
 			t.Fatal(err)
 		}
-		box, err = openOutbox(ctx, &config{DataDir: own}, shared, log)
+		box, err = openOutbox(ctx, &config{DataDir: own}, shared, "", log)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -38,6 +38,9 @@ type config struct {
 	MilvusCollection  string
 	MilvusConsistency string
 	MilvusExactBelow  int
+	// MilvusCheckInterval is how often a server checks that its Milvus
+	// collection is still there (a Milvus restarted empty loses it).
+	MilvusCheckInterval time.Duration
 
 	Embedder string
 	EmbedDim int
@@ -140,6 +143,7 @@ func (c *config) bindFlags(fs *flag.FlagSet) {
 	str(&c.MilvusAddr, "milvus-addr", "KGMEM_MILVUS_ADDR", "127.0.0.1:19530", "Milvus gRPC address")
 	str(&c.MilvusCollection, "milvus-collection", "KGMEM_MILVUS_COLLECTION", "kgmem_vectors", "Milvus collection")
 	integer(&c.MilvusExactBelow, "milvus-exact-below", "KGMEM_MILVUS_EXACT_BELOW", milvus.DefaultExactBelow, "rank filters matching at most this many Milvus records in the server process (-1: off; safe only on a Milvus with its interim index off, as scripts/milvus.sh starts it)")
+	dur(&c.MilvusCheckInterval, "milvus-check-interval", "KGMEM_MILVUS_CHECK_INTERVAL", milvus.DefaultCheckInterval, "how often the server checks that its Milvus collection still exists; a lost one (Milvus restarted empty) is recreated and rebuilt from the graph")
 	str(&c.MilvusConsistency, "milvus-consistency", "KGMEM_MILVUS_CONSISTENCY", "Session", "Milvus read consistency: Session (read-your-writes in this server, ~4 ms), Strong (across servers, one time tick ~200 ms per search), Bounded")
 	str(&c.Embedder, "embedder", "KGMEM_EMBEDDER", "auto", "embedder: static (offline, a static embedding model distilled from all-MiniLM-L6-v2 by scripts/embedder.sh install), hash (offline, lexical, no model), openai (any OpenAI-compatible endpoint) or auto: the one that built the data directory's vector index, else static when its model is installed, else hash")
 	integer(&c.EmbedDim, "embed-dim", "KGMEM_EMBED_DIM", 256, "embedding dimension (hash and openai; a static model has its own)")
@@ -255,6 +259,9 @@ func (c *config) validate() error {
 	}
 	if c.SweepInterval < 0 || c.ReinforceInterval <= 0 {
 		return fmt.Errorf("--sweep-interval must be >= 0 and --reinforce-interval > 0")
+	}
+	if c.MilvusCheckInterval <= 0 {
+		return fmt.Errorf("--milvus-check-interval must be > 0")
 	}
 	if _, err := c.synonyms(); err != nil {
 		return err

@@ -139,7 +139,10 @@ func ingest(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	default:
 		// Nothing searches this process's stores while it imports.
 		cfg.bulkImport = true
-		b, err := openBackends(ctx, &cfg, log)
+		// The durable vector outbox, as serve's: every write journals its
+		// vector ops before the graph write, so an import killed in
+		// between applies them when it runs again.
+		b, err := openBackendsWith(ctx, &cfg, log, forImport)
 		if err != nil {
 			return err
 		}
@@ -147,6 +150,22 @@ func ingest(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		if f.extract && !b.engine.ExtractionEnabled() {
 			return errors.New("--extract needs an LLM: set --llm-base-url and --llm-model (or KGMEM_LLM_BASE_URL and KGMEM_LLM_MODEL)")
 		}
+		if n, err := settleOutbox(ctx, b.engine); err != nil {
+			log.Warn("the vector writes a previous run left could not all be applied yet; they stay queued", "applied", n, "queued", b.engine.OutboxDepth(), "error", err)
+		} else if n > 0 {
+			log.Warn("applied the vector writes a previous run left", "ops", n)
+		}
+		stop := b.drainOutbox(ctx)
+		defer func() {
+			stop()
+			// Before b.close: what failed during the import is applied now,
+			// or stays queued for the next run or server.
+			if n, err := settleOutbox(context.WithoutCancel(ctx), b.engine); err != nil {
+				fmt.Fprintf(stderr, "kgmem: %d vector writes could not be applied (%v); they stay queued and the next `server ingest` or `server serve` on this data directory applies them\n", b.engine.OutboxDepth(), err)
+			} else if n > 0 {
+				log.Info("applied queued vector writes", "ops", n)
+			}
+		}()
 		sink = b.engine
 	}
 
@@ -246,6 +265,31 @@ func nothingRead(s importer.Summary, firstBad, errPath string) error {
 		where = "listed in " + errPath
 	}
 	return fmt.Errorf("%w: all %d records are bad (%s); the first: %s", errNothingRead, s.Bad, where, firstBad)
+}
+
+// settleOutboxTimeout bounds settleOutbox.
+const settleOutboxTimeout = 2 * time.Minute
+
+// settleOutbox applies the queued vector writes until none is left, a round
+// fails, or settleOutboxTimeout passes, and returns how many it applied.
+func settleOutbox(ctx context.Context, e interface {
+	DrainOutbox(context.Context) (int, error)
+	OutboxDepth() int
+}) (int, error) {
+	ctx, cancel := context.WithTimeout(ctx, settleOutboxTimeout)
+	defer cancel()
+	total := 0
+	for e.OutboxDepth() > 0 {
+		n, err := e.DrainOutbox(ctx)
+		total += n
+		if err != nil {
+			return total, err
+		}
+		if n == 0 {
+			break // what is left is in flight elsewhere
+		}
+	}
+	return total, nil
 }
 
 func trimExt(path, ext string) string {

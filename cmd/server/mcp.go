@@ -98,7 +98,7 @@ func mcpStdio(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		return err
 	}
 	log := cfg.logger()
-	b, err := openBackendsWith(ctx, &cfg, log, true)
+	b, err := openBackendsWith(ctx, &cfg, log, forServing)
 	var inUse *dataDirInUseError
 	if errors.As(err, &inUse) && inUse.URL != "" {
 		// A server holds the data directory and said where it listens: an

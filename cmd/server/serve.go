@@ -59,7 +59,7 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 			return err
 		}
 	}
-	b, err := openBackendsWith(ctx, &cfg, log, true)
+	b, err := openBackendsWith(ctx, &cfg, log, forServing)
 	if err != nil {
 		return err
 	}

@@ -25,6 +25,10 @@ type Index struct {
 	partitionKey bool
 	// lastDelete is when this index last deleted (Unix nanoseconds); see readLevel.
 	lastDelete atomic.Int64
+	// created reports whether prepare created the collection (it was
+	// missing); collectionID is the server's id of the collection prepared.
+	created      bool
+	collectionID int64
 }
 
 var _ kgmem.VectorIndex = (*Index)(nil)
@@ -85,6 +89,7 @@ func (ix *Index) prepare(ctx context.Context) error {
 			return fmt.Errorf("milvus open: collection %s: %w", name, err)
 		}
 		ix.partitionKey = hasPartitionKey(coll.Schema)
+		ix.collectionID = coll.ID
 	} else {
 		version, err := ix.cl.GetVersion(ctx)
 		if err != nil {
@@ -94,6 +99,12 @@ func (ix *Index) prepare(ctx context.Context) error {
 		if err := ix.create(ctx); err != nil {
 			return err
 		}
+		coll, err := ix.cl.DescribeCollection(ctx, name)
+		if err != nil {
+			return wrap("open: describe collection "+name, err)
+		}
+		ix.collectionID = coll.ID
+		ix.created = true
 	}
 	if err := ix.ensureIndex(ctx); err != nil {
 		return err
