@@ -46,6 +46,12 @@ from langgraph.store.base import (
     SearchOp,
 )
 
+try:
+    from langgraph.store.base import validate_op_namespace
+except ImportError:  # langgraph-checkpoint before 4.3: BaseStore's methods validate, batch() does not
+    def validate_op_namespace(op: Op) -> None:
+        """Nothing to check against in this LangGraph version."""
+
 from . import _calls
 from ._calls import Call
 from .client import DEFAULT_URL, AsyncKgmemClient, KgmemClient
@@ -85,14 +91,20 @@ class KgmemStore(BaseStore):
             that loop only.
         max_connections: requests in flight at once on each of the store's
             own async clients.
+        index: LangGraph's index configuration, as far as kgmem takes it:
+            ``{"fields": [...]}``, the JSON paths of the value embedded and
+            searched when a put names none (default: the whole value). kgmem
+            embeds with the server's model, so ``dims``, ``embed`` and the
+            vector index's settings are refused with a ValueError.
     """
 
     supports_ttl: bool = False
 
     def __init__(self, url: str = DEFAULT_URL, api_key: str | None = None, *, extract: bool = False,
                  client: KgmemClient | None = None, async_client: AsyncKgmemClient | None = None,
-                 max_connections: int | None = None) -> None:
+                 max_connections: int | None = None, index: dict[str, Any] | None = None) -> None:
         self.extract = extract
+        self.fields = _index_fields(index)
         self.client = client or KgmemClient(url, api_key)
         self._url, self._api_key, self._max_connections = url, api_key, max_connections
         self._given_async = async_client
@@ -115,15 +127,21 @@ class KgmemStore(BaseStore):
             c = self._async_clients[loop] = AsyncKgmemClient(self._url, self._api_key, **kw)
         return c
 
+    def setup(self) -> None:
+        """Checks that the server answers. LangGraph's SQL stores create
+        their tables here; a kgmem server keeps its own schema, so there is
+        nothing to migrate."""
+        self.client.readyz()
+
     # --- BaseStore ---
 
     def batch(self, ops: Iterable[Op]) -> list[Result]:
         reads, writes = _split(ops)
         results: list[Result] = [None] * (len(reads) + len(writes))
         for i, op in reads:
-            results[i] = _drive(_plan(op, self.extract), self.client)
+            results[i] = _drive(_plan(op, self.extract, self.fields), self.client)
         for op in _last_writes(writes):
-            _drive(_plan(op, self.extract), self.client)
+            _drive(_plan(op, self.extract, self.fields), self.client)
         return results
 
     async def abatch(self, ops: Iterable[Op]) -> list[Result]:
@@ -132,10 +150,10 @@ class KgmemStore(BaseStore):
         c = self.async_client
 
         async def read(i: int, op: Op) -> None:
-            results[i] = await _adrive(_plan(op, self.extract), c)
+            results[i] = await _adrive(_plan(op, self.extract, self.fields), c)
 
         async def write(op: PutOp) -> None:
-            await _adrive(_plan(op, self.extract), c)
+            await _adrive(_plan(op, self.extract, self.fields), c)
 
         await _bounded([lambda i=i, op=op: read(i, op) for i, op in reads], c.max_connections)
         await _bounded([lambda op=op: write(op) for op in _last_writes(writes)], c.max_connections)
@@ -144,10 +162,12 @@ class KgmemStore(BaseStore):
 
 def _split(ops: Iterable[Op]) -> tuple[list[tuple[int, Op]], list[tuple[int, PutOp]]]:
     """The batch's reads and writes with their positions; an unknown
-    operation or a TTL is refused before anything is sent."""
+    operation, an invalid namespace label (InvalidNamespaceError) or a TTL
+    is refused before anything is sent."""
     reads: list[tuple[int, Op]] = []
     writes: list[tuple[int, PutOp]] = []
     for i, op in enumerate(ops):
+        validate_op_namespace(op)
         if isinstance(op, PutOp):
             if op.value is not None:
                 _check_ttl(op.ttl)
@@ -221,7 +241,7 @@ async def _adrive(plan: Plan, c: AsyncKgmemClient) -> Any:
             err = e
 
 
-def _plan(op: Op, extract: bool) -> Plan:
+def _plan(op: Op, extract: bool, fields: list[str] | None = None) -> Plan:
     """The requests of one operation and its result."""
     match op:
         case GetOp(namespace=ns, key=key):
@@ -238,7 +258,7 @@ def _plan(op: Op, extract: bool) -> Plan:
             return None
         case PutOp(namespace=ns, key=key, value=value, index=index, ttl=ttl):
             _check_ttl(ttl)
-            yield [_calls.put_item(to_namespace(ns), _server_key(key), value, index=_index(index), extract=extract)]
+            yield [_calls.put_item(to_namespace(ns), _server_key(key), value, index=_index(index, fields), extract=extract)]
             return None
         case SearchOp():
             return (yield from _search(op))
@@ -379,9 +399,34 @@ def _check_ttl(ttl: Any) -> None:
         raise NotImplementedError("KgmemStore does not support TTL (supports_ttl is False); kgmem forgets by its forgetting curve")
 
 
-def _index(index: Any) -> Any:
-    """LangGraph's index argument as kgmem takes it: None, False or fields."""
-    if index is None or index is False:
+_INDEX_KEYS = frozenset({"fields"})
+
+
+def _index_fields(index: dict[str, Any] | None) -> list[str] | None:
+    """The store-wide fields of LangGraph's index configuration; what
+    kgmem does not take is refused, naming it."""
+    if index is None:
+        return None
+    if not isinstance(index, dict):
+        raise ValueError(f"KgmemStore: index must be a dict such as {{'fields': ['text']}}, not {type(index).__name__}")
+    other = sorted(set(index) - _INDEX_KEYS)
+    if other:
+        raise ValueError(f"KgmemStore: index {', '.join(other)} not supported: kgmem embeds with the server's "
+                         "embedding model (configure it on the server); only index['fields'] is taken")
+    fields = index.get("fields")
+    if fields is None:
+        return None
+    if isinstance(fields, str) or not all(isinstance(f, str) for f in fields):
+        raise ValueError("KgmemStore: index['fields'] must be a list of JSON paths (strings)")
+    return list(fields)
+
+
+def _index(index: Any, fields: list[str] | None = None) -> Any:
+    """LangGraph's index argument as kgmem takes it: None, False or fields
+    (None: the store's fields, if it has any)."""
+    if index is None:
+        return fields
+    if index is False:
         return index
     return list(index)
 
