@@ -27,7 +27,7 @@ def test_every_route_has_a_method(client: KgmemClient) -> None:
         "getSettings": "get_settings", "putSettings": "put_settings", "sweep": "sweep",
         "feedback": "feedback", "pin": "pin", "restore": "restore", "strength": "strength",
         "putItem": "put_item", "getItem": "get_item", "deleteItem": "delete_item",
-        "searchItems": "search_items", "listItemNamespaces": "item_namespaces",
+        "searchItems": "search_items", "listItemNamespaces": "item_namespaces", "batchItems": "batch_items",
     }
     assert ops == set(names), f"routes without a mapping: {ops - set(names)}; mappings without a route: {set(names) - ops}"
     for name in names.values():
