@@ -32,7 +32,18 @@ async def run(url: str, n: int, m_rounds: int) -> None:
     results = await asyncio.gather(*coros)
     took = time.perf_counter() - start
     assert len(results) == 6 * n * m_rounds
-    print(f"{len(results)} calls in {took:.2f} s ({len(results) / took:.0f} calls/s)")
+    print(f"LangGraph's mix: {len(results)} calls in {took:.2f} s ({len(results) / took:.0f} calls/s)")
+
+    # Then as many distinct items put, and read back, concurrently.
+    count = n * m_rounds
+    start = time.perf_counter()
+    await asyncio.gather(*(store.aput((root, "p", str(i % 10)), f"k{i}", {"i": i}) for i in range(count)))
+    put = time.perf_counter() - start
+    start = time.perf_counter()
+    got = await asyncio.gather(*(store.aget((root, "p", str(i % 10)), f"k{i}") for i in range(count)))
+    get = time.perf_counter() - start
+    assert [g.value["i"] if g else None for g in got] == list(range(count))
+    print(f"{count} distinct aput in {put:.2f} s, {count} aget in {get:.2f} s")
 
 
 if __name__ == "__main__":

@@ -21,6 +21,10 @@ How BaseStore maps onto kgmem:
   filter (which JSON cannot carry) are turned into what they mean;
 - list_namespaces is GET /v1/items/namespaces with LangGraph's match
   conditions and max_depth applied to the decoded tuples;
+- a batch runs its operations side by side, round by round, and sends the
+  item requests of a round (put, get, delete, search pages) together in
+  POST /v1/items/batch requests of up to 1,000 operations; the async calls
+  made at once on one event loop are grouped into one batch;
 - TTL is not supported (``supports_ttl`` is False): kgmem forgets by its
   forgetting curve instead.
 """
@@ -29,6 +33,8 @@ from __future__ import annotations
 
 import asyncio
 import math
+
+import httpx
 from collections.abc import Awaitable, Callable, Generator, Iterable, Sequence
 from datetime import datetime
 from typing import Any
@@ -55,7 +61,7 @@ except ImportError:  # langgraph-checkpoint before 4.3: BaseStore's methods vali
 from . import _calls
 from ._calls import Call
 from .client import DEFAULT_URL, AsyncKgmemClient, KgmemClient
-from .errors import KgmemError, NotFoundError
+from .errors import KgmemError, NotFoundError, error_from_response
 from .namespaces import to_labels, to_namespace
 
 _PAGE = 100  # the server's largest item page
@@ -76,9 +82,12 @@ class KgmemStore(BaseStore):
     It serves both the sync (``batch``) and the async (``abatch``) methods,
     the async ones from any event loop: the store opens one async client per
     loop on first use there. A batch runs as LangGraph's InMemoryStore does:
-    its reads see the store as it was before the batch, then its writes
-    apply, the last write of a key winning; the async path keeps at most
-    the client's max_connections requests in flight.
+    its reads (each distinct one once) see the store as it was before the
+    batch, then its writes apply, the last write of a key winning. Item
+    operations go to the server in batch requests of up to 1,000; the async
+    calls made at once on one loop (aput, aget, asearch…) form one batch,
+    and at most the client's max_connections requests are in flight. An
+    operation's error fails only the call that made it.
 
     Args:
         url: the kgmem server's base URL.
@@ -109,6 +118,7 @@ class KgmemStore(BaseStore):
         self._url, self._api_key, self._max_connections = url, api_key, max_connections
         self._given_async = async_client
         self._async_clients: dict[asyncio.AbstractEventLoop, AsyncKgmemClient] = {}
+        self._queues: dict[asyncio.AbstractEventLoop, _Queue] = {}
 
     @property
     def async_client(self) -> AsyncKgmemClient:
@@ -136,28 +146,62 @@ class KgmemStore(BaseStore):
     # --- BaseStore ---
 
     def batch(self, ops: Iterable[Op]) -> list[Result]:
-        reads, writes = _split(ops)
-        results: list[Result] = [None] * (len(reads) + len(writes))
-        for i, op in reads:
-            results[i] = _drive(_plan(op, self.extract, self.fields), self.client)
-        for op in _last_writes(writes):
-            _drive(_plan(op, self.extract, self.fields), self.client)
-        return results
+        ops = list(ops)
+        _split(ops)
+        return _raise_first(_drive(_batch_plan(ops, self.extract, self.fields), self.client))
 
     async def abatch(self, ops: Iterable[Op]) -> list[Result]:
-        reads, writes = _split(ops)
-        results: list[Result] = [None] * (len(reads) + len(writes))
-        c = self.async_client
+        """Runs ops; the async calls made at the same time on one event loop
+        (LangGraph's aput/aget/asearch… each call abatch) are grouped into
+        one batch, whose item operations go to the server in requests of up
+        to 1,000 operations (POST /v1/items/batch)."""
+        ops = list(ops)
+        _split(ops)  # a refused batch fails its caller only
+        loop = asyncio.get_running_loop()
+        q = self._queues.get(loop)
+        if q is None:
+            for dead in [lp for lp in self._queues if lp.is_closed()]:
+                del self._queues[dead]
+            q = self._queues[loop] = _Queue()
+        fut: asyncio.Future[list[Result]] = loop.create_future()
+        q.pending.append((ops, fut))
+        if q.task is None or q.task.done():
+            q.task = loop.create_task(self._flush(q, self.async_client))
+        return await fut
 
-        async def read(i: int, op: Op) -> None:
-            results[i] = await _adrive(_plan(op, self.extract, self.fields), c)
+    async def _flush(self, q: _Queue, c: AsyncKgmemClient) -> None:
+        """Runs what callers queued, as one batch per round, until the
+        queue is empty; each caller gets its results or its first error."""
+        while q.pending:
+            group, q.pending = q.pending, []
+            ops = [op for mine, _ in group for op in mine]
+            try:
+                outcomes = await _adrive(_batch_plan(ops, self.extract, self.fields), c)
+            except BaseException as e:  # noqa: BLE001 - handed to every caller
+                for _, fut in group:
+                    if not fut.done():
+                        fut.set_exception(e)
+                if isinstance(e, asyncio.CancelledError):
+                    raise
+                continue
+            k = 0
+            for mine, fut in group:
+                part, k = outcomes[k: k + len(mine)], k + len(mine)
+                if fut.done():
+                    continue  # its caller was cancelled
+                err = next((o for o in part if isinstance(o, BaseException)), None)
+                if err is not None:
+                    fut.set_exception(err)
+                else:
+                    fut.set_result(part)
 
-        async def write(op: PutOp) -> None:
-            await _adrive(_plan(op, self.extract, self.fields), c)
 
-        await _bounded([lambda i=i, op=op: read(i, op) for i, op in reads], c.max_connections)
-        await _bounded([lambda op=op: write(op) for op in _last_writes(writes)], c.max_connections)
-        return results
+class _Queue:
+    """The async calls waiting for the next batch on one event loop."""
+
+    def __init__(self) -> None:
+        self.pending: list[tuple[list[Op], asyncio.Future[list[Result]]]] = []
+        self.task: asyncio.Task[None] | None = None
 
 
 def _split(ops: Iterable[Op]) -> tuple[list[tuple[int, Op]], list[tuple[int, PutOp]]]:
@@ -179,12 +223,95 @@ def _split(ops: Iterable[Op]) -> tuple[list[tuple[int, Op]], list[tuple[int, Put
     return reads, writes
 
 
-def _last_writes(writes: list[tuple[int, PutOp]]) -> list[PutOp]:
+def _raise_first(outcomes: list[Any]) -> list[Result]:
+    for o in outcomes:
+        if isinstance(o, BaseException):
+            raise o
+    return outcomes
+
+
+Outcome = Any
+"""A request's answer, or the KgmemError it raised (an exception instance)."""
+
+Steps = Generator[list[Call[Any]], list[Outcome], list[Outcome]]
+"""Requests in rounds: each yield is a list of requests the driver may run
+at once, answered by their outcomes; the return is one outcome per op."""
+
+
+def _batch_plan(ops: list[Op], extract: bool, fields: list[str] | None) -> Steps:
+    """A batch as LangGraph's InMemoryStore runs it: its reads (each
+    distinct one once) see the store as it was before the batch, then its
+    writes apply, the last write of a key winning. Every operation's
+    requests go out together, round by round."""
+    reads, writes = _split(ops)
+    outcomes: list[Outcome] = [None] * len(ops)
+    distinct: dict[Any, int] = {}
+    plans: list[Plan] = []
+    slot: list[int] = []  # read i's plan
+    for _, op in reads:
+        key = _dedupe_key(op)
+        if key is None or key not in distinct:
+            plans.append(_plan(op, extract, fields))
+            if key is not None:
+                distinct[key] = len(plans) - 1
+            slot.append(len(plans) - 1)
+        else:
+            slot.append(distinct[key])
+    done = yield from _lockstep(plans)
+    for (i, _), j in zip(reads, slot):
+        outcomes[i] = done[j]
+    last = _last_writes(writes)
+    done = yield from _lockstep([_plan(op, extract, fields) for _, op in last])
+    for (i, _), o in zip(last, done):
+        outcomes[i] = o
+    return outcomes
+
+
+def _dedupe_key(op: Op) -> Any:
+    """The op itself when it can key a dict (a search with a filter cannot)."""
+    try:
+        hash(op)
+    except TypeError:
+        return None
+    return op
+
+
+def _lockstep(plans: list[Plan]) -> Steps:
+    """Runs plans side by side: each round sends every running plan's next
+    requests at once; a plan's result, or the error it ends with, is its
+    outcome."""
+    outcomes: list[Outcome] = [None] * len(plans)
+    replies: dict[int, list[Outcome] | None] = dict.fromkeys(range(len(plans)))
+    while replies:
+        step: list[tuple[int, list[Call[Any]]]] = []
+        for i, reply in list(replies.items()):
+            err = next((a for a in reply or () if isinstance(a, BaseException)), None)
+            try:
+                calls = plans[i].throw(err) if err is not None else plans[i].send(reply)  # type: ignore[arg-type]
+            except StopIteration as done:
+                outcomes[i] = done.value
+                del replies[i]
+                continue
+            except (KgmemError, ValueError) as e:
+                outcomes[i] = e
+                del replies[i]
+                continue
+            step.append((i, calls))
+        if not step:
+            break
+        answers = yield [c for _, calls in step for c in calls]
+        k = 0
+        for i, calls in step:
+            replies[i], k = answers[k: k + len(calls)], k + len(calls)
+    return outcomes
+
+
+def _last_writes(writes: list[tuple[int, PutOp]]) -> list[tuple[int, PutOp]]:
     """The batch's writes, the last of each (namespace, key) only."""
-    last: dict[tuple[tuple[str, ...], str], PutOp] = {}
-    for _, op in writes:
+    last: dict[tuple[tuple[str, ...], str], tuple[int, PutOp]] = {}
+    for i, op in writes:
         last.pop((tuple(op.namespace), op.key), None)
-        last[(tuple(op.namespace), op.key)] = op
+        last[(tuple(op.namespace), op.key)] = (i, op)
     return list(last.values())
 
 
@@ -209,36 +336,120 @@ async def _bounded(jobs: Sequence[Callable[[], Awaitable[None]]], n: int) -> Non
         raise
 
 
-def _drive(plan: Plan, c: KgmemClient) -> Any:
-    """Runs a plan's requests one after the other on the sync client."""
-    answers: list[Any] | None = None
-    err: KgmemError | None = None
-    while True:
-        try:
-            calls = plan.throw(err) if err is not None else plan.send(answers)  # type: ignore[arg-type]
-        except StopIteration as done:
-            return done.value
-        answers, err = None, None
-        try:
-            answers = [c.call(x) for x in calls]
-        except KgmemError as e:
-            err = e
+def _as_op(c: Call[Any]) -> dict[str, Any] | None:
+    """The batch operation of an item request; None for other requests."""
+    match c.method, c.path:
+        case "PUT", "/v1/items":
+            return {"op": "put", **c.body}
+        case ("GET" | "DELETE") as method, "/v1/items":
+            return {"op": "get" if method == "GET" else "delete", "namespace": c.params["namespace"], "key": c.params["key"]}
+        case "POST", "/v1/items/search":
+            return {"op": "search", **c.body}
+    return None
 
 
-async def _adrive(plan: Plan, c: AsyncKgmemClient) -> Any:
-    """Runs a plan on the async client, each step's requests concurrently."""
-    answers: list[Any] | None = None
-    err: KgmemError | None = None
+def _answer(c: Call[Any], res: dict[str, Any]) -> Outcome:
+    """A batch operation's result as its own request's answer (or error)."""
+    status = res["status"]
+    if status >= 400:
+        problem = {"type": "about:blank", **(res.get("error") or {"title": "", "detail": "", "status": status})}
+        return error_from_response(httpx.Response(status, json=problem))
+    if status == 204:
+        return c.read(httpx.Response(status))
+    body = res["item"] if "item" in res else {"items": res.get("items", []), "warnings": res.get("warnings", [])}
+    return c.read(httpx.Response(status, json=body))
+
+
+def _chunks(calls: list[Call[Any]]) -> tuple[list[list[int]], list[int]]:
+    """The positions of the item requests in batches of at most
+    MAX_BATCH_OPS, and those of the other requests (and of a lone item
+    request, sent as itself)."""
+    items = [i for i, c in enumerate(calls) if _as_op(c) is not None]
+    single = [i for i, c in enumerate(calls) if _as_op(c) is None]
+    batches = [items[k: k + _calls.MAX_BATCH_OPS] for k in range(0, len(items), _calls.MAX_BATCH_OPS)]
+    if len(batches) == 1 and len(batches[0]) == 1:
+        single, batches = sorted(single + batches[0]), []
+    return batches, single
+
+
+def _drive(steps: Steps, c: KgmemClient) -> list[Outcome]:
+    """Runs a batch's rounds on the sync client, item requests in batches."""
+    answers: list[Outcome] | None = None
     while True:
         try:
-            calls = plan.throw(err) if err is not None else plan.send(answers)  # type: ignore[arg-type]
+            calls = steps.send(answers)  # type: ignore[arg-type]
         except StopIteration as done:
-            return done.value
-        answers, err = None, None
+            return done.value  # type: ignore[no-any-return]
+        answers = [None] * len(calls)
+        batches, single = _chunks(calls)
+        for idx in batches:
+            _put(answers, calls, idx, _try(lambda idx=idx: c.batch_items([_as_op(calls[i]) for i in idx])))
+            for i in idx:
+                if isinstance(answers[i], _Retry):
+                    answers[i] = _try(lambda i=i: c.call(calls[i]))
+        for i in single:
+            answers[i] = _try(lambda i=i: c.call(calls[i]))
+
+
+async def _adrive(steps: Steps, c: AsyncKgmemClient) -> list[Outcome]:
+    """Runs a batch's rounds on the async client: each round's requests at
+    once (at most the client's max_connections in flight), item requests
+    in batches."""
+    answers: list[Outcome] | None = None
+    while True:
         try:
-            answers = list(await asyncio.gather(*(c.call(x) for x in calls)))
-        except KgmemError as e:
-            err = e
+            calls = steps.send(answers)  # type: ignore[arg-type]
+        except StopIteration as done:
+            return done.value  # type: ignore[no-any-return]
+        out: list[Outcome] = [None] * len(calls)
+        answers = out
+        batches, single = _chunks(calls)
+
+        async def one(i: int) -> None:
+            out[i] = await _atry(c.call(calls[i]))
+
+        async def many(idx: list[int]) -> None:
+            _put(out, calls, idx, await _atry(c.batch_items([_as_op(calls[i]) for i in idx])))
+            for i in idx:
+                if isinstance(out[i], _Retry):
+                    await one(i)
+
+        jobs: list[Callable[[], Awaitable[None]]] = [lambda idx=idx: many(idx) for idx in batches]
+        jobs += [lambda i=i: one(i) for i in single]
+        await _bounded(jobs, c.max_connections)
+
+
+class _Retry:
+    """The mark of a request whose batch was refused as a whole: it is
+    sent on its own, so that it alone gets its error."""
+
+
+def _put(out: list[Outcome], calls: list[Call[Any]], idx: list[int], res: Outcome) -> None:
+    """Spreads a batch request's answer over its operations."""
+    if isinstance(res, KgmemError) and 400 <= res.status < 500 and res.status != 429:
+        for i in idx:
+            out[i] = _Retry()
+        return
+    if isinstance(res, BaseException):
+        for i in idx:
+            out[i] = res
+        return
+    for i, r in zip(idx, res):
+        out[i] = _answer(calls[i], r)
+
+
+def _try(f: Callable[[], Any]) -> Outcome:
+    try:
+        return f()
+    except KgmemError as e:
+        return e
+
+
+async def _atry(a: Awaitable[Any]) -> Outcome:
+    try:
+        return await a
+    except KgmemError as e:
+        return e
 
 
 def _plan(op: Op, extract: bool, fields: list[str] | None = None) -> Plan:
