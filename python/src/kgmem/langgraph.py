@@ -10,7 +10,8 @@ How BaseStore maps onto kgmem:
 - a namespace tuple is one kgmem namespace, label by label
   (kgmem.namespaces.to_namespace);
 - put/get/delete are PUT/GET/DELETE /v1/items; ``index`` is passed through
-  (None: the whole value, False: not searched, a list: those fields); the
+  (None: the store's index fields, else the whole value; False: not
+  searched; a list: those fields); the
   empty key, which kgmem keys cannot be, is stored as "␀" (and a key
   starting with "␀" takes one more);
 - search(prefix, query, filter, limit, offset) is POST /v1/items/search,
