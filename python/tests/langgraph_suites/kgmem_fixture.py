@@ -37,3 +37,8 @@ def kgmem_index(index: dict[str, Any] | None) -> dict[str, Any] | None:
 def new_store(index: dict[str, Any] | None = None, **_: Any) -> KgmemStore:
     """A KgmemStore where the suite built an InMemoryStore/SqliteStore."""
     return KgmemStore(url=_server["url"], index=kgmem_index(index))
+
+
+# The Postgres suites import these from their conftest.py, which needs a
+# Postgres server; their values, as langgraph-checkpoint-postgres 3.2.0 has them.
+VECTOR_TYPES = ["vector", "halfvec"]
