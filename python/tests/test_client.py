@@ -75,6 +75,17 @@ def test_routes_sync(client: KgmemClient, root: str) -> None:
     assert client.search_items(root, query="tea")["items"][0]["key"] == "note"
     assert client.item_namespaces(root) == [ns]
     client.delete_item(ns, "note")
+    results = client.batch_items([
+        {"op": "put", "namespace": ns, "key": "b", "value": {"content": "Alice likes coffee"}},
+        {"op": "get", "namespace": ns, "key": "b"},
+        {"op": "get", "namespace": ns, "key": "none"},
+        {"op": "search", "namespace_prefix": root, "query": "coffee"},
+        {"op": "delete", "namespace": ns, "key": "b"},
+    ])
+    assert [r["status"] for r in results] == [201, 200, 404, 200, 204]
+    assert results[1]["item"]["value"] == {"content": "Alice likes coffee"}
+    assert results[2]["error"]["status"] == 404
+    assert [i["key"] for i in results[3]["items"]] == ["b"]
     client.delete_fact(ns, fact_id)
     assert client.purge_namespace(ns)["deleted"]["episodes"] == 2
 
