@@ -7,6 +7,7 @@ LangGraph's large async batches complete."""
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -116,3 +117,19 @@ async def test_large_async_batches(servers: Servers, root: str) -> None:
     assert await store.abatch(ops) == [None] * n
     got = await store.abatch([GetOp((root, "big", str(i % 10)), f"k{i}") for i in range(n)])
     assert [g.value["i"] if g else None for g in got] == list(range(n))
+
+
+def test_a_batch_over_the_body_limit_is_split(kgmem_bin: Path, tmp_path: Path, root: str) -> None:
+    # A batch request over the server's --max-body-bytes is a 413: the
+    # store halves it until each half fits, never one request per put.
+    srv = Server(kgmem_bin, tmp_path / "data", "sqlite+hnsw", "--max-body-bytes", "20000")
+    try:
+        transport = CountingSyncTransport()
+        with KgmemClient(srv.url, http=httpx.Client(transport=transport, timeout=30)) as c:
+            store = KgmemStore(url=srv.url, client=c)
+            store.batch([PutOp((root, "big"), f"k{i}", {"text": f"{i} " + "x" * 400}) for i in range(200)])
+            got = store.batch([GetOp((root, "big"), f"k{i}") for i in range(200)])
+        assert [g.value["text"].split()[0] if g else None for g in got] == [str(i) for i in range(200)]
+        assert 200 * 400 > 20000 and transport.total < 100
+    finally:
+        srv.stop()

@@ -68,6 +68,7 @@ from .namespaces import to_labels, to_namespace
 _PAGE = 100  # the server's largest item page
 _MAX_OFFSET = 100_000  # the server's largest item search offset (and scan)
 _FEEDBACK_CHUNK = 1000  # the most refs one feedback request names
+_SEARCH_BATCH = 100  # the most searches one batch request carries
 _EMPTY_KEY = "\u2400"  # "␀": the kgmem key of LangGraph's empty key (kgmem keys are 1+ bytes)
 _MAX_FLOAT = 1.7976931348623157e308
 
@@ -338,10 +339,12 @@ async def _bounded(jobs: Sequence[Callable[[], Awaitable[None]]], n: int) -> Non
 
 
 def _as_op(c: Call[Any]) -> dict[str, Any] | None:
-    """The batch operation of an item request; None for other requests."""
+    """The batch operation of an item request; None for other requests and
+    for a put with extraction (an LLM call each: one batch of them would
+    outlast the server's request timeout)."""
     match c.method, c.path:
         case "PUT", "/v1/items":
-            return {"op": "put", **c.body}
+            return None if c.body.get("extract") else {"op": "put", **c.body}
         case ("GET" | "DELETE") as method, "/v1/items":
             return {"op": "get" if method == "GET" else "delete", "namespace": c.params["namespace"], "key": c.params["key"]}
         case "POST", "/v1/items/search":
@@ -362,15 +365,19 @@ def _answer(c: Call[Any], res: dict[str, Any]) -> Outcome:
 
 
 def _chunks(calls: list[Call[Any]]) -> tuple[list[list[int]], list[int]]:
-    """The positions of the item requests in batches of at most
-    MAX_BATCH_OPS, and those of the other requests (and of a lone item
-    request, sent as itself)."""
-    items = [i for i, c in enumerate(calls) if _as_op(c) is not None]
-    single = [i for i, c in enumerate(calls) if _as_op(c) is None]
-    batches = [items[k: k + _calls.MAX_BATCH_OPS] for k in range(0, len(items), _calls.MAX_BATCH_OPS)]
-    if len(batches) == 1 and len(batches[0]) == 1:
-        single, batches = sorted(single + batches[0]), []
-    return batches, single
+    """The positions of the item requests in batches — at most
+    MAX_BATCH_OPS puts, gets and deletes, or _SEARCH_BATCH searches (each
+    reads its whole prefix: smaller batches keep a request short and let
+    the server run them side by side) — and those of the other requests
+    (and of a lone item request, sent as itself)."""
+    ops = [_as_op(c) for c in calls]
+    searches = [i for i, o in enumerate(ops) if o is not None and o["op"] == "search"]
+    others = [i for i, o in enumerate(ops) if o is not None and o["op"] != "search"]
+    single = [i for i, o in enumerate(ops) if o is None]
+    batches = [others[k: k + _calls.MAX_BATCH_OPS] for k in range(0, len(others), _calls.MAX_BATCH_OPS)]
+    batches += [searches[k: k + _SEARCH_BATCH] for k in range(0, len(searches), _SEARCH_BATCH)]
+    single += [b[0] for b in batches if len(b) == 1]
+    return [b for b in batches if len(b) > 1], sorted(single)
 
 
 def _drive(steps: Steps, c: KgmemClient) -> list[Outcome]:
@@ -383,11 +390,14 @@ def _drive(steps: Steps, c: KgmemClient) -> list[Outcome]:
             return done.value  # type: ignore[no-any-return]
         answers = [None] * len(calls)
         batches, single = _chunks(calls)
-        for idx in batches:
+        todo = list(batches)
+        while todo:
+            idx = todo.pop()
             _put(answers, calls, idx, _try(lambda idx=idx: c.batch_items([_as_op(calls[i]) for i in idx])))
             for i in idx:
                 if isinstance(answers[i], _Retry):
                     answers[i] = _try(lambda i=i: c.call(calls[i]))
+            todo += list({id(a.part): a.part for i in idx if isinstance(a := answers[i], _Split)}.values())
         for i in single:
             answers[i] = _try(lambda i=i: c.call(calls[i]))
 
@@ -414,10 +424,20 @@ async def _adrive(steps: Steps, c: AsyncKgmemClient) -> list[Outcome]:
             for i in idx:
                 if isinstance(out[i], _Retry):
                     await one(i)
+            for part in {id(a.part): a.part for i in idx if isinstance(a := out[i], _Split)}.values():
+                await many(part)
 
         jobs: list[Callable[[], Awaitable[None]]] = [lambda idx=idx: many(idx) for idx in batches]
         jobs += [lambda i=i: one(i) for i in single]
         await _bounded(jobs, c.max_connections)
+
+
+class _Split:
+    """The mark of a request whose batch was too large for the server's
+    body limit (413): its half of the batch is sent again as a batch."""
+
+    def __init__(self, part: list[int]) -> None:
+        self.part = part
 
 
 class _Retry:
@@ -427,6 +447,12 @@ class _Retry:
 
 def _put(out: list[Outcome], calls: list[Call[Any]], idx: list[int], res: Outcome) -> None:
     """Spreads a batch request's answer over its operations."""
+    if isinstance(res, KgmemError) and res.status == 413 and len(idx) > 1:
+        half = len(idx) // 2
+        for part in (idx[:half], idx[half:]):
+            for i in part:
+                out[i] = _Split(part)
+        return
     if isinstance(res, KgmemError) and 400 <= res.status < 500 and res.status != 429:
         for i in idx:
             out[i] = _Retry()
