@@ -346,6 +346,12 @@ func TestIsolation(t *testing.T) {
 			"GET /v1/items":                          {{method: "GET", path: "/v1/items" + qB + "&key=note"}},
 			"DELETE /v1/items":                       {{method: "DELETE", path: "/v1/items" + qB + "&key=note"}},
 			"POST /v1/items/search":                  {{method: "POST", path: "/v1/items/search", body: map[string]any{"namespace_prefix": victim.ns, "query": "zebracorn tea"}}},
+			"POST /v1/items/batch": {
+				{method: "POST", path: "/v1/items/batch", body: map[string]any{"ops": []map[string]any{{"op": "get", "namespace": a.ns, "key": "note"}, {"op": "put", "namespace": victim.ns, "key": "note", "value": map[string]any{"content": "overwritten"}}}}},
+				{method: "POST", path: "/v1/items/batch", body: map[string]any{"ops": []map[string]any{{"op": "get", "namespace": victim.ns, "key": "note"}}}},
+				{method: "POST", path: "/v1/items/batch", body: map[string]any{"ops": []map[string]any{{"op": "delete", "namespace": victim.ns, "key": "note"}}}},
+				{method: "POST", path: "/v1/items/batch", body: map[string]any{"ops": []map[string]any{{"op": "search", "namespace_prefix": victim.ns, "query": "zebracorn tea"}}}},
+			},
 		}
 		// GET /v1/items/namespaces, like GET /v1/namespaces, lists only what the key covers.
 		direct["GET /v1/items/namespaces"] = nil

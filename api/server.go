@@ -189,6 +189,7 @@ func (s *Server) routes() {
 	v1.GET("/items", s.getItem)
 	v1.DELETE("/items", s.deleteItem)
 	v1.POST("/items/search", s.searchItems)
+	v1.POST("/items/batch", s.batchItems)
 	v1.GET("/items/namespaces", s.listItemNamespaces)
 	v1.GET("/namespaces", s.listNamespaces)
 	v1.DELETE("/namespaces/:namespace", s.purgeNamespace)

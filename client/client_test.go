@@ -27,6 +27,7 @@ var methodOf = map[string]string{
 	"getItem":            "GetItem",
 	"deleteItem":         "DeleteItem",
 	"searchItems":        "SearchItems",
+	"batchItems":         "BatchItems",
 	"listItemNamespaces": "ItemNamespaces",
 	"healthz":            "Healthz",
 	"readyz":             "Readyz",

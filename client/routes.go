@@ -340,6 +340,15 @@ func (c *Client) SearchItems(ctx context.Context, req wire.ItemSearchRequest) (w
 	return out, err
 }
 
+// BatchItems runs up to wire.MaxItemBatchOps item operations in one
+// request (POST /v1/items/batch): one result per operation, in order, each
+// with its own status (a get of a missing key is that result's 404).
+func (c *Client) BatchItems(ctx context.Context, ops []wire.ItemOp) ([]wire.ItemOpResult, error) {
+	var out wire.ItemBatchResult
+	_, err := c.do(ctx, call{method: http.MethodPost, path: "/v1/items/batch", body: wire.ItemBatchRequest{Ops: ops}, out: &out})
+	return out.Results, err
+}
+
 // ItemNamespaces lists the namespaces holding items below prefix (every
 // one the key may read when prefix is empty; GET /v1/items/namespaces).
 func (c *Client) ItemNamespaces(ctx context.Context, prefix kgmem.Namespace) ([]kgmem.Namespace, error) {

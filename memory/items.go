@@ -290,6 +290,10 @@ func (e *Engine) SearchItems(ctx context.Context, req ItemSearchRequest) ([]Item
 	return nonNil(out), nonNil(warnings), nil
 }
 
+// CheckItemSearch checks an item search as SearchItems does, filling in
+// its defaults, without running it (a batch checks every operation first).
+func (e *Engine) CheckItemSearch(req *ItemSearchRequest) error { return e.validateItemSearch(req) }
+
 // validateItemSearch checks an item search and fills in its defaults.
 func (e *Engine) validateItemSearch(req *ItemSearchRequest) error {
 	if _, err := kgmem.ParseNamespaceField("namespace_prefix", string(req.Prefix)); err != nil {

@@ -306,3 +306,69 @@ type ItemNamespaceList struct {
 	// Namespaces hold at least one item and may be read by the key.
 	Namespaces []kgmem.Namespace `json:"namespaces"`
 }
+
+// MaxItemBatchOps bounds the operations of one POST /v1/items/batch.
+const MaxItemBatchOps = 1000
+
+// Item batch operation kinds (ItemOp.Op).
+const (
+	ItemOpPut    = "put"
+	ItemOpGet    = "get"
+	ItemOpDelete = "delete"
+	ItemOpSearch = "search"
+)
+
+// ItemBatchRequest is the body of POST /v1/items/batch: up to
+// MaxItemBatchOps item operations, run in order.
+type ItemBatchRequest struct {
+	Ops []ItemOp `json:"ops"`
+}
+
+// ItemOp is one operation of an item batch. Op is "put" (Namespace, Key,
+// Value, Index, Extract, as PUT /v1/items), "get" or "delete" (Namespace,
+// Key) or "search" (NamespacePrefix, Query, Filter, Limit, Offset,
+// Reinforce, as POST /v1/items/search).
+type ItemOp struct {
+	Op              string          `json:"op"`
+	Namespace       string          `json:"namespace,omitempty"`
+	Key             string          `json:"key,omitempty"`
+	Value           json.RawMessage `json:"value,omitempty"`
+	Index           *ItemIndex      `json:"index,omitempty"`
+	Extract         bool            `json:"extract,omitempty"`
+	NamespacePrefix string          `json:"namespace_prefix,omitempty"`
+	Query           string          `json:"query,omitempty"`
+	Filter          json.RawMessage `json:"filter,omitempty"`
+	Limit           int             `json:"limit,omitempty"`
+	Offset          int             `json:"offset,omitempty"`
+	Reinforce       *bool           `json:"reinforce,omitempty"`
+}
+
+// ItemBatchResult is the body of POST /v1/items/batch: one result per
+// operation, in the order of the request.
+type ItemBatchResult struct {
+	Results []ItemOpResult `json:"results"`
+}
+
+// ItemOpResult is the outcome of one operation of an item batch: Status is
+// the status its own route would answer (put 201 or 200, get 200, delete
+// 204, search 200; 404 for a get or delete of a missing key, or the 4xx of
+// an operation that failed). Item is the item put or got, Items the search
+// results; Error the problem of a failed operation.
+type ItemOpResult struct {
+	Status   int                `json:"status"`
+	Item     *kgmem.Item        `json:"item,omitempty"`
+	Items    *[]ItemResult      `json:"items,omitempty"`
+	Facts    []kgmem.FactChange `json:"facts,omitempty"`
+	Warnings []string           `json:"warnings,omitempty"`
+	Error    *ItemOpError       `json:"error,omitempty"`
+}
+
+// ItemOpError is the problem of a failed batch operation (the members of
+// an RFC 9457 problem detail; Field names the operation's field, as
+// "ops[3].key").
+type ItemOpError struct {
+	Title  string `json:"title"`
+	Status int    `json:"status"`
+	Detail string `json:"detail"`
+	Field  string `json:"field,omitempty"`
+}

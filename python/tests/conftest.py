@@ -54,9 +54,9 @@ def _backend_pairs() -> list[str]:
 class Server:
     """A kgmem server process on a free loopback port."""
 
-    def __init__(self, binary: Path, data: Path, pair: str) -> None:
+    def __init__(self, binary: Path, data: Path, pair: str, *flags: str) -> None:
         self.url = f"http://127.0.0.1:{_free_port()}"
-        args = [str(binary), "serve", "--addr", self.url.removeprefix("http://"), "--data-dir", str(data), "--ui=false"]
+        args = [str(binary), "serve", "--addr", self.url.removeprefix("http://"), "--data-dir", str(data), "--ui=false", *flags]
         if pair == "neo4j+milvus":
             # A scope of its own: API keys live in Neo4j, and another suite's
             # key in the shared scope would close this server.

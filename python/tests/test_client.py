@@ -36,7 +36,7 @@ def test_every_route_has_a_method(client: KgmemClient) -> None:
         "getSettings": "get_settings", "putSettings": "put_settings", "sweep": "sweep",
         "feedback": "feedback", "pin": "pin", "restore": "restore", "strength": "strength",
         "putItem": "put_item", "getItem": "get_item", "deleteItem": "delete_item",
-        "searchItems": "search_items", "listItemNamespaces": "item_namespaces",
+        "searchItems": "search_items", "listItemNamespaces": "item_namespaces", "batchItems": "batch_items",
     }
     assert ops == set(names), f"routes without a mapping: {ops - set(names)}; mappings without a route: {set(names) - ops}"
     for name in names.values():
@@ -84,6 +84,17 @@ def test_routes_sync(client: KgmemClient, root: str) -> None:
     assert client.search_items(root, query="tea")["items"][0]["key"] == "note"
     assert client.item_namespaces(root) == [ns]
     client.delete_item(ns, "note")
+    results = client.batch_items([
+        {"op": "put", "namespace": ns, "key": "b", "value": {"content": "Alice likes coffee"}},
+        {"op": "get", "namespace": ns, "key": "b"},
+        {"op": "get", "namespace": ns, "key": "none"},
+        {"op": "search", "namespace_prefix": root, "query": "coffee"},
+        {"op": "delete", "namespace": ns, "key": "b"},
+    ])
+    assert [r["status"] for r in results] == [201, 200, 404, 200, 204]
+    assert results[1]["item"]["value"] == {"content": "Alice likes coffee"}
+    assert results[2]["error"]["status"] == 404
+    assert [i["key"] for i in results[3]["items"]] == ["b"]
     client.delete_fact(ns, fact_id)
     assert client.purge_namespace(ns)["deleted"]["episodes"] == 2
 

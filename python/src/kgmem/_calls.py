@@ -248,3 +248,15 @@ def search_items(
 
 def item_namespaces(prefix: str | None = None) -> Call[list[str]]:
     return Call("GET", "/v1/items/namespaces", _member("namespaces"), _params(prefix=prefix))
+
+
+MAX_BATCH_OPS = 1000
+"""The most operations one POST /v1/items/batch takes."""
+
+
+def batch_items(ops: Sequence[Mapping[str, Any]]) -> Call[list[JSON]]:
+    """Item operations in one request: each op is {"op": "put", "namespace",
+    "key", "value", "index"?, "extract"?}, {"op": "get" | "delete",
+    "namespace", "key"} or {"op": "search", "namespace_prefix", ...}; the
+    answer is one result per op, in order, each with its own "status"."""
+    return Call("POST", "/v1/items/batch", _member("results"), body={"ops": [dict(o) for o in ops]})

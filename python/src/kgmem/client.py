@@ -149,6 +149,7 @@ class KgmemClient(_Base):
     delete_item = _sync(_calls.delete_item)
     search_items = _sync(_calls.search_items)
     item_namespaces = _sync(_calls.item_namespaces)
+    batch_items = _sync(_calls.batch_items)
 
 
 class AsyncKgmemClient(_Base):
@@ -239,3 +240,4 @@ class AsyncKgmemClient(_Base):
     delete_item = _async(_calls.delete_item)
     search_items = _async(_calls.search_items)
     item_namespaces = _async(_calls.item_namespaces)
+    batch_items = _async(_calls.batch_items)

@@ -10,7 +10,8 @@ How BaseStore maps onto kgmem:
 - a namespace tuple is one kgmem namespace, label by label
   (kgmem.namespaces.to_namespace);
 - put/get/delete are PUT/GET/DELETE /v1/items; ``index`` is passed through
-  (None: the whole value, False: not searched, a list: those fields); the
+  (None: the store's index fields, else the whole value; False: not
+  searched; a list: those fields); the
   empty key, which kgmem keys cannot be, is stored as "␀" (and a key
   starting with "␀" takes one more);
 - search(prefix, query, filter, limit, offset) is POST /v1/items/search,
@@ -21,6 +22,10 @@ How BaseStore maps onto kgmem:
   filter (which JSON cannot carry) are turned into what they mean;
 - list_namespaces is GET /v1/items/namespaces with LangGraph's match
   conditions and max_depth applied to the decoded tuples;
+- a batch runs its operations side by side, round by round, and sends the
+  item requests of a round (put, get, delete, search pages) together in
+  POST /v1/items/batch requests of up to 1,000 operations; the async calls
+  made at once on one event loop are grouped into one batch;
 - TTL is not supported (``supports_ttl`` is False): kgmem forgets by its
   forgetting curve instead.
 """
@@ -29,6 +34,8 @@ from __future__ import annotations
 
 import asyncio
 import math
+
+import httpx
 from collections.abc import Awaitable, Callable, Generator, Iterable, Sequence
 from datetime import datetime
 from typing import Any
@@ -46,15 +53,22 @@ from langgraph.store.base import (
     SearchOp,
 )
 
+try:
+    from langgraph.store.base import validate_op_namespace
+except ImportError:  # langgraph-checkpoint before 4.3: BaseStore's methods validate, batch() does not
+    def validate_op_namespace(op: Op) -> None:
+        """Nothing to check against in this LangGraph version."""
+
 from . import _calls
 from ._calls import Call
 from .client import DEFAULT_URL, AsyncKgmemClient, KgmemClient
-from .errors import KgmemError, NotFoundError
+from .errors import KgmemError, NotFoundError, error_from_response
 from .namespaces import to_labels, to_namespace
 
 _PAGE = 100  # the server's largest item page
 _MAX_OFFSET = 100_000  # the server's largest item search offset (and scan)
 _FEEDBACK_CHUNK = 1000  # the most refs one feedback request names
+_SEARCH_BATCH = 100  # the most searches one batch request carries
 _EMPTY_KEY = "\u2400"  # "␀": the kgmem key of LangGraph's empty key (kgmem keys are 1+ bytes)
 _MAX_FLOAT = 1.7976931348623157e308
 
@@ -70,9 +84,12 @@ class KgmemStore(BaseStore):
     It serves both the sync (``batch``) and the async (``abatch``) methods,
     the async ones from any event loop: the store opens one async client per
     loop on first use there. A batch runs as LangGraph's InMemoryStore does:
-    its reads see the store as it was before the batch, then its writes
-    apply, the last write of a key winning; the async path keeps at most
-    the client's max_connections requests in flight.
+    its reads (each distinct one once) see the store as it was before the
+    batch, then its writes apply, the last write of a key winning. Item
+    operations go to the server in batch requests of up to 1,000; the async
+    calls made at once on one loop (aput, aget, asearch…) form one batch,
+    and at most the client's max_connections requests are in flight. An
+    operation's error fails only the call that made it.
 
     Args:
         url: the kgmem server's base URL.
@@ -85,18 +102,25 @@ class KgmemStore(BaseStore):
             that loop only.
         max_connections: requests in flight at once on each of the store's
             own async clients.
+        index: LangGraph's index configuration, as far as kgmem takes it:
+            ``{"fields": [...]}``, the JSON paths of the value embedded and
+            searched when a put names none (default: the whole value). kgmem
+            embeds with the server's model, so ``dims``, ``embed`` and the
+            vector index's settings are refused with a ValueError.
     """
 
     supports_ttl: bool = False
 
     def __init__(self, url: str = DEFAULT_URL, api_key: str | None = None, *, extract: bool = False,
                  client: KgmemClient | None = None, async_client: AsyncKgmemClient | None = None,
-                 max_connections: int | None = None) -> None:
+                 max_connections: int | None = None, index: dict[str, Any] | None = None) -> None:
         self.extract = extract
+        self.fields = _index_fields(index)
         self.client = client or KgmemClient(url, api_key)
         self._url, self._api_key, self._max_connections = url, api_key, max_connections
         self._given_async = async_client
         self._async_clients: dict[asyncio.AbstractEventLoop, AsyncKgmemClient] = {}
+        self._queues: dict[asyncio.AbstractEventLoop, _Queue] = {}
 
     @property
     def async_client(self) -> AsyncKgmemClient:
@@ -115,39 +139,81 @@ class KgmemStore(BaseStore):
             c = self._async_clients[loop] = AsyncKgmemClient(self._url, self._api_key, **kw)
         return c
 
+    def setup(self) -> None:
+        """Checks that the server answers. LangGraph's SQL stores create
+        their tables here; a kgmem server keeps its own schema, so there is
+        nothing to migrate."""
+        self.client.readyz()
+
     # --- BaseStore ---
 
     def batch(self, ops: Iterable[Op]) -> list[Result]:
-        reads, writes = _split(ops)
-        results: list[Result] = [None] * (len(reads) + len(writes))
-        for i, op in reads:
-            results[i] = _drive(_plan(op, self.extract), self.client)
-        for op in _last_writes(writes):
-            _drive(_plan(op, self.extract), self.client)
-        return results
+        ops = list(ops)
+        _split(ops)
+        return _raise_first(_drive(_batch_plan(ops, self.extract, self.fields), self.client))
 
     async def abatch(self, ops: Iterable[Op]) -> list[Result]:
-        reads, writes = _split(ops)
-        results: list[Result] = [None] * (len(reads) + len(writes))
-        c = self.async_client
+        """Runs ops; the async calls made at the same time on one event loop
+        (LangGraph's aput/aget/asearch… each call abatch) are grouped into
+        one batch, whose item operations go to the server in requests of up
+        to 1,000 operations (POST /v1/items/batch)."""
+        ops = list(ops)
+        _split(ops)  # a refused batch fails its caller only
+        loop = asyncio.get_running_loop()
+        q = self._queues.get(loop)
+        if q is None:
+            for dead in [lp for lp in self._queues if lp.is_closed()]:
+                del self._queues[dead]
+            q = self._queues[loop] = _Queue()
+        fut: asyncio.Future[list[Result]] = loop.create_future()
+        q.pending.append((ops, fut))
+        if q.task is None or q.task.done():
+            q.task = loop.create_task(self._flush(q, self.async_client))
+        return await fut
 
-        async def read(i: int, op: Op) -> None:
-            results[i] = await _adrive(_plan(op, self.extract), c)
+    async def _flush(self, q: _Queue, c: AsyncKgmemClient) -> None:
+        """Runs what callers queued, as one batch per round, until the
+        queue is empty; each caller gets its results or its first error."""
+        while q.pending:
+            group, q.pending = q.pending, []
+            ops = [op for mine, _ in group for op in mine]
+            try:
+                outcomes = await _adrive(_batch_plan(ops, self.extract, self.fields), c)
+            except BaseException as e:  # noqa: BLE001 - handed to every caller
+                for _, fut in group:
+                    if not fut.done():
+                        fut.set_exception(e)
+                if isinstance(e, asyncio.CancelledError):
+                    raise
+                continue
+            k = 0
+            for mine, fut in group:
+                part, k = outcomes[k: k + len(mine)], k + len(mine)
+                if fut.done():
+                    continue  # its caller was cancelled
+                err = next((o for o in part if isinstance(o, BaseException)), None)
+                if err is not None:
+                    fut.set_exception(err)
+                else:
+                    fut.set_result(part)
 
-        async def write(op: PutOp) -> None:
-            await _adrive(_plan(op, self.extract), c)
 
-        await _bounded([lambda i=i, op=op: read(i, op) for i, op in reads], c.max_connections)
-        await _bounded([lambda op=op: write(op) for op in _last_writes(writes)], c.max_connections)
-        return results
+class _Queue:
+    """The async calls waiting for the next batch on one event loop."""
+
+    def __init__(self) -> None:
+        self.pending: list[tuple[list[Op], asyncio.Future[list[Result]]]] = []
+        self.task: asyncio.Task[None] | None = None
 
 
 def _split(ops: Iterable[Op]) -> tuple[list[tuple[int, Op]], list[tuple[int, PutOp]]]:
     """The batch's reads and writes with their positions; an unknown
-    operation or a TTL is refused before anything is sent."""
+    operation, an invalid namespace label (InvalidNamespaceError) or a TTL
+    is refused before anything is sent."""
     reads: list[tuple[int, Op]] = []
     writes: list[tuple[int, PutOp]] = []
     for i, op in enumerate(ops):
+        validate_op_namespace(op)
         if isinstance(op, PutOp):
             if op.value is not None:
                 _check_ttl(op.ttl)
@@ -159,12 +225,95 @@ def _split(ops: Iterable[Op]) -> tuple[list[tuple[int, Op]], list[tuple[int, Put
     return reads, writes
 
 
-def _last_writes(writes: list[tuple[int, PutOp]]) -> list[PutOp]:
+def _raise_first(outcomes: list[Any]) -> list[Result]:
+    for o in outcomes:
+        if isinstance(o, BaseException):
+            raise o
+    return outcomes
+
+
+Outcome = Any
+"""A request's answer, or the KgmemError it raised (an exception instance)."""
+
+Steps = Generator[list[Call[Any]], list[Outcome], list[Outcome]]
+"""Requests in rounds: each yield is a list of requests the driver may run
+at once, answered by their outcomes; the return is one outcome per op."""
+
+
+def _batch_plan(ops: list[Op], extract: bool, fields: list[str] | None) -> Steps:
+    """A batch as LangGraph's InMemoryStore runs it: its reads (each
+    distinct one once) see the store as it was before the batch, then its
+    writes apply, the last write of a key winning. Every operation's
+    requests go out together, round by round."""
+    reads, writes = _split(ops)
+    outcomes: list[Outcome] = [None] * len(ops)
+    distinct: dict[Any, int] = {}
+    plans: list[Plan] = []
+    slot: list[int] = []  # read i's plan
+    for _, op in reads:
+        key = _dedupe_key(op)
+        if key is None or key not in distinct:
+            plans.append(_plan(op, extract, fields))
+            if key is not None:
+                distinct[key] = len(plans) - 1
+            slot.append(len(plans) - 1)
+        else:
+            slot.append(distinct[key])
+    done = yield from _lockstep(plans)
+    for (i, _), j in zip(reads, slot):
+        outcomes[i] = done[j]
+    last = _last_writes(writes)
+    done = yield from _lockstep([_plan(op, extract, fields) for _, op in last])
+    for (i, _), o in zip(last, done):
+        outcomes[i] = o
+    return outcomes
+
+
+def _dedupe_key(op: Op) -> Any:
+    """The op itself when it can key a dict (a search with a filter cannot)."""
+    try:
+        hash(op)
+    except TypeError:
+        return None
+    return op
+
+
+def _lockstep(plans: list[Plan]) -> Steps:
+    """Runs plans side by side: each round sends every running plan's next
+    requests at once; a plan's result, or the error it ends with, is its
+    outcome."""
+    outcomes: list[Outcome] = [None] * len(plans)
+    replies: dict[int, list[Outcome] | None] = dict.fromkeys(range(len(plans)))
+    while replies:
+        step: list[tuple[int, list[Call[Any]]]] = []
+        for i, reply in list(replies.items()):
+            err = next((a for a in reply or () if isinstance(a, BaseException)), None)
+            try:
+                calls = plans[i].throw(err) if err is not None else plans[i].send(reply)  # type: ignore[arg-type]
+            except StopIteration as done:
+                outcomes[i] = done.value
+                del replies[i]
+                continue
+            except (KgmemError, ValueError) as e:
+                outcomes[i] = e
+                del replies[i]
+                continue
+            step.append((i, calls))
+        if not step:
+            break
+        answers = yield [c for _, calls in step for c in calls]
+        k = 0
+        for i, calls in step:
+            replies[i], k = answers[k: k + len(calls)], k + len(calls)
+    return outcomes
+
+
+def _last_writes(writes: list[tuple[int, PutOp]]) -> list[tuple[int, PutOp]]:
     """The batch's writes, the last of each (namespace, key) only."""
-    last: dict[tuple[tuple[str, ...], str], PutOp] = {}
-    for _, op in writes:
+    last: dict[tuple[tuple[str, ...], str], tuple[int, PutOp]] = {}
+    for i, op in writes:
         last.pop((tuple(op.namespace), op.key), None)
-        last[(tuple(op.namespace), op.key)] = op
+        last[(tuple(op.namespace), op.key)] = (i, op)
     return list(last.values())
 
 
@@ -189,39 +338,148 @@ async def _bounded(jobs: Sequence[Callable[[], Awaitable[None]]], n: int) -> Non
         raise
 
 
-def _drive(plan: Plan, c: KgmemClient) -> Any:
-    """Runs a plan's requests one after the other on the sync client."""
-    answers: list[Any] | None = None
-    err: KgmemError | None = None
+def _as_op(c: Call[Any]) -> dict[str, Any] | None:
+    """The batch operation of an item request; None for other requests and
+    for a put with extraction (an LLM call each: one batch of them would
+    outlast the server's request timeout)."""
+    match c.method, c.path:
+        case "PUT", "/v1/items":
+            return None if c.body.get("extract") else {"op": "put", **c.body}
+        case ("GET" | "DELETE") as method, "/v1/items":
+            return {"op": "get" if method == "GET" else "delete", "namespace": c.params["namespace"], "key": c.params["key"]}
+        case "POST", "/v1/items/search":
+            return {"op": "search", **c.body}
+    return None
+
+
+def _answer(c: Call[Any], res: dict[str, Any]) -> Outcome:
+    """A batch operation's result as its own request's answer (or error)."""
+    status = res["status"]
+    if status >= 400:
+        problem = {"type": "about:blank", **(res.get("error") or {"title": "", "detail": "", "status": status})}
+        return error_from_response(httpx.Response(status, json=problem))
+    if status == 204:
+        return c.read(httpx.Response(status))
+    body = res["item"] if "item" in res else {"items": res.get("items", []), "warnings": res.get("warnings", [])}
+    return c.read(httpx.Response(status, json=body))
+
+
+def _chunks(calls: list[Call[Any]]) -> tuple[list[list[int]], list[int]]:
+    """The positions of the item requests in batches — at most
+    MAX_BATCH_OPS puts, gets and deletes, or _SEARCH_BATCH searches (each
+    reads its whole prefix: smaller batches keep a request short and let
+    the server run them side by side) — and those of the other requests
+    (and of a lone item request, sent as itself)."""
+    ops = [_as_op(c) for c in calls]
+    searches = [i for i, o in enumerate(ops) if o is not None and o["op"] == "search"]
+    others = [i for i, o in enumerate(ops) if o is not None and o["op"] != "search"]
+    single = [i for i, o in enumerate(ops) if o is None]
+    batches = [others[k: k + _calls.MAX_BATCH_OPS] for k in range(0, len(others), _calls.MAX_BATCH_OPS)]
+    batches += [searches[k: k + _SEARCH_BATCH] for k in range(0, len(searches), _SEARCH_BATCH)]
+    single += [b[0] for b in batches if len(b) == 1]
+    return [b for b in batches if len(b) > 1], sorted(single)
+
+
+def _drive(steps: Steps, c: KgmemClient) -> list[Outcome]:
+    """Runs a batch's rounds on the sync client, item requests in batches."""
+    answers: list[Outcome] | None = None
     while True:
         try:
-            calls = plan.throw(err) if err is not None else plan.send(answers)  # type: ignore[arg-type]
+            calls = steps.send(answers)  # type: ignore[arg-type]
         except StopIteration as done:
-            return done.value
-        answers, err = None, None
-        try:
-            answers = [c.call(x) for x in calls]
-        except KgmemError as e:
-            err = e
+            return done.value  # type: ignore[no-any-return]
+        answers = [None] * len(calls)
+        batches, single = _chunks(calls)
+        todo = list(batches)
+        while todo:
+            idx = todo.pop()
+            _put(answers, calls, idx, _try(lambda idx=idx: c.batch_items([_as_op(calls[i]) for i in idx])))
+            for i in idx:
+                if isinstance(answers[i], _Retry):
+                    answers[i] = _try(lambda i=i: c.call(calls[i]))
+            todo += list({id(a.part): a.part for i in idx if isinstance(a := answers[i], _Split)}.values())
+        for i in single:
+            answers[i] = _try(lambda i=i: c.call(calls[i]))
 
 
-async def _adrive(plan: Plan, c: AsyncKgmemClient) -> Any:
-    """Runs a plan on the async client, each step's requests concurrently."""
-    answers: list[Any] | None = None
-    err: KgmemError | None = None
+async def _adrive(steps: Steps, c: AsyncKgmemClient) -> list[Outcome]:
+    """Runs a batch's rounds on the async client: each round's requests at
+    once (at most the client's max_connections in flight), item requests
+    in batches."""
+    answers: list[Outcome] | None = None
     while True:
         try:
-            calls = plan.throw(err) if err is not None else plan.send(answers)  # type: ignore[arg-type]
+            calls = steps.send(answers)  # type: ignore[arg-type]
         except StopIteration as done:
-            return done.value
-        answers, err = None, None
-        try:
-            answers = list(await asyncio.gather(*(c.call(x) for x in calls)))
-        except KgmemError as e:
-            err = e
+            return done.value  # type: ignore[no-any-return]
+        out: list[Outcome] = [None] * len(calls)
+        answers = out
+        batches, single = _chunks(calls)
+
+        async def one(i: int) -> None:
+            out[i] = await _atry(c.call(calls[i]))
+
+        async def many(idx: list[int]) -> None:
+            _put(out, calls, idx, await _atry(c.batch_items([_as_op(calls[i]) for i in idx])))
+            for i in idx:
+                if isinstance(out[i], _Retry):
+                    await one(i)
+            for part in {id(a.part): a.part for i in idx if isinstance(a := out[i], _Split)}.values():
+                await many(part)
+
+        jobs: list[Callable[[], Awaitable[None]]] = [lambda idx=idx: many(idx) for idx in batches]
+        jobs += [lambda i=i: one(i) for i in single]
+        await _bounded(jobs, c.max_connections)
 
 
-def _plan(op: Op, extract: bool) -> Plan:
+class _Split:
+    """The mark of a request whose batch was too large for the server's
+    body limit (413): its half of the batch is sent again as a batch."""
+
+    def __init__(self, part: list[int]) -> None:
+        self.part = part
+
+
+class _Retry:
+    """The mark of a request whose batch was refused as a whole: it is
+    sent on its own, so that it alone gets its error."""
+
+
+def _put(out: list[Outcome], calls: list[Call[Any]], idx: list[int], res: Outcome) -> None:
+    """Spreads a batch request's answer over its operations."""
+    if isinstance(res, KgmemError) and res.status == 413 and len(idx) > 1:
+        half = len(idx) // 2
+        for part in (idx[:half], idx[half:]):
+            for i in part:
+                out[i] = _Split(part)
+        return
+    if isinstance(res, KgmemError) and 400 <= res.status < 500 and res.status != 429:
+        for i in idx:
+            out[i] = _Retry()
+        return
+    if isinstance(res, BaseException):
+        for i in idx:
+            out[i] = res
+        return
+    for i, r in zip(idx, res):
+        out[i] = _answer(calls[i], r)
+
+
+def _try(f: Callable[[], Any]) -> Outcome:
+    try:
+        return f()
+    except KgmemError as e:
+        return e
+
+
+async def _atry(a: Awaitable[Any]) -> Outcome:
+    try:
+        return await a
+    except KgmemError as e:
+        return e
+
+
+def _plan(op: Op, extract: bool, fields: list[str] | None = None) -> Plan:
     """The requests of one operation and its result."""
     match op:
         case GetOp(namespace=ns, key=key):
@@ -238,7 +496,7 @@ def _plan(op: Op, extract: bool) -> Plan:
             return None
         case PutOp(namespace=ns, key=key, value=value, index=index, ttl=ttl):
             _check_ttl(ttl)
-            yield [_calls.put_item(to_namespace(ns), _server_key(key), value, index=_index(index), extract=extract)]
+            yield [_calls.put_item(to_namespace(ns), _server_key(key), value, index=_index(index, fields), extract=extract)]
             return None
         case SearchOp():
             return (yield from _search(op))
@@ -379,9 +637,34 @@ def _check_ttl(ttl: Any) -> None:
         raise NotImplementedError("KgmemStore does not support TTL (supports_ttl is False); kgmem forgets by its forgetting curve")
 
 
-def _index(index: Any) -> Any:
-    """LangGraph's index argument as kgmem takes it: None, False or fields."""
-    if index is None or index is False:
+_INDEX_KEYS = frozenset({"fields"})
+
+
+def _index_fields(index: dict[str, Any] | None) -> list[str] | None:
+    """The store-wide fields of LangGraph's index configuration; what
+    kgmem does not take is refused, naming it."""
+    if index is None:
+        return None
+    if not isinstance(index, dict):
+        raise ValueError(f"KgmemStore: index must be a dict such as {{'fields': ['text']}}, not {type(index).__name__}")
+    other = sorted(set(index) - _INDEX_KEYS)
+    if other:
+        raise ValueError(f"KgmemStore: index {', '.join(other)} not supported: kgmem embeds with the server's "
+                         "embedding model (configure it on the server); only index['fields'] is taken")
+    fields = index.get("fields")
+    if fields is None:
+        return None
+    if isinstance(fields, str) or not all(isinstance(f, str) for f in fields):
+        raise ValueError("KgmemStore: index['fields'] must be a list of JSON paths (strings)")
+    return list(fields)
+
+
+def _index(index: Any, fields: list[str] | None = None) -> Any:
+    """LangGraph's index argument as kgmem takes it: None, False or fields
+    (None: the store's fields, if it has any)."""
+    if index is None:
+        return fields
+    if index is False:
         return index
     return list(index)
 
