@@ -108,6 +108,9 @@ type config struct {
 
 	// envErrs collects malformed KGMEM_* values, reported by validate.
 	envErrs []error
+	// ignoreEnv binds the flags to their built-in defaults whatever the
+	// environment holds: for the configuration reference (configdoc.go).
+	ignoreEnv bool
 	// bulkImport opens the embedded stores for a process that only writes
 	// (server ingest in-process): their WAL checkpoints run beside the
 	// writers instead of inside their commits.
@@ -120,7 +123,7 @@ type config struct {
 // bindFlags registers every config field on fs, defaulting from the environment.
 func (c *config) bindFlags(fs *flag.FlagSet) {
 	str := func(p *string, name, env, def, usage string) {
-		fs.StringVar(p, name, envOr(env, def), usage+" ($"+env+")")
+		fs.StringVar(p, name, envValue(c, env, def, func(s string) (string, error) { return s, nil }), usage+" ($"+env+")")
 	}
 	integer := func(p *int, name, env string, def int, usage string) {
 		fs.IntVar(p, name, c.envInt(env, def), usage+" ($"+env+")")
@@ -164,7 +167,7 @@ func (c *config) bindFlags(fs *flag.FlagSet) {
 	integer(&c.LLMContext, "llm-context", "KGMEM_LLM_CONTEXT", 0, "the chat model's context window in tokens: extraction splits batches to fit it and caps answers (0: unknown)")
 	integer(&c.LLMMaxTokens, "llm-max-tokens", "KGMEM_LLM_MAX_TOKENS", 0, "cap on each completion's tokens (0: the server's default)")
 	str(&c.Synonyms, "predicate-synonyms", "KGMEM_PREDICATE_SYNONYMS", "", "extra predicate synonyms, spelling=canonical pairs separated by commas (works_for=works_at)")
-	fs.Float64Var(&c.VectorWeight, "vector-weight", c.envFloat("KGMEM_VECTOR_WEIGHT", -1), "weight of vector recall in rank fusion (default 1; 0.01 with the lexical hash embedder, 0.5 with the static one) ($KGMEM_VECTOR_WEIGHT)")
+	fs.Float64Var(&c.VectorWeight, "vector-weight", c.envFloat("KGMEM_VECTOR_WEIGHT", -1), "weight of vector recall in rank fusion; -1: by embedder, 0.3 with static, 0.01 with the lexical hash, 1 with openai ($KGMEM_VECTOR_WEIGHT)")
 	fs.Float64Var(&c.TextWeight, "text-weight", c.envFloat("KGMEM_TEXT_WEIGHT", 1), "weight of BM25 in rank fusion ($KGMEM_TEXT_WEIGHT)")
 	d := memory.DefaultSearchOptions()
 	fs.Float64Var(&c.RRFK, "rrf-k", c.envFloat("KGMEM_RRF_K", d.RRFK), "k of reciprocal rank fusion ($KGMEM_RRF_K)")
@@ -306,17 +309,12 @@ func mask(secret string) string {
 	return "***"
 }
 
-// envOr returns $name, or def when it is unset or empty.
-func envOr(name, def string) string {
-	if v := os.Getenv(name); v != "" {
-		return v
-	}
-	return def
-}
-
 // envValue parses $name with parse, falling back to def when unset and
 // recording an error when malformed.
 func envValue[T any](c *config, name string, def T, parse func(string) (T, error)) T {
+	if c.ignoreEnv {
+		return def
+	}
 	raw, ok := os.LookupEnv(name)
 	if !ok || raw == "" {
 		return def

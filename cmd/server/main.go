@@ -59,6 +59,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return reindex(ctx, args, stdout, stderr)
 	case "check":
 		return check(ctx, args, stdout, stderr)
+	case "config":
+		return configCommand(args, stdout, stderr)
 	case "version":
 		fmt.Fprintln(stdout, "kgmem", version)
 		return nil
@@ -81,6 +83,7 @@ commands:
   reindex   rebuild the vectors from the graph, delete orphan vectors (--namespace NS, default all)
   check     report vectors without records and records without vectors (--namespace NS,
             default all); exits non-zero when there are any
+  config    print the configuration reference (config --markdown)
   version   print the version
   help      this text
 

@@ -54,7 +54,9 @@ func splitList(s string) ([]string, error) {
 
 // bind registers the flags on fs; malformed environment values land in c.
 func (s *securityConfig) bind(fs *flag.FlagSet, c *config) {
-	s.AdminKey = os.Getenv(adminKeyVar)
+	if !c.ignoreEnv {
+		s.AdminKey = os.Getenv(adminKeyVar)
+	}
 	fs.Float64Var(&s.RateLimit, "rate-limit", c.envFloat("KGMEM_RATE_LIMIT", 20), "requests per second each API key may make, 0: unlimited (the admin key and an open loopback server are never limited) ($KGMEM_RATE_LIMIT)")
 	fs.IntVar(&s.RateBurst, "rate-burst", c.envInt("KGMEM_RATE_BURST", 40), "requests an API key may make at once above its rate ($KGMEM_RATE_BURST)")
 	fs.DurationVar(&s.ReadTimeout, "read-timeout", c.envDuration("KGMEM_READ_TIMEOUT", 60*time.Second), "deadline for reading a whole request, body included ($KGMEM_READ_TIMEOUT)")

@@ -24,12 +24,7 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 	var jc jobsConfig
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	cfg.bindFlags(fs)
-	sec.bind(fs, &cfg)
-	jc.bind(fs, &cfg)
-	withUI := fs.Bool("ui", envValue(&cfg, "KGMEM_UI", true, strconv.ParseBool), "serve the web explorer at /ui ($KGMEM_UI)")
-	withMCP := fs.Bool("mcp", envValue(&cfg, "KGMEM_MCP", true, strconv.ParseBool), "serve MCP (streamable HTTP) at /mcp, behind the API keys ($KGMEM_MCP)")
-	pprofAddr := fs.String("pprof-addr", envValue(&cfg, "KGMEM_PPROF_ADDR", "", func(s string) (string, error) { return s, nil }), "serve Go's profiler (net/http/pprof) on this loopback address, e.g. 127.0.0.1:6060; empty: off ($KGMEM_PPROF_ADDR)")
+	withUI, withMCP, pprofAddr := bindServeFlags(fs, &cfg, &sec, &jc)
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -140,4 +135,16 @@ func sweepEvery(ctx context.Context, engine *memory.Engine, every time.Duration,
 		}
 		log.Info("forgetting sweep done", "namespaces", len(stats), "forgotten", forgotten)
 	}
+}
+
+// bindServeFlags registers every flag of `serve` on fs: the configuration
+// every command shares, the security and job settings, and serve's own.
+func bindServeFlags(fs *flag.FlagSet, cfg *config, sec *securityConfig, jc *jobsConfig) (withUI, withMCP *bool, pprofAddr *string) {
+	cfg.bindFlags(fs)
+	sec.bind(fs, cfg)
+	jc.bind(fs, cfg)
+	withUI = fs.Bool("ui", envValue(cfg, "KGMEM_UI", true, strconv.ParseBool), "serve the web explorer at /ui ($KGMEM_UI)")
+	withMCP = fs.Bool("mcp", envValue(cfg, "KGMEM_MCP", true, strconv.ParseBool), "serve MCP (streamable HTTP) at /mcp, behind the API keys ($KGMEM_MCP)")
+	pprofAddr = fs.String("pprof-addr", envValue(cfg, "KGMEM_PPROF_ADDR", "", func(s string) (string, error) { return s, nil }), "serve Go's profiler (net/http/pprof) on this loopback address, e.g. 127.0.0.1:6060; empty: off ($KGMEM_PPROF_ADDR)")
+	return withUI, withMCP, pprofAddr
 }
