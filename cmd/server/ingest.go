@@ -84,7 +84,7 @@ func ingest(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	fs.StringVar(&f.progress, "progress", "auto", "progress bar on stderr: auto (when stderr is a terminal), always or never")
 	fs.IntVar(&f.maxLineBytes, "max-line-bytes", 16<<20, "longest JSONL line; longer lines are reported and skipped")
 	fs.StringVar(&f.cpuProfile, "cpuprofile", "", "write a CPU profile of the import to this file (go tool pprof)")
-	if err := fs.Parse(args); err != nil {
+	if err := parseAnywhere(fs, args); err != nil {
 		return err
 	}
 	explicit := map[string]bool{}

@@ -32,6 +32,11 @@ func keys(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("keys needs a command\n%s", keysUsage)
 	}
 	cmd, args := args[0], args[1:]
+	switch cmd {
+	case "-h", "-help", "--help", "help":
+		fmt.Fprint(stdout, keysUsage)
+		return nil
+	}
 	fs := flag.NewFlagSet("keys "+cmd, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var cfg config
@@ -40,7 +45,7 @@ func keys(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	right := fs.String("right", "write", "read or write (create)")
 	prefixes := fs.String("prefix", "", "namespace prefixes the key covers, comma-separated (create)")
 	asJSON := fs.Bool("json", false, "print JSON (create, list)")
-	if err := fs.Parse(args); err != nil {
+	if err := parseAnywhere(fs, args); err != nil {
 		return err
 	}
 	open := func() (*auth.Store, error) {

@@ -44,6 +44,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) > 0 && len(args[0]) > 0 && args[0][0] != '-' {
 		cmd, args = args[0], args[1:]
 	}
+	if len(args) > 0 && (args[0] == "--version" || args[0] == "-version") {
+		cmd = "version"
+	}
 	switch cmd {
 	case "serve":
 		return serve(ctx, args, stderr)

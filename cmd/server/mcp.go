@@ -64,7 +64,7 @@ func mcpStdio(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	url := fs.String("url", os.Getenv("KGMEM_URL"), "bridge to the kgmem server at this URL instead of opening the backends in process ($KGMEM_URL)")
 	key := fs.String("api-key", os.Getenv("KGMEM_API_KEY"), "API key for --url ($KGMEM_API_KEY)")
 	extract := fs.Bool("extract", false, "with --url: add_memory extracts facts by default (the server must have an LLM); in process: on when an LLM is configured")
-	if err := fs.Parse(args); err != nil {
+	if err := parseAnywhere(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {

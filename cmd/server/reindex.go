@@ -26,7 +26,7 @@ func maintenanceFlags(name string, args []string, stderr io.Writer) (*config, []
 	fs.SetOutput(stderr)
 	cfg.bindFlags(fs)
 	fs.StringVar(&namespace, "namespace", "", name+" only this namespace (default: every namespace of the graph)")
-	if err := fs.Parse(args); err != nil {
+	if err := parseAnywhere(fs, args); err != nil {
 		return nil, nil, err
 	}
 	if fs.NArg() > 0 {

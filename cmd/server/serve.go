@@ -25,7 +25,7 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	withUI, withMCP, pprofAddr := bindServeFlags(fs, &cfg, &sec, &jc)
-	if err := fs.Parse(args); err != nil {
+	if err := parseAnywhere(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
