@@ -26,8 +26,8 @@ import (
 // them, so their searches were the ones that lost recall. Small filtered sets
 // are the ones hurt most and the cheapest to rank exactly.
 func (ix *Index) exactSearch(ctx context.Context, expr string, q kgmem.VectorQuery) ([]kgmem.Hit, bool, error) {
-	level := client.WithSearchQueryConsistencyLevel(ix.readLevel())
-	n, err := ix.count(ctx, expr)
+	level := ix.readOptions(q.Namespace)
+	n, err := ix.count(ctx, expr, level)
 	if err != nil {
 		return nil, false, err
 	}
@@ -38,7 +38,7 @@ func (ix *Index) exactSearch(ctx context.Context, expr string, q kgmem.VectorQue
 		return []kgmem.Hit{}, true, nil
 	}
 	rs, err := ix.cl.Query(ctx, ix.cfg.Collection, nil, expr, []string{fieldID, fieldKind, fieldVector},
-		level, client.WithLimit(int64(ix.cfg.ExactBelow)))
+		append(level, client.WithLimit(int64(ix.cfg.ExactBelow)))...)
 	if err != nil {
 		return nil, false, wrap("search: read vectors", err)
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"strconv"
-	"sync/atomic"
 
 	"github.com/milvus-io/milvus-sdk-go/v2/client"
 	"github.com/milvus-io/milvus-sdk-go/v2/entity"
@@ -23,8 +22,8 @@ type Index struct {
 	vectorIndex string
 	// partitionKey reports whether namespace is the collection's partition key.
 	partitionKey bool
-	// lastDelete is when this index last deleted (Unix nanoseconds); see readLevel.
-	lastDelete atomic.Int64
+	// sessions keeps Session reads per namespace (consistency.go).
+	sessions sessions
 }
 
 var _ kgmem.VectorIndex = (*Index)(nil)
