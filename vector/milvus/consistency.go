@@ -108,4 +108,7 @@ func (ix *Index) readOptions(ns kgmem.Namespace) []client.SearchQueryOptionFunc 
 }
 
 // deleted records that a delete was sent, before the call returns to the caller.
-func (ix *Index) deleted() { ix.sessions.deleted() }
+func (ix *Index) deleted() {
+	ix.sessions.deleted()
+	ix.large.forget()
+}

@@ -62,3 +62,21 @@ func TestConfiguredLevelsOtherThanSessionAreKept(t *testing.T) {
 		}
 	}
 }
+
+// TestLargeFiltersAreForgottenOnDelete: a filter found too large for exact
+// search is searched by Milvus until this index deletes anything, which
+// may shrink it.
+func TestLargeFiltersAreForgottenOnDelete(t *testing.T) {
+	ix := &Index{level: entity.ClSession}
+	if ix.large.known("a") {
+		t.Fatal("an unseen filter is known large")
+	}
+	ix.large.mark("a")
+	if !ix.large.known("a") || ix.large.known("b") {
+		t.Fatalf("after marking a: a %v, b %v", ix.large.known("a"), ix.large.known("b"))
+	}
+	ix.deleted()
+	if ix.large.known("a") {
+		t.Fatal("a delete did not forget the large filters")
+	}
+}

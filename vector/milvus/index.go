@@ -24,6 +24,8 @@ type Index struct {
 	partitionKey bool
 	// sessions keeps Session reads per namespace (consistency.go).
 	sessions sessions
+	// large remembers the filters too large for exact search (exact.go).
+	large largeFilters
 }
 
 var _ kgmem.VectorIndex = (*Index)(nil)
