@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -28,6 +29,8 @@ type Comparison struct {
 	Rounds int
 	// Load is the run each build gets; its URL is set per run.
 	Load Config
+	// Backends is what every server stores its data in (embedded when zero).
+	Backends Backends
 }
 
 // CompareRun is one build's run in a round.
@@ -39,9 +42,11 @@ type CompareRun struct {
 
 // CompareReport holds every run and the per-round ratios candidate/baseline.
 type CompareReport struct {
-	Baseline  string       `json:"baseline"`
-	Candidate string       `json:"candidate"`
-	Runs      []CompareRun `json:"runs"`
+	Baseline  string `json:"baseline"`
+	Candidate string `json:"candidate"`
+	// Backends is the pair every server ran on.
+	Backends string       `json:"backends"`
+	Runs     []CompareRun `json:"runs"`
 	// ThroughputRatios and SearchP99Ratios are candidate/baseline per round.
 	ThroughputRatios []float64 `json:"throughput_ratios"`
 	SearchP99Ratios  []float64 `json:"search_p99_ratios"`
@@ -57,6 +62,9 @@ type CompareReport struct {
 func RunComparison(ctx context.Context, c Comparison, log io.Writer) (*CompareReport, error) {
 	if c.Rounds < 1 || c.Baseline == "" {
 		return nil, errors.New("-compare needs a baseline revision and -rounds >= 1")
+	}
+	if err := c.Backends.validate(); err != nil {
+		return nil, err
 	}
 	repo, err := gitOutput(ctx, "", "rev-parse", "--show-toplevel")
 	if err != nil {
@@ -81,7 +89,7 @@ func RunComparison(ctx context.Context, c Comparison, log io.Writer) (*CompareRe
 			return nil, fmt.Errorf("build the %s: %w", b.name, err)
 		}
 	}
-	rep := &CompareReport{Baseline: c.Baseline, Candidate: candidateName}
+	rep := &CompareReport{Baseline: c.Baseline, Candidate: candidateName, Backends: cmp.Or(c.Backends.Pair, BackendsEmbedded)}
 	for round := range c.Rounds {
 		order := []int{0, 1}
 		if round%2 == 1 {
@@ -91,7 +99,7 @@ func RunComparison(ctx context.Context, c Comparison, log io.Writer) (*CompareRe
 		for _, i := range order {
 			b := builds[i]
 			fmt.Fprintf(log, "compare: round %d, %s\n", round+1, b.name)
-			r, err := loadBuild(ctx, b.bin, filepath.Join(dir, fmt.Sprintf("data-%d-%d", round, i)), c.Load, log)
+			r, err := loadBuild(ctx, b.bin, filepath.Join(dir, fmt.Sprintf("data-%d-%d", round, i)), c.Backends, c.Load, log)
 			if err != nil {
 				return nil, fmt.Errorf("round %d, %s: %w", round+1, b.name, err)
 			}
@@ -145,9 +153,10 @@ func gitOutput(ctx context.Context, dir string, args ...string) (string, error) 
 	return strings.TrimSpace(string(out)), nil
 }
 
-// loadBuild starts bin on a free loopback port over a fresh data directory,
-// runs the load against it and stops it.
-func loadBuild(ctx context.Context, bin, dataDir string, cfg Config, log io.Writer) (*Report, error) {
+// loadBuild starts bin on a free loopback port over a fresh data directory
+// (and on backends, each run starting empty), runs the load against it and
+// stops it.
+func loadBuild(ctx context.Context, bin, dataDir string, backends Backends, cfg Config, log io.Writer) (rep *Report, err error) {
 	addr, err := freeAddr()
 	if err != nil {
 		return nil, err
@@ -160,10 +169,20 @@ func loadBuild(ctx context.Context, bin, dataDir string, cfg Config, log io.Writ
 		return nil, err
 	}
 	defer logFile.Close()
-	cmd := exec.Command(bin, "serve", "--addr", addr, "--data-dir", dataDir, "--log-level", "warn")
+	extra, cleanup, err := backends.serverArgs()
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if cerr := cleanup(context.WithoutCancel(ctx)); cerr != nil && err == nil {
+			err = cerr
+		}
+	}()
+	cmd := exec.Command(bin, append([]string{"serve", "--addr", addr, "--data-dir", dataDir, "--log-level", "warn"}, extra...)...)
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	// The server must not inherit an admin key or backends from the caller's
-	// environment: both builds run alike, open on loopback, embedded.
+	// environment: both builds run alike, open on loopback, on the backends
+	// given.
 	cmd.Env = slices.DeleteFunc(os.Environ(), func(kv string) bool { return strings.HasPrefix(kv, "KGMEM_") })
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("start the server: %w", err)
@@ -228,6 +247,7 @@ func waitReady(ctx context.Context, url string, exited <-chan error, within time
 
 // print writes every run and the ratios, with their median and range.
 func (r *CompareReport) print(w io.Writer) {
+	fmt.Fprintf(w, "backends: %s\n", r.Backends)
 	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
 	fmt.Fprintf(tw, "round\tbuild\treq/s\tserver CPU ms/req\tserver KiB allocated/req\tsearch p50 ms\tsearch p99 ms\tingest p99 ms\t5xx\n")
 	for _, run := range r.Runs {

@@ -15,6 +15,7 @@ import (
 	kgclient "github.com/kgmem/kgmem/client"
 	"github.com/kgmem/kgmem/graph/sqlite"
 	"github.com/kgmem/kgmem/internal/gcheadroom"
+	"github.com/kgmem/kgmem/internal/testenv"
 )
 
 // TestLoadShort is the CI-sized load run: 10 clients for 5 s of mixed ingest
@@ -201,6 +202,8 @@ func TestCompareFlags(t *testing.T) {
 	}{
 		{[]string{"-compare", "HEAD", "-url", "http://127.0.0.1:1"}, "-url"},
 		{[]string{"-compare", "HEAD", "-rounds", "0"}, "-rounds"},
+		{[]string{"-compare", "HEAD", "-backends", "postgres+pgvector"}, "-backends"},
+		{[]string{"-compare", "HEAD", "-backends", "neo4j+milvus", "-milvus-addr", ""}, "-milvus-addr"},
 		{[]string{"-compare", "no-such-revision-xyz", "-duration", "1s"}, "no-such-revision-xyz"},
 	} {
 		err := run(t.Context(), tc.args, &bytes.Buffer{}, &bytes.Buffer{})
@@ -223,6 +226,57 @@ func TestMedianAndSpread(t *testing.T) {
 	} {
 		if m, s := median(tc.xs), spread(tc.xs); m != tc.median || s != tc.spread {
 			t.Errorf("%v: median %v spread %s, want %v %s", tc.xs, m, s, tc.median, tc.spread)
+		}
+	}
+}
+
+// TestCompareBackendArgs: on Neo4j + Milvus every run gets the shared
+// servers with a scope and a collection of its own; embedded runs get none.
+func TestCompareBackendArgs(t *testing.T) {
+	if args, _, err := (Backends{Pair: BackendsEmbedded}).serverArgs(); err != nil || len(args) != 0 {
+		t.Fatalf("embedded: %q, %v; want no flags", args, err)
+	}
+	b := Backends{Pair: BackendsNeo4jMilvus, Neo4jURI: "bolt://127.0.0.1:7", MilvusAddr: "127.0.0.1:9"}
+	flags := func() map[string]string {
+		args, _, err := b.serverArgs()
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := map[string]string{}
+		for i := 0; i+1 < len(args); i += 2 {
+			m[args[i]] = args[i+1]
+		}
+		return m
+	}
+	first, second := flags(), flags()
+	for flag, want := range map[string]string{"--graph": "neo4j", "--vector": "milvus", "--neo4j-uri": b.Neo4jURI, "--milvus-addr": b.MilvusAddr} {
+		if first[flag] != want {
+			t.Errorf("%s %q, want %q (flags %v)", flag, first[flag], want, first)
+		}
+	}
+	for _, flag := range []string{"--neo4j-scope", "--milvus-collection"} {
+		if first[flag] == "" || first[flag] == second[flag] {
+			t.Errorf("%s: %q then %q, want a fresh one per run", flag, first[flag], second[flag])
+		}
+	}
+}
+
+// TestCompareOnNeo4jMilvus runs a tiny comparison of HEAD and the working
+// tree on the test Neo4j and Milvus.
+func TestCompareOnNeo4jMilvus(t *testing.T) {
+	b := Backends{Pair: BackendsNeo4jMilvus, Neo4jURI: testenv.Neo4jURI(t), MilvusAddr: testenv.MilvusAddr(t)}
+	var log bytes.Buffer
+	cfg := Config{Clients: 2, Duration: time.Second, IngestShare: 0.3, Namespaces: 2, Settle: time.Second, Seed: 1}
+	rep, err := RunComparison(t.Context(), Comparison{Baseline: "HEAD", Rounds: 1, Load: cfg, Backends: b}, &log)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, log.String())
+	}
+	if rep.Backends != BackendsNeo4jMilvus || len(rep.Runs) != 2 {
+		t.Fatalf("backends %q, runs %+v", rep.Backends, rep.Runs)
+	}
+	for _, run := range rep.Runs {
+		if s := run.Report.Ops["search"]; s.Requests == 0 || run.Report.Errors5xx != 0 || run.Report.Purged != 2 {
+			t.Errorf("%s: %d searches, %d 5xx, %d namespaces purged", run.Build, s.Requests, run.Report.Errors5xx, run.Report.Purged)
 		}
 	}
 }

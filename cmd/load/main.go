@@ -8,10 +8,12 @@
 //	go run ./cmd/load -url http://127.0.0.1:8080 -key "$KGMEM_ADMIN_KEY"
 //	go run ./cmd/load -url http://127.0.0.1:8080,http://127.0.0.1:8081 -settle 0   # two replicas share the clients
 //	go run ./cmd/load -compare 7c257fa -rounds 3 -duration 40s   # that commit's server vs the working tree's
+//	go run ./cmd/load -compare 7c257fa -backends neo4j+milvus -neo4j-uri bolt://127.0.0.1:7687 -milvus-addr 127.0.0.1:19530
 //
 // With -compare it builds cmd/server at the baseline revision and at
 // -candidate (default: the working tree), starts each as its own process on
-// loopback over a fresh embedded data directory, runs the same load
+// loopback over a fresh data directory (with -backends neo4j+milvus, on the
+// given Neo4j and Milvus, each run in a fresh scope and collection), runs the same load
 // against each -rounds times (alternating which goes first), and prints
 // every run and the per-round ratios candidate/baseline with their median
 // and range: on a shared machine only such same-run ratios mean anything.
@@ -61,6 +63,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	candidate := fs.String("candidate", "", "with -compare: the git revision to compare (empty: the working tree)")
 	rounds := fs.Int("rounds", 3, "with -compare: runs of each build")
 	gcHeadroomMiB := fs.Int("gc-headroom-mib", 64, "heap growth this process allows between collections, as the server's --gc-headroom-mib (0: GOGC alone); the clients share the server's cores")
+	backends := Backends{}
+	fs.StringVar(&backends.Pair, "backends", BackendsEmbedded, "with -compare: what the servers store their data in: embedded (SQLite + HNSW) or neo4j+milvus (every run in a fresh Neo4j scope and Milvus collection on -neo4j-uri and -milvus-addr)")
+	fs.StringVar(&backends.Neo4jURI, "neo4j-uri", "bolt://127.0.0.1:7687", "with -backends neo4j+milvus: the Neo4j Bolt URI (authentication off)")
+	fs.StringVar(&backends.MilvusAddr, "milvus-addr", "127.0.0.1:19530", "with -backends neo4j+milvus: the Milvus gRPC address")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of this process (the clients, not the server) to this file")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -95,7 +101,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			// schedule; the comparison is about throughput, so do not wait.
 			cfg.Settle = 5 * time.Second
 		}
-		rep, err := RunComparison(ctx, Comparison{Baseline: *baseline, Candidate: *candidate, Rounds: *rounds, Load: cfg}, stderr)
+		rep, err := RunComparison(ctx, Comparison{Baseline: *baseline, Candidate: *candidate, Rounds: *rounds, Load: cfg, Backends: backends}, stderr)
 		if err != nil {
 			return err
 		}

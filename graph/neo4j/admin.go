@@ -48,7 +48,7 @@ func (s *Store) SetDecay(ctx context.Context, ns kgmem.Namespace, updates []kgme
 			if len(rows) == 0 {
 				continue
 			}
-			recs, err := run(ctx, tx, `UNWIND $rows AS row `+match[k]+` WITH row, x
+			recs, err := run(ctx, tx, stablePlan+`UNWIND $rows AS row `+match[k]+` WITH row, x
 				SET x.stability = row.stability, x.last_reinforced_at = row.last_reinforced_at,
 				    x.reinforcements = row.reinforcements, x.pinned = row.pinned, x.forgotten_at = row.forgotten_at
 				RETURN collect(DISTINCT row.id) AS done`, map[string]any{"ns": key, "rows": rows})
@@ -178,7 +178,7 @@ func (s *Store) Settings(ctx context.Context, ns kgmem.Namespace) (kgmem.Namespa
 	if err := checkNamespace(ns); err != nil {
 		return kgmem.NamespaceSettings{}, fmt.Errorf("neo4j: settings: %w", err)
 	}
-	recs, err := s.read(ctx, `MATCH (n:KgmemSettings {namespace: $ns}) RETURN n.json`, map[string]any{"ns": s.key(ns)})
+	recs, err := s.read(ctx, stablePlan+`MATCH (n:KgmemSettings {namespace: $ns}) RETURN n.json`, map[string]any{"ns": s.key(ns)})
 	if err != nil {
 		return kgmem.NamespaceSettings{}, fmt.Errorf("neo4j: settings of %s: %w", ns, err)
 	}
@@ -206,7 +206,7 @@ func (s *Store) PutSettings(ctx context.Context, ns kgmem.Namespace, set kgmem.N
 		return fmt.Errorf("neo4j: put settings: %w", errors.Join(kgmem.ErrInvalid, err))
 	}
 	err = s.write(ctx, func(tx neo4j.ManagedTransaction) error {
-		_, err := run(ctx, tx, `MERGE (n:KgmemSettings {namespace: $ns}) SET n.json = $json, n.updated_at = datetime()`,
+		_, err := run(ctx, tx, stablePlan+`MERGE (n:KgmemSettings {namespace: $ns}) SET n.json = $json, n.updated_at = datetime()`,
 			map[string]any{"ns": s.key(ns), "json": string(raw)})
 		return err
 	})

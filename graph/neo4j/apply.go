@@ -13,32 +13,32 @@ import (
 // $(...) is Neo4j 5.26's dynamic label and type syntax.
 const (
 	// qMissingEntities returns the ids among $ids with no entity in $ns.
-	qMissingEntities = `UNWIND $ids AS id
+	qMissingEntities = stablePlan + `UNWIND $ids AS id
 		OPTIONAL MATCH (e:Entity {namespace: $ns, id: id})
 		WITH id, e WHERE e IS NULL
 		RETURN collect(id) AS missing`
-	qMissingEpisodes = `UNWIND $ids AS id
+	qMissingEpisodes = stablePlan + `UNWIND $ids AS id
 		OPTIONAL MATCH (e:Episode {namespace: $ns, id: id})
 		WITH id, e WHERE e IS NULL
 		RETURN collect(id) AS missing`
 	// qInsertEpisodes inserts episodes that do not exist yet.
-	qInsertEpisodes = `UNWIND $rows AS row
+	qInsertEpisodes = stablePlan + `UNWIND $rows AS row
 		MERGE (e:Episode {namespace: $ns, id: row.id})
 		ON CREATE SET e = row`
 	// qUpsertEntities replaces every property and the type label.
-	qUpsertEntities = `UNWIND $rows AS row
+	qUpsertEntities = stablePlan + `UNWIND $rows AS row
 		MERGE (e:Entity {namespace: $ns, id: row.props.id})
 		WITH e, row, [l IN labels(e) WHERE l <> 'Entity'] AS old
 		REMOVE e:$(old)
 		SET e = row.props, e:$(row.label)`
 	// qDeleteFactRels removes the relationships of facts about to be rewritten
 	// (a rewrite may change the predicate, hence the type, or the ends).
-	qDeleteFactRels = `UNWIND $ids AS id
+	qDeleteFactRels = stablePlan + `UNWIND $ids AS id
 		MATCH (t:FactText {namespace: $ns, id: id})
 		WITH t` + factRel + `
 		DELETE r`
 	// qCreateFacts creates each fact's relationship and upserts its index node.
-	qCreateFacts = `UNWIND $rows AS row
+	qCreateFacts = stablePlan + `UNWIND $rows AS row
 		MATCH (s:Entity {namespace: $ns, id: row.rel.subject_id})
 		MATCH (o:Entity {namespace: $ns, id: row.rel.object_id})
 		CREATE (s)-[r:$(row.type)]->(o)
@@ -46,11 +46,11 @@ const (
 		MERGE (t:FactText {namespace: $ns, id: row.rel.id})
 		SET t = row.text`
 	// qUpsertItems replaces every property of each item.
-	qUpsertItems = `UNWIND $rows AS row
+	qUpsertItems = stablePlan + `UNWIND $rows AS row
 		MERGE (i:` + labelItem + ` {namespace: $ns, id: row.id})
 		SET i = row`
 	// qMentions links episodes to entities once.
-	qMentions = `UNWIND $rows AS row
+	qMentions = stablePlan + `UNWIND $rows AS row
 		MATCH (ep:Episode {namespace: $ns, id: row.episode_id})
 		MATCH (e:Entity {namespace: $ns, id: row.entity_id})
 		MERGE (ep)-[:MENTIONS]->(e)`

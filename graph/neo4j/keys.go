@@ -84,7 +84,7 @@ func (r keyRecords) Revoke(ctx context.Context, id string, at time.Time) error {
 }
 
 func (r keyRecords) Count(ctx context.Context) (int, error) {
-	recs, err := r.s.read(ctx, `MATCH (k:`+labelKey+` {scope: $scope}) RETURN count(k)`, map[string]any{"scope": r.s.cfg.Scope})
+	recs, err := r.s.read(ctx, stablePlan+`MATCH (k:`+labelKey+` {scope: $scope}) RETURN count(k)`, map[string]any{"scope": r.s.cfg.Scope})
 	if err != nil {
 		return 0, fmt.Errorf("neo4j: count keys: %w", err)
 	}

@@ -55,7 +55,7 @@ type leaseLocks struct {
 // qTakeLock takes the lease when free or expired. Setting a property first
 // takes the node's write lock, so the check below reads the state the
 // previous holder committed (no two takers both see it free).
-const qTakeLock = `MERGE (l:` + labelLock + ` {scope: $scope, namespace: $ns})
+const qTakeLock = stablePlan + `MERGE (l:` + labelLock + ` {scope: $scope, namespace: $ns})
 	SET l.touched = true
 	WITH l, timestamp() AS now
 	WITH l, now, (l.owner IS NULL OR l.expires < now) AS free
@@ -104,7 +104,7 @@ func (l leaseLocks) Lock(ctx context.Context, ns kgmem.Namespace) (func(), error
 		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), lockReleaseLimit)
 		defer cancel()
 		err := l.s.write(ctx, func(tx neo4j.ManagedTransaction) error {
-			_, err := run(ctx, tx, `MATCH (l:`+labelLock+` {scope: $scope, namespace: $ns}) WHERE l.owner = $token
+			_, err := run(ctx, tx, stablePlan+`MATCH (l:`+labelLock+` {scope: $scope, namespace: $ns}) WHERE l.owner = $token
 				REMOVE l.owner, l.expires`, params)
 			return err
 		})
@@ -128,7 +128,7 @@ func (l leaseLocks) renew(ns kgmem.Namespace, params map[string]any, stop <-chan
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), l.lease/3)
 		err := l.s.write(ctx, func(tx neo4j.ManagedTransaction) error {
-			_, err := run(ctx, tx, `MATCH (l:`+labelLock+` {scope: $scope, namespace: $ns}) WHERE l.owner = $token
+			_, err := run(ctx, tx, stablePlan+`MATCH (l:`+labelLock+` {scope: $scope, namespace: $ns}) WHERE l.owner = $token
 				SET l.expires = timestamp() + $lease`, params)
 			return err
 		})

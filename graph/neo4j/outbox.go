@@ -124,7 +124,7 @@ func (o *VectorOutbox) params(p map[string]any) map[string]any {
 // beat records that the owner is alive, in Neo4j's clock.
 func (o *VectorOutbox) beat(ctx context.Context) error {
 	err := o.s.write(ctx, func(tx neo4j.ManagedTransaction) error {
-		_, err := run(ctx, tx, `MERGE (h:`+labelOutboxOwner+` {scope: $scope, owner: $owner}) SET h.seen = timestamp()`, o.params(map[string]any{}))
+		_, err := run(ctx, tx, stablePlan+`MERGE (h:`+labelOutboxOwner+` {scope: $scope, owner: $owner}) SET h.seen = timestamp()`, o.params(map[string]any{}))
 		return err
 	})
 	if err != nil {
@@ -154,7 +154,7 @@ func (o *VectorOutbox) adopt(ctx context.Context) (int, error) {
 func (o *VectorOutbox) take(ctx context.Context, where string) ([]kgmem.QueuedVectorOp, error) {
 	var out []kgmem.QueuedVectorOp
 	err := o.s.write(ctx, func(tx neo4j.ManagedTransaction) error {
-		recs, err := run(ctx, tx, `MATCH (v:`+labelVectorOp+` {scope: $scope}) `+where+`
+		recs, err := run(ctx, tx, stablePlan+`MATCH (v:`+labelVectorOp+` {scope: $scope}) `+where+`
 			SET v.taking = true REMOVE v.taking
 			WITH v `+where+`
 			SET v.owner = $owner
@@ -192,7 +192,7 @@ func (o *VectorOutbox) Add(ctx context.Context, ops []kgmem.VectorOp) ([]uint64,
 		rows[i] = map[string]any{"seq": int64(queued[i].Seq), "ns": string(op.Namespace), "kind": string(op.Kind), "id": op.ID, "op": string(op.Op)}
 	}
 	err := o.s.write(ctx, func(tx neo4j.ManagedTransaction) error {
-		_, err := run(ctx, tx, `UNWIND $rows AS r
+		_, err := run(ctx, tx, stablePlan+`UNWIND $rows AS r
 			CREATE (:`+labelVectorOp+` {scope: $scope, owner: $owner, seq: r.seq, ns: r.ns, kind: r.kind, id: r.id, op: r.op, at: timestamp()})`,
 			o.params(map[string]any{"rows": rows}))
 		return err
@@ -247,7 +247,7 @@ func (o *VectorOutbox) Done(seqs []uint64) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	err := o.s.write(ctx, func(tx neo4j.ManagedTransaction) error {
-		_, err := run(ctx, tx, `MATCH (v:`+labelVectorOp+` {scope: $scope}) WHERE v.seq IN $seqs DELETE v`, o.params(map[string]any{"seqs": ids}))
+		_, err := run(ctx, tx, stablePlan+`MATCH (v:`+labelVectorOp+` {scope: $scope}) WHERE v.seq IN $seqs DELETE v`, o.params(map[string]any{"seqs": ids}))
 		return err
 	})
 	if err != nil {

@@ -48,7 +48,7 @@ func (s *Store) Episodes(ctx context.Context, ns kgmem.Namespace, ids []string) 
 	if len(ids) == 0 {
 		return nil, nil
 	}
-	eps, err := s.episodes(ctx, ns, `UNWIND $ids AS id MATCH (e:Episode {namespace: $ns, id: id}) RETURN properties(e) AS e`,
+	eps, err := s.episodes(ctx, ns, stablePlan+`UNWIND $ids AS id MATCH (e:Episode {namespace: $ns, id: id}) RETURN properties(e) AS e`,
 		map[string]any{"ns": s.key(ns), "ids": ids})
 	if err != nil {
 		return nil, fmt.Errorf("neo4j: episodes of %s: %w", ns, err)
@@ -140,7 +140,7 @@ func (s *Store) Entities(ctx context.Context, ns kgmem.Namespace, ids []string) 
 	if len(ids) == 0 {
 		return nil, nil
 	}
-	es, err := s.entities(ctx, ns, `UNWIND $ids AS id MATCH (e:Entity {namespace: $ns, id: id}) RETURN properties(e) AS e`,
+	es, err := s.entities(ctx, ns, stablePlan+`UNWIND $ids AS id MATCH (e:Entity {namespace: $ns, id: id}) RETURN properties(e) AS e`,
 		map[string]any{"ns": s.key(ns), "ids": ids})
 	if err != nil {
 		return nil, fmt.Errorf("neo4j: entities of %s: %w", ns, err)
@@ -237,7 +237,7 @@ func (s *Store) Facts(ctx context.Context, ns kgmem.Namespace, ids []string) ([]
 	if len(ids) == 0 {
 		return nil, nil
 	}
-	fs, err := s.facts(ctx, ns, `UNWIND $ids AS id MATCH (t:FactText {namespace: $ns, id: id})`+factReturn,
+	fs, err := s.facts(ctx, ns, stablePlan+`UNWIND $ids AS id MATCH (t:FactText {namespace: $ns, id: id})`+factReturn,
 		map[string]any{"ns": s.key(ns), "ids": ids})
 	if err != nil {
 		return nil, fmt.Errorf("neo4j: facts of %s: %w", ns, err)

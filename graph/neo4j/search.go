@@ -15,7 +15,7 @@ const defaultSearchLimit = 10
 
 // qSearch runs one full-text index; the namespace is required inside the
 // Lucene query (the scope token) and checked again on the node.
-const qSearch = `CALL db.index.fulltext.queryNodes($index, $query, {limit: $limit})
+const qSearch = stablePlan + `CALL db.index.fulltext.queryNodes($index, $query, {limit: $limit})
 	YIELD node, score
 	WHERE node.namespace = $ns
 	RETURN node.id AS id, score`

@@ -15,10 +15,10 @@ import (
 const (
 	// qThreadBefore lists, for each of $ids, the ids of the episodes just before it in
 	// its thread, nearest first.
-	qThreadBefore = `UNWIND $ids AS id
+	qThreadBefore = stablePlan + `UNWIND $ids AS id
 		MATCH (a:Episode {namespace: $ns, id: id})
 		CALL (a) {
-			MATCH (n:Episode {namespace: $ns, thread_id: a.thread_id})
+			MATCH (n:Episode {namespace: $ns, thread_id: a.thread_id}) USING INDEX n:Episode(namespace, thread_id)
 			WHERE n.timestamp < a.timestamp OR (n.timestamp = a.timestamp AND (n.created_at < a.created_at
 				OR (n.created_at = a.created_at AND coalesce(n.seq, 0) < coalesce(a.seq, 0))))
 			WITH n ORDER BY n.timestamp DESC, n.created_at DESC, coalesce(n.seq, 0) DESC LIMIT $window
@@ -27,10 +27,10 @@ const (
 		RETURN id, near`
 	// qThreadAfter lists, for each of $ids, the ids of the episodes just after it in
 	// its thread, nearest first.
-	qThreadAfter = `UNWIND $ids AS id
+	qThreadAfter = stablePlan + `UNWIND $ids AS id
 		MATCH (a:Episode {namespace: $ns, id: id})
 		CALL (a) {
-			MATCH (n:Episode {namespace: $ns, thread_id: a.thread_id})
+			MATCH (n:Episode {namespace: $ns, thread_id: a.thread_id}) USING INDEX n:Episode(namespace, thread_id)
 			WHERE n.timestamp > a.timestamp OR (n.timestamp = a.timestamp AND (n.created_at > a.created_at
 				OR (n.created_at = a.created_at AND coalesce(n.seq, 0) > coalesce(a.seq, 0))))
 			WITH n ORDER BY n.timestamp, n.created_at, coalesce(n.seq, 0) LIMIT $window

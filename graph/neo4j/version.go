@@ -25,12 +25,12 @@ import (
 // last; an interrupted purge leaves the mark until a later purge finishes.
 const (
 	// qBumpVersion gives the namespace $ns the version $version.
-	qBumpVersion = `MERGE (v:` + labelGraphVersion + ` {namespace: $ns}) SET v.version = $version`
+	qBumpVersion = stablePlan + `MERGE (v:` + labelGraphVersion + ` {namespace: $ns}) SET v.version = $version`
 	// qMarkPurging gives $ns the version $version and the purging mark.
-	qMarkPurging = `MERGE (v:` + labelGraphVersion + ` {namespace: $ns}) SET v.version = $version, v.purging = true`
+	qMarkPurging = stablePlan + `MERGE (v:` + labelGraphVersion + ` {namespace: $ns}) SET v.version = $version, v.purging = true`
 	// qVersion binds version and purging (false without a mark) to the graph
 	// version of $ns, 0 without a node: the start of the queries that read it.
-	qVersion = `OPTIONAL MATCH (v:` + labelGraphVersion + ` {namespace: $ns})
+	qVersion = stablePlan + `OPTIONAL MATCH (v:` + labelGraphVersion + ` {namespace: $ns})
 		WITH coalesce(v.version, 0) AS version, coalesce(v.purging, false) AS purging`
 )
 

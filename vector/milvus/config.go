@@ -44,9 +44,11 @@ const (
 	Strong Consistency = "Strong"
 	// Bounded reads may miss writes of the last few seconds (Milvus's default).
 	Bounded Consistency = "Bounded"
-	// Session reads see the writes of this process: upserts through the SDK's
-	// session timestamp, deletes by reading at Strong for two seconds after
-	// this index deletes (Milvus 2.3 returns no timestamp for deletes).
+	// Session reads see the writes of this process: upserts through the
+	// timestamp of this index's last write to the namespace read (reads wait
+	// for that write only), deletes by reading at Strong for two seconds
+	// after this index deletes (Milvus 2.3 returns no timestamp for deletes).
+	// A namespace not written for 30 s reads Bounded.
 	Session Consistency = "Session"
 	// Eventually reads see writes eventually.
 	Eventually Consistency = "Eventually"

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/milvus-io/milvus-proto/go-api/v2/commonpb"
 	"github.com/milvus-io/milvus-sdk-go/v2/client"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -44,4 +45,20 @@ func unavailable(err error) bool {
 	// The SDK flattens some transport errors into plain text.
 	msg := strings.ToLower(err.Error())
 	return strings.Contains(msg, "connection refused") || strings.Contains(msg, "transport is closing")
+}
+
+// statusErr is the error a Milvus response status reports (nil on success),
+// as the SDK reports it for the requests it sends.
+func statusErr(s *commonpb.Status) error {
+	if s == nil {
+		return client.ErrStatusNil
+	}
+	if s.GetErrorCode() != commonpb.ErrorCode_Success {
+		reason := s.GetReason()
+		if reason == "" {
+			reason = "Service failed"
+		}
+		return client.ErrServiceFailed(errors.New(reason))
+	}
+	return nil
 }

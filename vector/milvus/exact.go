@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"sync"
+	"time"
 
 	"github.com/milvus-io/milvus-sdk-go/v2/client"
 	"github.com/milvus-io/milvus-sdk-go/v2/entity"
@@ -26,27 +28,42 @@ import (
 // them, so their searches were the ones that lost recall. Small filtered sets
 // are the ones hurt most and the cheapest to rank exactly.
 func (ix *Index) exactSearch(ctx context.Context, expr string, q kgmem.VectorQuery) ([]kgmem.Hit, bool, error) {
-	level := client.WithSearchQueryConsistencyLevel(ix.readLevel())
-	n, err := ix.count(ctx, expr)
-	if err != nil {
-		return nil, false, err
-	}
-	if n > ix.cfg.ExactBelow {
+	if ix.large.known(expr) {
 		return nil, false, nil
 	}
-	if n == 0 {
-		return []kgmem.Hit{}, true, nil
+	level := ix.readOptions(q.Namespace)
+	// One read: the vectors of up to ExactBelow+1 records; one more than
+	// ExactBelow means the filter is too large. Counting first cost every
+	// search a second sequential round trip.
+	window := ix.cfg.ExactBelow + 1
+	if window > maxQueryWindow {
+		n, err := ix.count(ctx, expr, level)
+		if err != nil {
+			return nil, false, err
+		}
+		if n > ix.cfg.ExactBelow {
+			ix.large.mark(expr)
+			return nil, false, nil
+		}
+		window = ix.cfg.ExactBelow
 	}
 	rs, err := ix.cl.Query(ctx, ix.cfg.Collection, nil, expr, []string{fieldID, fieldKind, fieldVector},
-		level, client.WithLimit(int64(ix.cfg.ExactBelow)))
+		append(level, client.WithLimit(int64(window)))...)
 	if err != nil {
 		return nil, false, wrap("search: read vectors", err)
+	}
+	if col := rs.GetColumn(fieldID); col == nil || col.Len() == 0 {
+		return []kgmem.Hit{}, true, nil
 	}
 	ids, ok1 := rs.GetColumn(fieldID).(*entity.ColumnVarChar)
 	kinds, ok2 := rs.GetColumn(fieldKind).(*entity.ColumnVarChar)
 	vecs, ok3 := rs.GetColumn(fieldVector).(*entity.ColumnFloatVector)
 	if !ok1 || !ok2 || !ok3 {
 		return nil, false, fmt.Errorf("milvus search: read vectors: unexpected columns %v", rs)
+	}
+	if ids.Len() > ix.cfg.ExactBelow {
+		ix.large.mark(expr)
+		return nil, false, nil
 	}
 	out := make([]kgmem.Hit, 0, ids.Len())
 	qn := norm(q.Vector)
@@ -65,6 +82,49 @@ func (ix *Index) exactSearch(ctx context.Context, expr string, q kgmem.VectorQue
 		return cmp.Or(cmp.Compare(b.Score, a.Score), cmp.Compare(a.ID, b.ID))
 	})
 	return out[:min(q.K, len(out))], true, nil
+}
+
+// largeFor is how long a filter found to match more than ExactBelow
+// records is searched by Milvus without looking again. A namespace shrinks
+// only by deletes: this index forgets every mark when it deletes; another
+// server's purge is seen within largeFor.
+const largeFor = 10 * time.Second
+
+// largeFilters remembers the filters found too large for exact search.
+type largeFilters struct {
+	mu   sync.Mutex
+	seen map[string]time.Time
+}
+
+// known reports whether expr was found too large within largeFor.
+func (l *largeFilters) known(expr string) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	at, ok := l.seen[expr]
+	return ok && time.Since(at) < largeFor
+}
+
+// mark records that expr matches more than ExactBelow records.
+func (l *largeFilters) mark(expr string) {
+	now := time.Now()
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.seen == nil {
+		l.seen = map[string]time.Time{}
+	}
+	for e, at := range l.seen {
+		if now.Sub(at) >= largeFor {
+			delete(l.seen, e)
+		}
+	}
+	l.seen[expr] = now
+}
+
+// forget drops every mark (a delete may have shrunk any filter).
+func (l *largeFilters) forget() {
+	l.mu.Lock()
+	l.seen = nil
+	l.mu.Unlock()
 }
 
 // norm is the Euclidean length of v.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"strconv"
-	"sync/atomic"
 
 	"github.com/milvus-io/milvus-sdk-go/v2/client"
 	"github.com/milvus-io/milvus-sdk-go/v2/entity"
@@ -23,12 +22,14 @@ type Index struct {
 	vectorIndex string
 	// partitionKey reports whether namespace is the collection's partition key.
 	partitionKey bool
-	// lastDelete is when this index last deleted (Unix nanoseconds); see readLevel.
-	lastDelete atomic.Int64
 	// created reports whether prepare created the collection (it was
 	// missing); collectionID is the server's id of the collection prepared.
 	created      bool
 	collectionID int64
+	// sessions keeps Session reads per namespace (consistency.go).
+	sessions sessions
+	// large remembers the filters too large for exact search (exact.go).
+	large largeFilters
 }
 
 var _ kgmem.VectorIndex = (*Index)(nil)

@@ -26,7 +26,7 @@ func (ix *Index) ListIDs(ctx context.Context, ns kgmem.Namespace, page kgmem.Pag
 		expr += " && " + fieldID + " > " + quote(page.After)
 	}
 	rs, err := ix.cl.Query(ctx, ix.cfg.Collection, nil, expr, []string{fieldID, fieldKind},
-		client.WithLimit(int64(limit)), client.WithSearchQueryConsistencyLevel(ix.readLevel()))
+		append(ix.readOptions(ns), client.WithLimit(int64(limit)))...)
 	if err != nil {
 		return nil, wrap("list ids of "+string(ns), err)
 	}

@@ -37,7 +37,7 @@ func (ix *Index) Search(ctx context.Context, q kgmem.VectorQuery) ([]kgmem.Hit, 
 	}
 	res, err := ix.cl.Search(ctx, ix.cfg.Collection, nil, expr,
 		[]string{fieldKind}, []entity.Vector{entity.FloatVector(q.Vector)}, fieldVector,
-		entity.COSINE, q.K, sp, client.WithSearchQueryConsistencyLevel(ix.readLevel()))
+		entity.COSINE, q.K, sp, ix.readOptions(q.Namespace)...)
 	if err != nil {
 		return nil, wrap("search", err)
 	}
@@ -99,17 +99,16 @@ func (ix *Index) Count(ctx context.Context, ns kgmem.Namespace, k kgmem.Kind) (i
 		}
 		kinds = []kgmem.Kind{k}
 	}
-	n, err := ix.count(ctx, namespaceExpr(ns, kinds))
+	n, err := ix.count(ctx, namespaceExpr(ns, kinds), ix.readOptions(ns))
 	if err != nil {
 		return 0, err
 	}
 	return n, nil
 }
 
-// count returns how many records match expr, read at the index's read level.
-func (ix *Index) count(ctx context.Context, expr string) (int, error) {
-	rs, err := ix.cl.Query(ctx, ix.cfg.Collection, nil, expr, []string{countField},
-		client.WithSearchQueryConsistencyLevel(ix.readLevel()))
+// count returns how many records match expr, read with the consistency options level.
+func (ix *Index) count(ctx context.Context, expr string, level []client.SearchQueryOptionFunc) (int, error) {
+	rs, err := ix.cl.Query(ctx, ix.cfg.Collection, nil, expr, []string{countField}, level...)
 	if err != nil {
 		return 0, wrap("count", err)
 	}

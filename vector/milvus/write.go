@@ -3,7 +3,10 @@ package milvus
 import (
 	"context"
 	"fmt"
+	"slices"
 
+	"github.com/milvus-io/milvus-proto/go-api/v2/milvuspb"
+	"github.com/milvus-io/milvus-sdk-go/v2/client"
 	"github.com/milvus-io/milvus-sdk-go/v2/entity"
 
 	"github.com/kgmem/kgmem"
@@ -61,14 +64,44 @@ func (ix *Index) upsertBatch(ctx context.Context, batch []kgmem.VectorRecord) er
 			created[i] = r.CreatedAt.UnixMilli()
 		}
 	}
-	_, err := ix.cl.Upsert(ctx, ix.cfg.Collection, "",
+	cols := []entity.Column{
 		entity.NewColumnVarChar(fieldID, ids),
 		entity.NewColumnVarChar(fieldNamespace, nss),
 		entity.NewColumnVarChar(fieldKind, kinds),
 		entity.NewColumnInt64(fieldCreatedAt, created),
 		entity.NewColumnFloatVector(fieldVector, ix.cfg.Dim, vecs),
-	)
-	return wrap("upsert", err)
+	}
+	grpc, ok := ix.cl.(*client.GrpcClient)
+	if !ok || grpc.Service == nil {
+		_, err := ix.cl.Upsert(ctx, ix.cfg.Collection, "", cols...)
+		return wrap("upsert", err)
+	}
+	// The request is sent directly, as the SDK's Upsert builds it from the
+	// same columns, for two reasons: the SDK describes the collection again
+	// on every upsert (one more round trip), and it keeps the write's
+	// timestamp to itself, while Session reads need it per namespace.
+	req := &milvuspb.UpsertRequest{CollectionName: ix.cfg.Collection, NumRows: uint32(n)}
+	for _, c := range cols {
+		req.FieldsData = append(req.FieldsData, c.FieldData())
+	}
+	resp, err := grpc.Service.Upsert(ctx, req)
+	if err == nil {
+		err = statusErr(resp.GetStatus())
+	}
+	if err != nil {
+		return wrap("upsert", err)
+	}
+	ix.sessions.wrote(resp.GetTimestamp(), slices.Compact(slices.Sorted(slices.Values(asNamespaces(nss)))))
+	return nil
+}
+
+// asNamespaces converts namespace strings.
+func asNamespaces(nss []string) []kgmem.Namespace {
+	out := make([]kgmem.Namespace, len(nss))
+	for i, ns := range nss {
+		out[i] = kgmem.Namespace(ns)
+	}
+	return out
 }
 
 // Delete removes the records of ns with the given ids; ids absent from ns

@@ -1,0 +1,61 @@
+package neo4j
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/kgmem/kgmem/internal/testenv"
+	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
+)
+
+// TestStablePlansSeek: every query whose cached plan is reused whatever the
+// data (stablePlan) must be planned without a label scan, an all-nodes scan
+// or a cartesian product, on any data: such a plan would be kept as the
+// namespace grows. EXPLAIN plans the queries without running them.
+func TestStablePlansSeek(t *testing.T) {
+	s, err := Open(t.Context(), Config{URI: testenv.Neo4jURI(t), Scope: "plans"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = s.Close() })
+	params := map[string]any{"ns": "plans/ns", "scope": "plans", "ids": []any{"a"}, "rows": []any{}, "window": int64(2),
+		"version": int64(1), "token": "t", "lease": int64(1000), "index": ftEpisode, "query": "x", "limit": int64(10)}
+	for name, q := range map[string]string{
+		"thread before": qThreadBefore, "thread after": qThreadAfter,
+		"missing entities": qMissingEntities, "missing episodes": qMissingEpisodes, "insert episodes": qInsertEpisodes,
+		"upsert entities": qUpsertEntities, "delete fact relationships": qDeleteFactRels, "create facts": qCreateFacts,
+		"upsert items": qUpsertItems, "mentions": qMentions, "take lock": qTakeLock, "full-text search": qSearch,
+		"bump version": qBumpVersion, "mark purging": qMarkPurging, "seeds and version": qSeedsAndVersion,
+	} {
+		t.Run(name, func(t *testing.T) {
+			if !strings.HasPrefix(q, stablePlan) {
+				t.Fatalf("%s does not reuse its plan: %q", name, q)
+			}
+			sess := s.session(t.Context(), neo4j.AccessModeRead)
+			defer func() { _ = sess.Close(t.Context()) }()
+			res, err := sess.Run(t.Context(), "EXPLAIN "+q, params)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sum, err := res.Consume(t.Context())
+			if err != nil {
+				t.Fatal(err)
+			}
+			var walk func(p neo4j.Plan)
+			walk = func(p neo4j.Plan) {
+				op := p.Operator()
+				for _, bad := range []string{"NodeByLabelScan", "AllNodesScan", "CartesianProduct"} {
+					// The version and the seeds are one row each: their product is one row.
+					oneRowEach := name == "seeds and version" && bad == "CartesianProduct"
+					if strings.HasPrefix(op, bad) && !oneRowEach {
+						t.Errorf("%s plans %s %v:\n%s", name, op, p.Arguments()["Details"], q)
+					}
+				}
+				for _, c := range p.Children() {
+					walk(c)
+				}
+			}
+			walk(sum.Plan())
+		})
+	}
+}

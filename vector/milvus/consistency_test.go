@@ -1,0 +1,82 @@
+package milvus
+
+import (
+	"testing"
+
+	"github.com/milvus-io/milvus-sdk-go/v2/client"
+	"github.com/milvus-io/milvus-sdk-go/v2/entity"
+
+	"github.com/kgmem/kgmem"
+)
+
+// optionsOf applies opts as the SDK does before it sends a read.
+func optionsOf(opts []client.SearchQueryOptionFunc) client.SearchQueryOption {
+	var o client.SearchQueryOption
+	for _, f := range opts {
+		f(&o)
+	}
+	return o
+}
+
+// TestSessionReadsWaitForTheirNamespaceOnly: a Session read of a namespace
+// carries the timestamp of this index's last write to that namespace, not
+// the newest write of the collection (which made every read under
+// continuous ingest wait for a time tick); a namespace without a recent
+// write reads Bounded, and every read is Strong right after a delete.
+func TestSessionReadsWaitForTheirNamespaceOnly(t *testing.T) {
+	a, b, c := kgmem.Namespace("a"), kgmem.Namespace("b"), kgmem.Namespace("c")
+	tests := []struct {
+		name   string
+		setup  func(s *sessions)
+		read   kgmem.Namespace
+		level  entity.ConsistencyLevel
+		wantTS uint64
+	}{
+		{"no write", func(*sessions) {}, a, entity.ClBounded, 0},
+		{"own write", func(s *sessions) { s.wrote(100, []kgmem.Namespace{a}) }, a, entity.ClCustomized, 100},
+		{"other namespace's write", func(s *sessions) { s.wrote(100, []kgmem.Namespace{a}); s.wrote(900, []kgmem.Namespace{b}) }, a, entity.ClCustomized, 100},
+		{"unwritten namespace next to writes", func(s *sessions) { s.wrote(900, []kgmem.Namespace{a, b}) }, c, entity.ClBounded, 0},
+		{"timestamps only grow", func(s *sessions) { s.wrote(300, []kgmem.Namespace{a}); s.wrote(200, []kgmem.Namespace{a}) }, a, entity.ClCustomized, 300},
+		{"after a delete", func(s *sessions) { s.wrote(100, []kgmem.Namespace{a}); s.deleted() }, a, entity.ClStrong, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var s sessions
+			tt.setup(&s)
+			got := optionsOf(s.guarantee(tt.read))
+			if got.ConsistencyLevel != tt.level || got.GuaranteeTimestamp != tt.wantTS {
+				t.Fatalf("read of %s: level %v, guarantee %d; want %v, %d", tt.read, got.ConsistencyLevel, got.GuaranteeTimestamp, tt.level, tt.wantTS)
+			}
+		})
+	}
+}
+
+// TestConfiguredLevelsOtherThanSessionAreKept: Strong, Bounded and
+// Eventually read at their level whatever was written.
+func TestConfiguredLevelsOtherThanSessionAreKept(t *testing.T) {
+	for _, level := range []entity.ConsistencyLevel{entity.ClStrong, entity.ClBounded, entity.ClEventually} {
+		ix := &Index{level: level}
+		ix.sessions.wrote(100, []kgmem.Namespace{"a"})
+		if got := optionsOf(ix.readOptions("a")); got.ConsistencyLevel != level || got.GuaranteeTimestamp != 0 {
+			t.Errorf("configured %v: read at %v, guarantee %d", level, got.ConsistencyLevel, got.GuaranteeTimestamp)
+		}
+	}
+}
+
+// TestLargeFiltersAreForgottenOnDelete: a filter found too large for exact
+// search is searched by Milvus until this index deletes anything, which
+// may shrink it.
+func TestLargeFiltersAreForgottenOnDelete(t *testing.T) {
+	ix := &Index{level: entity.ClSession}
+	if ix.large.known("a") {
+		t.Fatal("an unseen filter is known large")
+	}
+	ix.large.mark("a")
+	if !ix.large.known("a") || ix.large.known("b") {
+		t.Fatalf("after marking a: a %v, b %v", ix.large.known("a"), ix.large.known("b"))
+	}
+	ix.deleted()
+	if ix.large.known("a") {
+		t.Fatal("a delete did not forget the large filters")
+	}
+}
