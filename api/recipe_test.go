@@ -24,7 +24,7 @@ func TestContractDeclaresTheRecipes(t *testing.T) {
 		Components struct {
 			Schemas map[string]struct {
 				Properties map[string]struct {
-					Enum []string `json:"enum"`
+					Enum []*string `json:"enum"`
 				} `json:"properties"`
 			} `json:"schemas"`
 		} `json:"components"`
@@ -37,8 +37,19 @@ func TestContractDeclaresTheRecipes(t *testing.T) {
 		want = append(want, r.Name)
 	}
 	for _, at := range [][2]string{{"SearchRequest", "recipe"}, {"Settings", "search_recipe"}} {
-		if got := doc.Components.Schemas[at[0]].Properties[at[1]].Enum; !slices.Equal(got, want) {
-			t.Errorf("%s.%s lists %v, the engine has %v", at[0], at[1], got, want)
+		// null (absent: the default) besides the names, as the nullable
+		// field's enum must list it.
+		var got []string
+		null := false
+		for _, v := range doc.Components.Schemas[at[0]].Properties[at[1]].Enum {
+			if v == nil {
+				null = true
+				continue
+			}
+			got = append(got, *v)
+		}
+		if !slices.Equal(got, want) || !null {
+			t.Errorf("%s.%s lists %v (null %v), the engine has %v and null", at[0], at[1], got, null, want)
 		}
 	}
 }
