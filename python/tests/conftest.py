@@ -56,7 +56,11 @@ class Server:
 
     def __init__(self, binary: Path, data: Path, pair: str, *flags: str) -> None:
         self.url = f"http://127.0.0.1:{_free_port()}"
-        args = [str(binary), "serve", "--addr", self.url.removeprefix("http://"), "--data-dir", str(data), "--ui=false", *flags]
+        # The hash embedder on both pairs, whatever this machine has installed:
+        # --embedder auto would take the static model where it is (CI), and
+        # score-sensitive tests must not depend on the machine.
+        args = [str(binary), "serve", "--addr", self.url.removeprefix("http://"), "--data-dir", str(data), "--ui=false",
+                "--embedder", "hash", *flags]
         if pair == "neo4j+milvus":
             # A scope of its own: API keys live in Neo4j, and another suite's
             # key in the shared scope would close this server.

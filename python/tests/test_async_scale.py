@@ -63,9 +63,9 @@ async def test_concurrent_calls_are_bounded(server: Server, root: str, max_conne
         await asyncio.gather(*(store.aput((root, "b"), f"k{i}", {"i": i}) for i in range(2500)))
         got = await asyncio.gather(*(store.aget((root, "b"), f"k{i}") for i in range(2500)))
     assert [g.value["i"] if g else None for g in got] == list(range(2500))
-    # 2,500 puts, then 2,500 gets: three batch requests each (1,000 + 1,000 + 500).
-    assert transport.total == 6
-    assert transport.most == min(max_connections, 3)
+    # 2,500 puts, then 2,500 gets: ten batch requests of 250 each.
+    assert transport.total == 20
+    assert transport.most == min(max_connections, 10)
 
 
 async def test_one_callers_error_is_its_own(server: Server, root: str) -> None:
@@ -96,7 +96,7 @@ def test_sync_batch_sends_item_operations_in_batches(server: Server, root: str) 
         assert store.batch(ops) == [None] * 1500
         got = store.batch([GetOp((root, "s"), f"k{i}") for i in range(1500)] + [GetOp((root, "s"), "none")])
     assert [g.value["i"] if g else None for g in got] == [*range(1500), None]
-    assert transport.total == 4
+    assert transport.total == 13  # 1,500 puts: 6 batches of 250; 1,501 gets: 6, and the last one alone
 
 
 async def test_thousands_of_concurrent_aputs(servers: Servers, root: str) -> None:

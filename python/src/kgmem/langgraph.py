@@ -69,6 +69,11 @@ _PAGE = 100  # the server's largest item page
 _MAX_OFFSET = 100_000  # the server's largest item search offset (and scan)
 _FEEDBACK_CHUNK = 1000  # the most refs one feedback request names
 _SEARCH_BATCH = 100  # the most searches one batch request carries
+# The most puts, gets and deletes one batch request carries: fewer than the
+# route takes (MAX_BATCH_OPS), so that one request stays a few seconds on a
+# busy Neo4j, whose puts are write transactions each, and several run side
+# by side.
+_OPS_BATCH = 250
 _EMPTY_KEY = "\u2400"  # "␀": the kgmem key of LangGraph's empty key (kgmem keys are 1+ bytes)
 _MAX_FLOAT = 1.7976931348623157e308
 
@@ -366,7 +371,7 @@ def _answer(c: Call[Any], res: dict[str, Any]) -> Outcome:
 
 def _chunks(calls: list[Call[Any]]) -> tuple[list[list[int]], list[int]]:
     """The positions of the item requests in batches — at most
-    MAX_BATCH_OPS puts, gets and deletes, or _SEARCH_BATCH searches (each
+    _OPS_BATCH puts, gets and deletes, or _SEARCH_BATCH searches (each
     reads its whole prefix: smaller batches keep a request short and let
     the server run them side by side) — and those of the other requests
     (and of a lone item request, sent as itself)."""
@@ -374,7 +379,7 @@ def _chunks(calls: list[Call[Any]]) -> tuple[list[list[int]], list[int]]:
     searches = [i for i, o in enumerate(ops) if o is not None and o["op"] == "search"]
     others = [i for i, o in enumerate(ops) if o is not None and o["op"] != "search"]
     single = [i for i, o in enumerate(ops) if o is None]
-    batches = [others[k: k + _calls.MAX_BATCH_OPS] for k in range(0, len(others), _calls.MAX_BATCH_OPS)]
+    batches = [others[k: k + _OPS_BATCH] for k in range(0, len(others), _OPS_BATCH)]
     batches += [searches[k: k + _SEARCH_BATCH] for k in range(0, len(searches), _SEARCH_BATCH)]
     single += [b[0] for b in batches if len(b) == 1]
     return [b for b in batches if len(b) > 1], sorted(single)
