@@ -323,4 +323,3 @@ func TestReliabilityNeo4jOutage(t *testing.T) {
 	s.stop()
 	t.Cleanup(func() { purgeNamespaces(t, args, nss) })
 }
-
