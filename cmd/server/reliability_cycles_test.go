@@ -172,9 +172,15 @@ func TestReliabilityIngestURLServerKilled(t *testing.T) {
 }
 
 // outageWriter posts batches of 3 messages to ns over plain HTTP until
-// stop is closed, re-posting a batch answered 503 (the client's part of the
-// contract), and keeps the accounts of TestReliabilityNeo4jOutage.
+// stop is closed, re-posting a batch answered 503 (or, when timeouts, 504:
+// the client's part of the contract), and keeps the accounts of
+// TestReliabilityNeo4jOutage.
 type outageWriter struct {
+	// timeout bounds each post: an answer later than that is a problem.
+	timeout time.Duration
+	// timeouts accepts 504 as an answer.
+	timeouts bool
+
 	mu       sync.Mutex
 	acked    map[string]bool // namespace/thread/id
 	statuses map[int]int
@@ -183,7 +189,7 @@ type outageWriter struct {
 
 // run is one writer.
 func (w *outageWriter) run(base, ns, thread string, stop <-chan struct{}) {
-	hc := &http.Client{Timeout: 2 * time.Minute}
+	hc := &http.Client{Timeout: w.timeout}
 	for n := 0; ; n++ {
 		req := wire.MemoriesRequest{Namespace: ns, ThreadID: thread}
 		for i := range 3 {
@@ -199,7 +205,7 @@ func (w *outageWriter) run(base, ns, thread string, stop <-chan struct{}) {
 			}
 			resp, err := hc.Post(base+"/v1/memories", "application/json", bytes.NewReader(body))
 			if err != nil {
-				w.note(fmt.Sprintf("post: %v", err))
+				w.note(fmt.Sprintf("post (answer due within %s): %v", w.timeout, err))
 				return
 			}
 			raw, _ := io.ReadAll(resp.Body)
@@ -214,8 +220,8 @@ func (w *outageWriter) run(base, ns, thread string, stop <-chan struct{}) {
 					w.acked[ns+"/"+thread+"/"+m.ID] = true
 				}
 				w.mu.Unlock()
-			case resp.StatusCode == http.StatusServiceUnavailable:
-				if resp.Header.Get("Retry-After") == "" {
+			case resp.StatusCode == http.StatusServiceUnavailable || (w.timeouts && resp.StatusCode == http.StatusGatewayTimeout):
+				if resp.StatusCode == http.StatusServiceUnavailable && resp.Header.Get("Retry-After") == "" {
 					w.note(fmt.Sprintf("503 without Retry-After: %s", raw))
 				}
 				time.Sleep(100 * time.Millisecond) // the client's retry backoff
@@ -236,90 +242,114 @@ func (w *outageWriter) note(problem string) {
 	w.problems = append(w.problems, problem)
 }
 
-// counts is how many batches were acknowledged and answered 503.
-func (w *outageWriter) counts() (acked, unavailable int) {
+// counts is how many batches were acknowledged and refused (503, or 504).
+func (w *outageWriter) counts() (acked, refused int) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	return len(w.acked) / 3, w.statuses[http.StatusServiceUnavailable]
+	return len(w.acked) / 3, w.statuses[http.StatusServiceUnavailable] + w.statuses[http.StatusGatewayTimeout]
 }
 
 // TestReliabilityNeo4jOutage takes Neo4j away from a running `server
-// serve` on Neo4j + Milvus under concurrent writers (a fault proxy drops
-// its connections and refuses new ones, as a stopped Neo4j does; the
-// suite's Neo4j is shared with other packages' tests, so it is never
-// stopped itself), then brings it back with its data. During the outage a
-// write is answered 503 with Retry-After, never 500 and never acknowledged
-// then lost; /readyz says not ready. Afterwards every acknowledged message
-// is stored exactly once and `server check` passes, with no reindex.
+// serve` on Neo4j + Milvus under concurrent writers, then brings it back
+// with its data. A fault proxy plays the outage (the suite's Neo4j is
+// shared with other packages' tests, so it is never stopped itself):
+//
+//   - stopped: it drops the connections and refuses new ones. A write is
+//     answered 503 with Retry-After, never 500; /readyz says not ready.
+//   - stalled: it accepts connections and never answers. A write in flight
+//     or posted meanwhile ends by its deadline (--request-timeout) with 503
+//     or 504; it is not held past it (writes ran 48 s against a 40 s write
+//     deadline: the namespace lock's release waited on the stalled server).
+//
+// No write is acknowledged and then lost: afterwards every acknowledged
+// message is stored exactly once and `server check` passes, with no
+// reindex.
 func TestReliabilityNeo4jOutage(t *testing.T) {
 	if os.Getenv(childEnv) != "" {
 		t.Skip("helper process")
 	}
-	u, err := url.Parse(testenv.Neo4jURI(t))
-	if err != nil {
-		t.Fatal(err)
+	const requestTimeout = 3 * time.Second
+	cases := []struct {
+		name  string
+		fault func(*faultproxy.Proxy)
+		// timeout bounds each post; timeouts accepts 504.
+		timeout  time.Duration
+		timeouts bool
+	}{
+		{"stopped", (*faultproxy.Proxy).Cut, 2 * time.Minute, false},
+		// The deadline and 2 s for the answer: a release waiting on the
+		// stalled server took 5 s more.
+		{"stalled", (*faultproxy.Proxy).Hang, requestTimeout + 2*time.Second, true},
 	}
-	neo, err := faultproxy.Start(u.Host)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = neo.Close() })
-	mil, collection := milvusBehindProxy(t)
-	scope := "out" + strings.ReplaceAll(kgmem.NewID(""), "_", "")
-	args := []string{"--graph", "neo4j", "--neo4j-uri", "bolt://" + neo.Addr(), "--neo4j-scope", scope,
-		"--vector", "milvus", "--milvus-addr", mil.Addr(), "--milvus-collection", collection, "--milvus-consistency", "Strong"}
-	dataDir := filepath.Join(t.TempDir(), "data")
-	addr := freeAddr(t)
-	s := startLiveServeAt(t, addr, dataDir, args...)
-	s.waitHealth("the server", caughtUp)
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			u, err := url.Parse(testenv.Neo4jURI(t))
+			if err != nil {
+				t.Fatal(err)
+			}
+			neo, err := faultproxy.Start(u.Host)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { _ = neo.Close() })
+			mil, collection := milvusBehindProxy(t)
+			scope := "out" + strings.ReplaceAll(kgmem.NewID(""), "_", "")
+			args := []string{"--graph", "neo4j", "--neo4j-uri", "bolt://" + neo.Addr(), "--neo4j-scope", scope,
+				"--vector", "milvus", "--milvus-addr", mil.Addr(), "--milvus-collection", collection, "--milvus-consistency", "Strong"}
+			dataDir := filepath.Join(t.TempDir(), "data")
+			addr := freeAddr(t)
+			s := startLiveServeAt(t, addr, dataDir, append([]string{"--request-timeout", requestTimeout.String()}, args...)...)
+			s.waitHealth("the server", caughtUp)
 
-	w := &outageWriter{acked: map[string]bool{}, statuses: map[int]int{}}
-	nss := []string{"outage/a", "outage/b", "outage/c"}
-	stop := make(chan struct{})
-	var wg sync.WaitGroup
-	for i, ns := range nss {
-		wg.Go(func() { w.run("http://"+addr, ns, fmt.Sprintf("w%d", i), stop) })
+			w := &outageWriter{timeout: tc.timeout, timeouts: tc.timeouts, acked: map[string]bool{}, statuses: map[int]int{}}
+			nss := []string{"outage/a", "outage/b", "outage/c"}
+			t.Cleanup(func() { purgeNamespaces(t, args, nss) })
+			stop := make(chan struct{})
+			var wg sync.WaitGroup
+			for i, ns := range nss {
+				wg.Go(func() { w.run("http://"+addr, ns, fmt.Sprintf("w%d", i), stop) })
+			}
+			stopped := false
+			stopWriters := func() {
+				if !stopped {
+					stopped = true
+					close(stop)
+					wg.Wait()
+				}
+			}
+			t.Cleanup(stopWriters)
+			polltest.Until(t, time.Minute, "writes acknowledged", func() bool { a, _ := w.counts(); return a >= 20 })
+			tc.fault(neo)
+			polltest.Until(t, 2*time.Minute, "writes refused during the outage", func() bool { _, r := w.counts(); return r >= len(nss) })
+			// /readyz answers, and says not ready.
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			h, err := s.c.Readyz(ctx)
+			cancel()
+			if err == nil || h.Status == "ready" {
+				t.Errorf("/readyz with Neo4j %s: %+v, %v; want not ready", tc.name, h, err)
+			}
+			ackedAtFault, _ := w.counts()
+			if err := neo.Restore(); err != nil { // Neo4j is back, with its data
+				t.Fatal(err)
+			}
+			polltest.Until(t, 2*time.Minute, "writes acknowledged after Neo4j returned", func() bool { a, _ := w.counts(); return a >= ackedAtFault+20 })
+			stopWriters()
+			w.mu.Lock()
+			t.Logf("answers by status: %v; %d messages acknowledged", w.statuses, len(w.acked))
+			for _, p := range w.problems {
+				t.Error(p)
+			}
+			acked := make(map[string]bool, len(w.acked))
+			for k := range w.acked {
+				acked[k] = true
+			}
+			w.mu.Unlock()
+			s.waitHealth("the server caught up", caughtUp)
+			// A batch answered 503 and not re-posted before the writers
+			// stopped may be stored too: only the acknowledged ones are owed.
+			storedOnce(t, s.c, nss, acked, false)
+			runCheck(t, dataDir+"-check", args)
+			s.stop()
+		})
 	}
-	stopped := false
-	stopWriters := func() {
-		if !stopped {
-			stopped = true
-			close(stop)
-			wg.Wait()
-		}
-	}
-	t.Cleanup(stopWriters)
-	polltest.Until(t, time.Minute, "writes acknowledged", func() bool { a, _ := w.counts(); return a >= 20 })
-	neo.Cut() // Neo4j stops
-	polltest.Until(t, 2*time.Minute, "a write answered 503 during the outage", func() bool { _, u := w.counts(); return u > 0 })
-	// /readyz answers, and says not ready.
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	h, err := s.c.Readyz(ctx)
-	cancel()
-	if err == nil || h.Status == "ready" {
-		t.Errorf("/readyz with Neo4j down: %+v, %v; want not ready", h, err)
-	}
-	ackedAtCut, _ := w.counts()
-	if err := neo.Restore(); err != nil { // Neo4j is back, with its data
-		t.Fatal(err)
-	}
-	polltest.Until(t, 2*time.Minute, "writes acknowledged after Neo4j returned", func() bool { a, _ := w.counts(); return a >= ackedAtCut+20 })
-	stopWriters()
-	w.mu.Lock()
-	t.Logf("answers by status: %v; %d messages acknowledged", w.statuses, len(w.acked))
-	for _, p := range w.problems {
-		t.Error(p)
-	}
-	acked := make(map[string]bool, len(w.acked))
-	for k := range w.acked {
-		acked[k] = true
-	}
-	w.mu.Unlock()
-	s.waitHealth("the server caught up", caughtUp)
-	// A batch answered 503 and not re-posted before the writers stopped may
-	// be stored too: only the acknowledged ones are owed.
-	storedOnce(t, s.c, nss, acked, false)
-	runCheck(t, dataDir+"-check", args)
-	s.stop()
-	t.Cleanup(func() { purgeNamespaces(t, args, nss) })
 }
