@@ -242,6 +242,13 @@ func (w *outageWriter) note(problem string) {
 	w.problems = append(w.problems, problem)
 }
 
+// failed tells whether a writer met a problem (and stopped).
+func (w *outageWriter) failed() bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return len(w.problems) > 0
+}
+
 // counts is how many batches were acknowledged and refused (503, or 504).
 func (w *outageWriter) counts() (acked, refused int) {
 	w.mu.Lock()
@@ -320,7 +327,14 @@ func TestReliabilityNeo4jOutage(t *testing.T) {
 			t.Cleanup(stopWriters)
 			polltest.Until(t, time.Minute, "writes acknowledged", func() bool { a, _ := w.counts(); return a >= 20 })
 			tc.fault(neo)
-			polltest.Until(t, 2*time.Minute, "writes refused during the outage", func() bool { _, r := w.counts(); return r >= len(nss) })
+			polltest.Until(t, 2*time.Minute, "writes refused during the outage", func() bool {
+				_, r := w.counts()
+				return r >= len(nss) || w.failed()
+			})
+			if w.failed() {
+				w.mu.Lock()
+				t.Fatalf("during the outage (answers by status %v): %q", w.statuses, w.problems)
+			}
 			// /readyz answers, and says not ready.
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 			h, err := s.c.Readyz(ctx)
