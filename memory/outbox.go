@@ -163,6 +163,15 @@ func (e *Engine) guardedWrite(ctx context.Context, ops []kgmem.VectorOp, graphWr
 		}
 	}()
 	if err := graphWrite(); err != nil {
+		if len(ops) > 0 && o.draining.Load() && mayHaveCommitted(err) {
+			// A write that lost its server or its deadline may have
+			// committed all the same (the answer was lost): the drain loop
+			// makes the vectors match whatever the graph holds. Settled
+			// here, a committed write would keep no vector, and a re-post
+			// finds its records and writes none.
+			deferred = true
+			return err
+		}
 		e.settle(ctx, seqs)
 		return err
 	}
@@ -205,6 +214,12 @@ func (e *Engine) settle(ctx context.Context, seqs []uint64) {
 	if err := e.outbox.box.Done(seqs); err != nil {
 		e.log.WarnContext(ctx, "marking vector writes applied failed; they will be applied again", "ops", len(seqs), "error", err)
 	}
+}
+
+// mayHaveCommitted tells a failed graph write whose outcome is unknown (the
+// connection or the deadline was lost mid-write) from one refused.
+func mayHaveCommitted(err error) bool {
+	return errors.Is(err, kgmem.ErrUnavailable) || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled)
 }
 
 // upsertOps are the ops of writing records (and deleting keys: records whose

@@ -2,6 +2,7 @@ package memory_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"path/filepath"
@@ -479,5 +480,69 @@ func TestOutboxWithoutJournal(t *testing.T) {
 				t.Errorf("consistency %+v; want the vector written only with a drain loop", report)
 			}
 		})
+	}
+}
+
+// lostAnswerGraph is a graph store whose next Apply commits and then
+// reports the connection lost, as a Neo4j that stalls mid-commit does.
+type lostAnswerGraph struct {
+	kgmem.GraphStore
+	lose atomic.Bool
+}
+
+// Apply implements kgmem.GraphStore.
+func (g *lostAnswerGraph) Apply(ctx context.Context, cs kgmem.ChangeSet) error {
+	if err := g.GraphStore.Apply(ctx, cs); err != nil {
+		return err
+	}
+	if g.lose.CompareAndSwap(true, false) {
+		return fmt.Errorf("%w: connection lost before the commit's answer", kgmem.ErrUnavailable)
+	}
+	return nil
+}
+
+// TestOutboxKeepsOpsOfAnUnknownOutcome: a graph write that committed but
+// lost its answer fails the request (the client re-posts, and finds its
+// messages stored); its vectors must still be written, by the drain loop.
+// Before, its journaled ops were settled as if nothing was written, and the
+// episode kept no vector for good (server check failed).
+func TestOutboxKeepsOpsOfAnUnknownOutcome(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	sq, err := sqlite.Open(ctx, filepath.Join(dir, "graph.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = sq.Close() })
+	g := &lostAnswerGraph{GraphStore: sq}
+	ix, err := hnsw.Open(ctx, filepath.Join(dir, "vectors.db"), 256, hnsw.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = ix.Close() })
+	eng, err := memory.New(memory.Config{Graph: g, Vectors: ix, Embedder: embed.NewHashing(256), Logger: slog.New(slog.DiscardHandler),
+		OutboxOptions: memory.OutboxOptions{MinBackoff: 10 * time.Millisecond, MaxBackoff: 50 * time.Millisecond}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	runOutbox(t, eng)
+	polltest.Until(t, 5*time.Second, "the drain loop to start", eng.OutboxDraining)
+	const ns = kgmem.Namespace("mem/lost")
+	req := memory.IngestRequest{Namespace: ns, ThreadID: "t", Messages: []episodes.Message{msg("m1", "Ann", "Rockets at dawn.", "2024-01-01T00:00:00Z")}}
+	g.lose.Store(true)
+	if _, err := eng.Ingest(ctx, req); !errors.Is(err, kgmem.ErrUnavailable) {
+		t.Fatalf("ingest whose answer was lost: %v, want ErrUnavailable", err)
+	}
+	res, err := eng.Ingest(ctx, req) // the client's re-post
+	if err != nil || len(res.Episodes) != 1 || res.Episodes[0].Created {
+		t.Fatalf("re-post: %+v, %v; want the message found stored", res, err)
+	}
+	polltest.Until(t, 10*time.Second, "the outbox drained", func() bool { return eng.OutboxDepth() == 0 })
+	report, err := eng.CheckConsistency(ctx, ns)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !report.Consistent() || report.GraphRecords != 1 || report.Vectors != 1 {
+		t.Errorf("after a lost answer and a re-post: %+v, want the episode and its vector", report)
 	}
 }

@@ -48,7 +48,13 @@ type liveServer struct {
 // level, and returns without waiting for it to be ready.
 func startLiveServe(t *testing.T, dataDir string, args ...string) *liveServer {
 	t.Helper()
-	addr := freeAddr(t)
+	return startLiveServeAt(t, freeAddr(t), dataDir, args...)
+}
+
+// startLiveServeAt is startLiveServe listening on addr, so that a restarted
+// server answers where its clients already post.
+func startLiveServeAt(t *testing.T, addr, dataDir string, args ...string) *liveServer {
+	t.Helper()
 	s := &liveServer{t: t, exited: make(chan struct{})}
 	s.cmd = serverProcess(t, slices.Concat([]string{"serve", "--addr", addr, "--data-dir", dataDir, "--sweep-interval", "0",
 		"--milvus-check-interval", "300ms", "--ui=false", "--mcp=false"}, args)...)
@@ -382,21 +388,25 @@ func TestReliabilityKillRestart(t *testing.T) {
 	s.waitHealth("no rebuild running", caughtUp)
 	runCheck(t, dataDir+"-check", args)
 	s.stop()
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		defer cancel()
-		c, _, err := maintenanceFlags("cleanup", slices.Concat([]string{"--data-dir", t.TempDir(), "--log-level", "error"}, args), io.Discard)
-		if err != nil {
-			return
-		}
-		quiet := slog.New(slog.DiscardHandler)
-		b, err := openBackends(ctx, c, quiet)
-		if err != nil {
-			return
-		}
-		defer b.close(quiet)
-		for _, ns := range nss {
-			_, _ = b.engine.PurgeNamespace(ctx, kgmem.Namespace(ns))
-		}
-	})
+	t.Cleanup(func() { purgeNamespaces(t, args, nss) })
+}
+
+// purgeNamespaces purges a test's namespaces from the backends of args
+// (its Neo4j scope), best effort.
+func purgeNamespaces(t *testing.T, args, nss []string) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	c, _, err := maintenanceFlags("cleanup", slices.Concat([]string{"--data-dir", t.TempDir(), "--log-level", "error"}, args), io.Discard)
+	if err != nil {
+		return
+	}
+	quiet := slog.New(slog.DiscardHandler)
+	b, err := openBackends(ctx, c, quiet)
+	if err != nil {
+		return
+	}
+	defer b.close(quiet)
+	for _, ns := range nss {
+		_, _ = b.engine.PurgeNamespace(ctx, kgmem.Namespace(ns))
+	}
 }

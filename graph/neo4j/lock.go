@@ -100,19 +100,39 @@ func (l leaseLocks) Lock(ctx context.Context, ns kgmem.Namespace) (func(), error
 	go l.renew(ns, params, stop, done)
 	return func() {
 		close(stop)
-		<-done
-		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), lockReleaseLimit)
-		defer cancel()
-		err := l.s.write(ctx, func(tx neo4j.ManagedTransaction) error {
-			_, err := run(ctx, tx, stablePlan+`MATCH (l:`+labelLock+` {scope: $scope, namespace: $ns}) WHERE l.owner = $token
-				REMOVE l.owner, l.expires`, params)
-			return err
-		})
-		if err != nil {
-			// The lease expires by itself; the next writer waits that long.
-			l.log.Warn("releasing a namespace write lock failed; it expires by itself", "namespace", ns, "lease", l.lease, "error", err)
+		// The release outlives the caller's deadline (the lock must not
+		// wait for its lease to expire), but the caller does not: a write
+		// that ran into its deadline against a stalled server would
+		// otherwise hold its request up to lockReleaseLimit longer. Close
+		// waits for the releases still running.
+		released := make(chan struct{})
+		l.s.background.Add(1)
+		go func() {
+			defer l.s.background.Done()
+			defer close(released)
+			<-done
+			l.release(context.WithoutCancel(ctx), ns, params)
+		}()
+		select {
+		case <-released:
+		case <-ctx.Done():
 		}
 	}, nil
+}
+
+// release gives the lock of ns up, within lockReleaseLimit.
+func (l leaseLocks) release(ctx context.Context, ns kgmem.Namespace, params map[string]any) {
+	ctx, cancel := context.WithTimeout(ctx, lockReleaseLimit)
+	defer cancel()
+	err := l.s.write(ctx, func(tx neo4j.ManagedTransaction) error {
+		_, err := run(ctx, tx, stablePlan+`MATCH (l:`+labelLock+` {scope: $scope, namespace: $ns}) WHERE l.owner = $token
+			REMOVE l.owner, l.expires`, params)
+		return err
+	})
+	if err != nil {
+		// The lease expires by itself; the next writer waits that long.
+		l.log.Warn("releasing a namespace write lock failed; it expires by itself", "namespace", ns, "lease", l.lease, "error", err)
+	}
 }
 
 // renew extends the lease every third of it until stop closes.

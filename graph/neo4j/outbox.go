@@ -231,7 +231,12 @@ func (o *VectorOutbox) Len() int {
 	return len(o.pending)
 }
 
-// Done deletes the applied ops from the database and from the queue here.
+// Done deletes the applied ops from the queue here at once, and from the
+// database in the background (within outboxDoneLimit; Close waits for it):
+// the caller, a request that has written its vectors, is not held by a
+// stalled server past its deadline. Ops whose delete fails stay in the
+// database and are applied again later, which is harmless; the failure is
+// logged.
 func (o *VectorOutbox) Done(seqs []uint64) error {
 	if len(seqs) == 0 {
 		return nil
@@ -244,15 +249,21 @@ func (o *VectorOutbox) Done(seqs []uint64) error {
 	o.mu.Lock()
 	o.pending = slices.DeleteFunc(o.pending, func(q kgmem.QueuedVectorOp) bool { return gone[q.Seq] })
 	o.mu.Unlock()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	err := o.s.write(ctx, func(tx neo4j.ManagedTransaction) error {
-		_, err := run(ctx, tx, stablePlan+`MATCH (v:`+labelVectorOp+` {scope: $scope}) WHERE v.seq IN $seqs DELETE v`, o.params(map[string]any{"seqs": ids}))
-		return err
-	})
-	if err != nil {
-		// Still in the database: applied again later, which is harmless.
-		return fmt.Errorf("neo4j: mark vector writes applied: %w", err)
-	}
+	o.s.background.Add(1)
+	go func() {
+		defer o.s.background.Done()
+		ctx, cancel := context.WithTimeout(context.Background(), outboxDoneLimit)
+		defer cancel()
+		err := o.s.write(ctx, func(tx neo4j.ManagedTransaction) error {
+			_, err := run(ctx, tx, stablePlan+`MATCH (v:`+labelVectorOp+` {scope: $scope}) WHERE v.seq IN $seqs DELETE v`, o.params(map[string]any{"seqs": ids}))
+			return err
+		})
+		if err != nil {
+			o.log.Warn("marking vector writes applied failed; they will be applied again", "ops", len(ids), "error", err)
+		}
+	}()
 	return nil
 }
+
+// outboxDoneLimit bounds deleting applied ops from the database.
+const outboxDoneLimit = 10 * time.Second

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/kgmem/kgmem"
 	"github.com/kgmem/kgmem/graph/topology"
@@ -22,6 +23,9 @@ type Store struct {
 	addr string
 	// topo caches namespaces' topologies for FactsOnly walks (topology.go).
 	topo *nscache.Cache[*topology.Topology]
+	// background counts the lock releases still running after their
+	// caller returned (lock.go); Close waits for them.
+	background sync.WaitGroup
 }
 
 var _ kgmem.GraphStore = (*Store)(nil)
@@ -70,8 +74,10 @@ func (s *Store) Ping(ctx context.Context) error {
 	return nil
 }
 
-// Close releases the driver's connections.
+// Close waits for the namespace lock releases still running, then releases
+// the driver's connections.
 func (s *Store) Close() error {
+	s.background.Wait()
 	if err := s.driver.Close(context.Background()); err != nil {
 		return fmt.Errorf("neo4j: close: %w", mapErr(err))
 	}
