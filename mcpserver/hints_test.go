@@ -271,4 +271,3 @@ func TestUnauthorizedMCPGuidesToAPIKey(t *testing.T) {
 		t.Errorf("POST /mcp without a key: %d, WWW-Authenticate %q; want a 401 whose Bearer challenge says to send an API key", resp.StatusCode, got)
 	}
 }
-

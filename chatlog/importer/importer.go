@@ -112,15 +112,15 @@ type Summary struct {
 
 // Importer runs one import.
 type Importer struct {
-	cfg     Config
-	rpm     *rate.Limiter
-	tpm     *rate.Limiter
-	errMu   sync.Mutex
+	cfg   Config
+	rpm   *rate.Limiter
+	tpm   *rate.Limiter
+	errMu sync.Mutex
 	// firstBad is the first bad record's position and reason (under errMu).
 	firstBad string
-	factMu  sync.Mutex
-	factOps map[string]int64
-	warning string
+	factMu   sync.Mutex
+	factOps  map[string]int64
+	warning  string
 	// resuming is set when the checkpoint holds progress: the run before may
 	// have stored messages past it without their facts (messages are stored
 	// before extraction), so extraction covers known messages too.
