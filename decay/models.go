@@ -29,10 +29,16 @@ func StoreModels(store kgmem.GraphStore) ModelFunc {
 		if err != nil {
 			return Model{}, fmt.Errorf("decay settings of %s: %w", ns, err)
 		}
-		m, err := ModelFromSettings(s)
-		if err != nil {
-			return Model{}, fmt.Errorf("decay settings of %s: %w", ns, err)
-		}
-		return m, nil
+		return NamespaceModel(ns, s)
 	}
+}
+
+// NamespaceModel is the model of ns from its settings s, already read: what
+// StoreModels answers.
+func NamespaceModel(ns kgmem.Namespace, s kgmem.NamespaceSettings) (Model, error) {
+	m, err := ModelFromSettings(s)
+	if err != nil {
+		return Model{}, fmt.Errorf("decay settings of %s: %w", ns, err)
+	}
+	return m, nil
 }

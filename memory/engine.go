@@ -41,7 +41,8 @@ type Config struct {
 	// Reranker, when set, reorders the best search candidates (see SearchOptions.RerankCandidates).
 	Reranker kgmem.Reranker
 	// Decay gives each namespace's forgetting-curve model; nil reads the
-	// parameters from the namespace settings in Graph.
+	// parameters from the namespace settings in Graph (a search then reads
+	// the settings once for its recipe and its model).
 	Decay decay.ModelFunc
 	// Reinforcer records recalls (search results, feedback) off the request
 	// path; nil disables search-time reinforcement and POST /v1/feedback.
@@ -76,20 +77,24 @@ type Engine struct {
 	graph   kgmem.GraphStore
 	vectors kgmem.VectorIndex
 	// recipe is the search recipe of a search that names none (Config.Recipe).
-	recipe     Recipe
-	embedder   kgmem.Embedder
-	extractor  kgmem.Extractor
-	integrator *triples.Integrator
-	clock      kgmem.Clock
-	log        *slog.Logger
-	limits     episodes.Limits
-	search     SearchOptions
-	reranker   kgmem.Reranker
-	models     decay.ModelFunc
-	reinforcer *decay.Reinforcer
-	metrics    *metrics
-	outbox     *outboxState
-	writeLocks kgmem.NamespaceLocker
+	recipe Recipe
+	// modelsFromSettings is true when models reads the namespace settings
+	// from graph (Config.Decay nil): a search that read them derives its
+	// model from them instead of reading them again.
+	modelsFromSettings bool
+	embedder           kgmem.Embedder
+	extractor          kgmem.Extractor
+	integrator         *triples.Integrator
+	clock              kgmem.Clock
+	log                *slog.Logger
+	limits             episodes.Limits
+	search             SearchOptions
+	reranker           kgmem.Reranker
+	models             decay.ModelFunc
+	reinforcer         *decay.Reinforcer
+	metrics            *metrics
+	outbox             *outboxState
+	writeLocks         kgmem.NamespaceLocker
 	// timelines caches each namespace's latest time, for relative time
 	// expressions in queries (timeline.go).
 	timelines timelines
@@ -147,6 +152,7 @@ func New(cfg Config) (*Engine, error) {
 	e.initOutbox(cfg, cfg.Metrics)
 	if e.models == nil {
 		e.models = decay.StoreModels(cfg.Graph)
+		e.modelsFromSettings = true
 	}
 	if e.clock == nil {
 		e.clock = kgmem.SystemClock{}

@@ -1,12 +1,15 @@
 package memory_test
 
 import (
+	"context"
 	"errors"
 	"slices"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/kgmem/kgmem"
+	"github.com/kgmem/kgmem/decay"
 	"github.com/kgmem/kgmem/embed"
 	"github.com/kgmem/kgmem/episodes"
 	"github.com/kgmem/kgmem/memory"
@@ -123,6 +126,56 @@ func TestRecipeRejects(t *testing.T) {
 	for _, r := range memory.Recipes() {
 		if err := memory.ValidRecipe("recipe", r.Name); err != nil || r.Description == "" || len(r.Retrievers) == 0 {
 			t.Errorf("built-in recipe %+v: %v", r, err)
+		}
+	}
+}
+
+// settingsCounter counts the namespace settings a search reads.
+type settingsCounter struct {
+	kgmem.GraphStore
+	reads *atomic.Int64
+}
+
+func (g settingsCounter) Settings(ctx context.Context, ns kgmem.Namespace) (kgmem.NamespaceSettings, error) {
+	g.reads.Add(1)
+	return g.GraphStore.Settings(ctx, ns)
+}
+
+// TestSearchReadsSettingsOnce: a search reads its namespace's settings once,
+// for its recipe and its decay model both; with a model of its own the
+// engine reads them only for a recipe the request does not name.
+func TestSearchReadsSettingsOnce(t *testing.T) {
+	ctx := t.Context()
+	g := searchBackends(t)["sqlite"](t)
+	v := openVectors(t, embed.NewHashing(256))
+	ns := kgmem.Namespace("memtest/settings-once")
+	var reads atomic.Int64
+	counted := settingsCounter{GraphStore: g, reads: &reads}
+	own := func(context.Context, kgmem.Namespace) (decay.Model, error) {
+		return decay.NewModel(decay.DefaultParams())
+	}
+	for _, tc := range []struct {
+		name   string
+		models decay.ModelFunc
+		recipe string
+		want   int64
+	}{
+		{"models from the settings", nil, "", 1},
+		{"models from the settings, a recipe named", nil, memory.RecipeMessages, 1},
+		{"models of its own", own, "", 1},
+		{"models of its own, a recipe named", own, memory.RecipeMessages, 0},
+	} {
+		e := newSearchEngineWith(t, counted, memory.Config{Vectors: v, Decay: tc.models})
+		if _, err := e.Ingest(ctx, memory.IngestRequest{Namespace: ns, ThreadID: "t", Messages: []episodes.Message{
+			{ID: "1", Role: episodes.RoleUser, Content: "Bob leads the Falcon team.", Timestamp: time.Date(2024, 3, 1, 0, 0, 0, 0, time.UTC)}}}); err != nil {
+			t.Fatal(err)
+		}
+		reads.Store(0)
+		if _, err := e.Search(ctx, memory.SearchRequest{Namespace: ns, Query: "Who leads Falcon?", Recipe: tc.recipe}); err != nil {
+			t.Fatal(err)
+		}
+		if got := reads.Load(); got != tc.want {
+			t.Errorf("%s: the search read the settings %d times, want %d", tc.name, got, tc.want)
 		}
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/kgmem/kgmem"
+	"github.com/kgmem/kgmem/decay"
 )
 
 // SearchRequest is one query.
@@ -165,9 +166,15 @@ func (e *Engine) Search(ctx context.Context, req SearchRequest) (SearchResult, e
 	defer e.searching.Add(-1)
 	ctx, cancel := context.WithTimeout(ctx, e.search.Timeout)
 	defer cancel()
-	settings, err := e.graph.Settings(ctx, req.Namespace)
-	if err != nil {
-		return SearchResult{}, fmt.Errorf("settings of %q: %w", req.Namespace, err)
+	// The namespace's settings name its recipe when the request names none,
+	// and hold its decay parameters: read once for both.
+	var settings kgmem.NamespaceSettings
+	haveSettings := req.Recipe == "" || e.modelsFromSettings
+	if haveSettings {
+		var err error
+		if settings, err = e.graph.Settings(ctx, req.Namespace); err != nil {
+			return SearchResult{}, fmt.Errorf("settings of %q: %w", req.Namespace, err)
+		}
 	}
 	recipe, err := e.searchRecipe(req, settings)
 	if err != nil {
@@ -202,7 +209,11 @@ func (e *Engine) Search(ctx context.Context, req SearchRequest) (SearchResult, e
 		})
 	}
 	first.Go(func() error {
-		st.model, modelErr = e.models(ctx, req.Namespace)
+		if haveSettings && e.modelsFromSettings {
+			st.model, modelErr = decay.NamespaceModel(req.Namespace, settings)
+		} else {
+			st.model, modelErr = e.models(ctx, req.Namespace)
+		}
 		return nil
 	})
 	first.Go(func() error {

@@ -177,7 +177,7 @@ func openBackendsWith(ctx context.Context, cfg *config, log *slog.Logger, mode o
 	b.engine, err = memory.New(memory.Config{
 		Outbox: box,
 		Graph:  graph, Vectors: vectors, Embedder: embedder, Extractor: extractor, Logger: log,
-		Integrator: triples.NewIntegrator(graph, integratorOpts), Decay: models, Reinforcer: b.reinforcer, WriteLocks: locks,
+		Integrator: triples.NewIntegrator(graph, integratorOpts), Reinforcer: b.reinforcer, WriteLocks: locks,
 		Search:   cfg.searchOptions(),
 		Recipe:   cfg.SearchRecipe,
 		Reranker: reranker,
