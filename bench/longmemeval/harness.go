@@ -6,17 +6,14 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
-	"path/filepath"
 	"slices"
 	"time"
 
 	"github.com/kgmem/kgmem"
+	"github.com/kgmem/kgmem/bench/embedded"
 	"github.com/kgmem/kgmem/bench/locomo"
-	"github.com/kgmem/kgmem/decay"
 	"github.com/kgmem/kgmem/embed"
-	"github.com/kgmem/kgmem/graph/sqlite"
 	"github.com/kgmem/kgmem/memory"
-	"github.com/kgmem/kgmem/vector/hnsw"
 )
 
 // BaselineLimit is how many BM25 results a Harness keeps per question: the
@@ -29,8 +26,7 @@ const BaselineLimit = 100
 // number of search configurations on the same data. Evaluate may be called
 // from several goroutines; nothing writes to the stores after Open.
 type Harness struct {
-	graph    *sqlite.Store
-	vectors  *hnsw.Index
+	stores   *embedded.Stores
 	embedder kgmem.Embedder
 	cfg      Config
 	log      *slog.Logger
@@ -73,13 +69,8 @@ func Open(ctx context.Context, dir string, qs []Question, cfg Config) (_ *Harnes
 			err = errors.Join(err, h.Close())
 		}
 	}()
-	// As the server opens them (cmd/server/backends.go): the process owns
-	// the graph file.
-	if h.graph, err = sqlite.Open(ctx, filepath.Join(dir, "graph.db"), sqlite.Exclusive()); err != nil {
-		return nil, fmt.Errorf("open graph store: %w", err)
-	}
-	if h.vectors, err = hnsw.Open(ctx, filepath.Join(dir, "vectors.db"), h.embedder.Dimension(), hnsw.Options{}); err != nil {
-		return nil, fmt.Errorf("open vector index: %w", err)
+	if h.stores, err = embedded.Open(ctx, dir, h.embedder); err != nil {
+		return nil, err
 	}
 	engine, err := h.Engine(search)
 	if err != nil {
@@ -101,8 +92,7 @@ func HashingSearchOptions() memory.SearchOptions { return memory.HashingSearchOp
 // wires it by default (decay from the namespace settings, searches that
 // stop fanning out once the cores are busy, no extractor), with opts.
 func (h *Harness) Engine(opts memory.SearchOptions) (*memory.Engine, error) {
-	return memory.New(memory.Config{Graph: h.graph, Vectors: h.vectors, Embedder: h.embedder, Logger: h.log,
-		Decay: decay.StoreModels(h.graph), Search: opts, InlineWhenBusy: true})
+	return h.stores.Engine(opts, h.log)
 }
 
 // Evaluate searches every case with an engine configured by opts, asking
@@ -180,12 +170,8 @@ func validateKs(ks []int) error {
 
 // Close closes the stores (the directory stays).
 func (h *Harness) Close() error {
-	var errs []error
-	if h.vectors != nil {
-		errs = append(errs, h.vectors.Close())
+	if h.stores == nil {
+		return nil
 	}
-	if h.graph != nil {
-		errs = append(errs, h.graph.Close())
-	}
-	return errors.Join(errs...)
+	return h.stores.Close()
 }

@@ -6,17 +6,14 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/kgmem/kgmem"
+	"github.com/kgmem/kgmem/bench/embedded"
 	"github.com/kgmem/kgmem/bench/locomo"
-	"github.com/kgmem/kgmem/decay"
-	"github.com/kgmem/kgmem/graph/sqlite"
 	"github.com/kgmem/kgmem/memory"
-	"github.com/kgmem/kgmem/vector/hnsw"
 	"golang.org/x/sync/errgroup"
 )
 
@@ -188,19 +185,17 @@ func runLocomoCV(ctx context.Context, args []string, stdout, stderr io.Writer) e
 // locomoHarness is LoCoMo ingested into in-process embedded stores, wired
 // as `server` wires them, to search with many option sets.
 type locomoHarness struct {
-	dir     string
-	temp    bool
-	graph   *sqlite.Store
-	vectors *hnsw.Index
-	embed   kgmem.Embedder
-	cases   []locomo.Case
-	ingest  time.Duration
+	dir    string
+	temp   bool
+	stores *embedded.Stores
+	cases  []locomo.Case
+	ingest time.Duration
 }
 
 // openLocomo ingests convs into stores under dir (a temporary directory,
 // removed by Close, when dir is "") with embedder.
 func openLocomo(ctx context.Context, dir string, convs []locomo.Conversation, embedder kgmem.Embedder) (_ *locomoHarness, err error) {
-	h := &locomoHarness{dir: dir, embed: embedder}
+	h := &locomoHarness{dir: dir}
 	if h.dir == "" {
 		if h.dir, err = os.MkdirTemp("", "kgmem-locomo-cv-"); err != nil {
 			return nil, err
@@ -212,11 +207,8 @@ func openLocomo(ctx context.Context, dir string, convs []locomo.Conversation, em
 			h.Close()
 		}
 	}()
-	if h.graph, err = sqlite.Open(ctx, filepath.Join(h.dir, "graph.db")); err != nil {
-		return nil, fmt.Errorf("open graph store: %w", err)
-	}
-	if h.vectors, err = hnsw.Open(ctx, filepath.Join(h.dir, "vectors.db"), h.embed.Dimension(), hnsw.Options{}); err != nil {
-		return nil, fmt.Errorf("open vector index: %w", err)
+	if h.stores, err = embedded.Open(ctx, h.dir, embedder); err != nil {
+		return nil, err
 	}
 	ingester, err := h.engine(memory.SearchOptions{})
 	if err != nil {
@@ -246,10 +238,9 @@ func openLocomo(ctx context.Context, dir string, convs []locomo.Conversation, em
 	return h, nil
 }
 
-// engine is the engine as `server` wires it with the embedded backends:
-// decay from the namespace settings, no extractor.
+// engine is the engine as `server` wires it with the embedded backends.
 func (h *locomoHarness) engine(opts memory.SearchOptions) (*memory.Engine, error) {
-	return memory.New(memory.Config{Graph: h.graph, Vectors: h.vectors, Embedder: h.embed, Decay: decay.StoreModels(h.graph), Search: opts})
+	return h.stores.Engine(opts, nil)
 }
 
 // retrieve asks every case's question with opts and returns the message
@@ -285,11 +276,8 @@ func (h *locomoHarness) retrieve(ctx context.Context, opts memory.SearchOptions,
 
 // Close closes the stores and removes a temporary directory.
 func (h *locomoHarness) Close() {
-	if h.vectors != nil {
-		h.vectors.Close()
-	}
-	if h.graph != nil {
-		h.graph.Close()
+	if h.stores != nil {
+		h.stores.Close()
 	}
 	if h.temp {
 		os.RemoveAll(h.dir)
