@@ -35,7 +35,7 @@ func TestToolSchemasArePortable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	readOnly := map[string]bool{"search_memory": true, "get_entity": true, "list_entities": true}
+	readOnly := map[string]bool{"search_memory": true, "get_entity": true, "list_entities": true, "get_instructions": true, "list_instruction_versions": true}
 	byName := map[string]*mcp.Tool{}
 	for _, tool := range list.Tools {
 		byName[tool.Name] = tool
@@ -71,6 +71,10 @@ func TestToolSchemasArePortable(t *testing.T) {
 		{"confirm_memory", "refs", `"maxItems":1000,"minItems":1`},
 		{"pin_memory", "refs", `"enum":["fact","entity","episode","item"]`},
 		{"get_entity", "namespace", `"maxLength":519,"minLength":1`},
+		{"update_instructions", "prompt", `"maxLength":32768,"minLength":1`},
+		{"update_instructions", "name", `"pattern":"^[A-Za-z0-9_.-]*$"`},
+		{"restore_instructions", "version", `"minimum":1`},
+		{"list_instruction_versions", "limit", `"maximum":100,"minimum":1`},
 	}
 	for _, tc := range tests {
 		var schema struct {

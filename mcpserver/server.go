@@ -1,6 +1,7 @@
 // Package mcpserver exposes kgmem to agents as an MCP server (Model Context
 // Protocol, on the official Go SDK): tools to add memories and facts, search,
-// look an entity up with its history, forget, pin and confirm.
+// look an entity up with its history, forget, pin and confirm, and keep the
+// agent's own instructions, versioned (package procedural).
 //
 // The tools call kgmem's REST API through the public client (package
 // client), never the engine directly: in process (cmd/server mcp, and POST
@@ -70,6 +71,10 @@ func New(opts Options) (*mcp.Server, error) {
 		addTool(toolPinMemory, (*tools).pinMemory),
 		addTool(toolUnpinMemory, (*tools).unpinMemory),
 		addTool(toolConfirmMemory, (*tools).confirmMemory),
+		addTool(toolGetInstructions, (*tools).getInstructions),
+		addTool(toolListInstructionVersions, (*tools).listInstructionVersions),
+		addTool(toolUpdateInstructions, (*tools).updateInstructions),
+		addTool(toolRestoreInstructions, (*tools).restoreInstructions),
 	} {
 		if err := add(s, t); err != nil {
 			return nil, err
@@ -154,7 +159,8 @@ func instructions(ns kgmem.Namespace) string {
 	s := "kgmem is long-term memory: a knowledge graph of facts (subject, predicate, object, with when they were true) " +
 		"drawn from conversations, plus the messages themselves. Call search_memory before answering anything that " +
 		"depends on what the user told you earlier; call add_memory with what the user says that is worth remembering; " +
-		"call add_facts when you already know a fact as a triple."
+		"call add_facts when you already know a fact as a triple; read your standing instructions with get_instructions " +
+		"and rewrite them with update_instructions when feedback shows a rule is missing or wrong."
 	if ns == "" {
 		return s + " Every tool takes a namespace (for instance acme/users/alice): use the same one for one user."
 	}

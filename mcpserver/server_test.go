@@ -140,7 +140,8 @@ func TestTools(t *testing.T) {
 		}
 	}
 	slices.Sort(names)
-	want := []string{"add_facts", "add_memory", "confirm_memory", "forget_fact", "get_entity", "list_entities", "pin_memory", "search_memory", "unpin_memory"}
+	want := []string{"add_facts", "add_memory", "confirm_memory", "forget_fact", "get_entity", "get_instructions", "list_entities",
+		"list_instruction_versions", "pin_memory", "restore_instructions", "search_memory", "unpin_memory", "update_instructions"}
 	if !slices.Equal(names, want) {
 		t.Fatalf("tools %q, want %q", names, want)
 	}
@@ -270,6 +271,13 @@ func TestKeysBoundTools(t *testing.T) {
 		{"read key searching inside", read, "search_memory", map[string]any{"namespace": "acme/users/eve", "query": "Eve"}, true},
 		{"read key writing", read, "add_facts", map[string]any{"namespace": "acme/users/eve", "facts": facts}, false},
 		{"read key pinning", read, "pin_memory", map[string]any{"namespace": "acme/users/eve", "refs": []map[string]any{{"kind": "fact", "id": "x"}}}, false},
+		{"write key updating instructions", write, "update_instructions", map[string]any{"namespace": "acme/users/eve", "prompt": "Be brief."}, true},
+		{"write key updating outside", write, "update_instructions", map[string]any{"namespace": "acme/admins", "prompt": "Be brief."}, false},
+		{"read key reading instructions", read, "get_instructions", map[string]any{"namespace": "acme/users/eve"}, true},
+		{"read key listing versions", read, "list_instruction_versions", map[string]any{"namespace": "acme/users/eve"}, true},
+		{"read key reading outside", read, "get_instructions", map[string]any{"namespace": "acme/admins"}, false},
+		{"read key updating instructions", read, "update_instructions", map[string]any{"namespace": "acme/users/eve", "prompt": "Be rude."}, false},
+		{"read key restoring instructions", read, "restore_instructions", map[string]any{"namespace": "acme/users/eve", "version": 1}, false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

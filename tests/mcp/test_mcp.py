@@ -32,10 +32,14 @@ TOOLS = {
     "confirm_memory",
     "forget_fact",
     "get_entity",
+    "get_instructions",
     "list_entities",
+    "list_instruction_versions",
     "pin_memory",
+    "restore_instructions",
     "search_memory",
     "unpin_memory",
+    "update_instructions",
 }
 
 
