@@ -27,9 +27,10 @@ CONTEXT = """context:
 """
 
 
-def run_example(path: str, server: Server) -> str:
-    """Runs one example script against server and returns what it printed."""
-    out = subprocess.run([sys.executable, str(REPO / path)], env={**os.environ, "KGMEM_URL": server.url},
+def run_example(path: str, server: Server, **env: str) -> str:
+    """Runs one example script against server (with env added to the
+    environment) and returns what it printed."""
+    out = subprocess.run([sys.executable, str(REPO / path)], env={**os.environ, "KGMEM_URL": server.url, **env},
                          capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, f"{path} exited {out.returncode}:\n{out.stderr}"
     return out.stdout
