@@ -1,6 +1,6 @@
-"""The documentation's Python examples (docs/guides/python.md and
-docs/guides/langgraph.md) run as pasted, against a real server, and print
-what their comments say."""
+"""The documentation's Python examples (docs/guides/python.md,
+docs/guides/langgraph.md and docs/guides/procedural-memory.md) run as
+pasted, against a real server, and print what their comments say."""
 
 from __future__ import annotations
 
@@ -12,7 +12,8 @@ from .conftest import REPO, Server
 
 PYTHON_GUIDE = "docs/guides/python.md"
 LANGGRAPH_GUIDE = "docs/guides/langgraph.md"
-GUIDES = (PYTHON_GUIDE, LANGGRAPH_GUIDE)
+PROCEDURAL_GUIDE = "docs/guides/procedural-memory.md"
+GUIDES = (PYTHON_GUIDE, LANGGRAPH_GUIDE, PROCEDURAL_GUIDE)
 
 
 def guide_examples(path: str) -> list[str]:
