@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -57,6 +58,10 @@ func clientStore(t *testing.T) procedural.Store {
 	}
 	return procedural.ClientStore(c)
 }
+
+// keyLayout is a version's item key: the write's time to the nanosecond,
+// then 12 random hex digits.
+var keyLayout = regexp.MustCompile(`^\d{8}T\d{6}\.\d{9}Z-[0-9a-f]{12}$`)
 
 var stores = []struct {
 	name string
@@ -112,6 +117,10 @@ func TestHistoryAndRestore(t *testing.T) {
 			}
 			if v1.Number != 1 || v2.Number != 2 || v2.Note != "feedback: missing order numbers" {
 				t.Fatalf("updates: %+v, %+v", v1, v2)
+			}
+			// The key layout the Python package (kgmem.instructions) shares.
+			if !keyLayout.MatchString(v1.Key) {
+				t.Fatalf("version key %q does not match %s", v1.Key, keyLayout)
 			}
 			got, err := in.Version(ctx, 1)
 			if err != nil || got.Prompt != "Answer briefly." || got.Note != "first" {

@@ -128,6 +128,23 @@ async def test_remember_search_and_history(transport: str) -> None:
 
 
 @pytest.mark.parametrize("transport", ["stdio", "http"])
+async def test_instructions_keep_their_history(transport: str) -> None:
+    ns = f"acme/users/py-{uuid.uuid4().hex[:8]}"
+    async with session_for(transport) as s:
+        for prompt in ("Answer briefly.", "Answer briefly, in French."):
+            res = await s.call_tool("update_instructions", {"namespace": ns, "prompt": prompt})
+            assert not res.is_error, text_of(res)
+        res = await s.call_tool("restore_instructions", {"namespace": ns, "version": 1})
+        assert not res.is_error, text_of(res)
+        assert (res.structured_content["version"], res.structured_content["restored_from"]) == (3, 1)
+        got = await s.call_tool("get_instructions", {"namespace": ns})
+        assert (got.structured_content["prompt"], got.structured_content["versions"]) == ("Answer briefly.", 3)
+        history = await s.call_tool("list_instruction_versions", {"namespace": ns})
+        assert [v["prompt"] for v in history.structured_content["versions"]] == [
+            "Answer briefly.", "Answer briefly, in French.", "Answer briefly."]
+
+
+@pytest.mark.parametrize("transport", ["stdio", "http"])
 async def test_bad_argument_is_a_tool_error(transport: str) -> None:
     async with session_for(transport) as s:
         res = await s.call_tool(
