@@ -1,23 +1,32 @@
 """A scripted OpenAI-compatible chat server on loopback, the only fake in
 the procedural-memory tests: LangChain's ChatOpenAI and LangMem's prompt
 optimizer run for real against it. Each POST /v1/chat/completions answers the
-next scripted message content (a string, or a dict sent as JSON) and records
-the request body."""
+next scripted answer — a string, a dict sent as JSON text, or a ToolCall —
+and records the request body."""
 
 from __future__ import annotations
 
 import json
 import threading
 from collections.abc import Iterator
+from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    """An answer that calls the tool name with args."""
+
+    name: str
+    args: dict[str, Any]
 
 
 class ScriptedLLM:
     """The server; ``url`` is its OpenAI base URL (ending in /v1)."""
 
     def __init__(self) -> None:
-        self.script: list[str | dict[str, Any]] = []
+        self.script: list[str | dict[str, Any] | ToolCall] = []
         self.requests: list[dict[str, Any]] = []
         self._lock = threading.Lock()
         llm = self
@@ -34,12 +43,18 @@ class ScriptedLLM:
                 if content is None:
                     self._answer(500, {"error": {"message": "the script is exhausted"}})
                     return
-                text = content if isinstance(content, str) else json.dumps(content)
+                message: dict[str, Any] = {"role": "assistant", "content": content, "refusal": None}
+                finish = "stop"
+                if isinstance(content, ToolCall):
+                    finish, message["content"] = "tool_calls", None
+                    message["tool_calls"] = [{"id": f"call_{len(llm.requests)}", "type": "function",
+                                              "function": {"name": content.name, "arguments": json.dumps(content.args)}}]
+                elif isinstance(content, dict):
+                    message["content"] = json.dumps(content)
                 self._answer(200, {
                     "id": f"chatcmpl-{len(llm.requests)}", "object": "chat.completion", "created": 0,
                     "model": body.get("model", "scripted"),
-                    "choices": [{"index": 0, "finish_reason": "stop",
-                                 "message": {"role": "assistant", "content": text, "refusal": None}}],
+                    "choices": [{"index": 0, "finish_reason": finish, "message": message}],
                     "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
                 })
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 from langchain_openai import ChatOpenAI
@@ -32,9 +33,9 @@ def llm() -> Iterator[scripted_llm.ScriptedLLM]:
     yield from scripted_llm.serve()
 
 
-def optimizer(llm: scripted_llm.ScriptedLLM, kind: str = "prompt_memory"):  # type: ignore[no-untyped-def]
+def optimizer(llm: scripted_llm.ScriptedLLM, kind: str = "prompt_memory", config: dict[str, Any] | None = None):  # type: ignore[no-untyped-def]
     model = ChatOpenAI(model="scripted", base_url=llm.url, api_key="sk-scripted", temperature=0, max_retries=0)
-    return create_prompt_optimizer(model, kind=kind)  # type: ignore[call-overload]
+    return create_prompt_optimizer(model, kind=kind, config=config)  # type: ignore[call-overload]
 
 
 def test_optimizer_round_trip(client: KgmemClient, root: str, llm: scripted_llm.ScriptedLLM) -> None:
@@ -70,6 +71,27 @@ def test_optimizer_round_trip(client: KgmemClient, root: str, llm: scripted_llm.
     assert all(i["text"] == "" and re.fullmatch(r"\d{8}T\d{6}\.\d{9}Z-[0-9a-f]{12}", i["key"]) for i in items)
     ranked = client.search_items(f"{root}/agents", query="order number", reinforce=False)["items"]
     assert all(i["score"] is None for i in ranked)
+
+
+def test_gradient_optimizer(client: KgmemClient, root: str, llm: scripted_llm.ScriptedLLM) -> None:
+    """LangMem's default optimizer (gradient: a recommendation, then the
+    rewrite, each a tool call) on instructions of another name."""
+    rules = Instructions(client, f"{root}/agents/support", name="triage")
+    rules.update(FIRST)
+    llm.script += [
+        scripted_llm.ToolCall("recommend", {"warrants_adjustment": True, "hypotheses": "the agent never asks for the order",
+                                            "full_recommendations": "Ask for the order number first."}),
+        scripted_llm.ToolCall("OptimizedPromptOutput", {"analysis": "add the order number", "improved_prompt": BETTER}),
+    ]
+    gradient = optimizer(llm, "gradient", {"max_reflection_steps": 1, "min_reflection_steps": 0})
+    better = rules.optimize(gradient, [(CONVERSATION, FEEDBACK)], update_instructions="Change as little as possible.")
+    assert better is not None and (better.number, better.prompt) == (2, BETTER)
+    # The reflection read kgmem's instructions, the feedback and the guidance; the rewrite its recommendation.
+    reflect, rewrite = llm.prompts()
+    assert FIRST in reflect and FEEDBACK in reflect and "Change as little as possible." in reflect
+    assert FIRST in rewrite and "Ask for the order number first." in rewrite
+    # The default instructions of the namespace are another history.
+    assert Instructions(client, f"{root}/agents/support").current() is None
 
 
 def test_bad_input_writes_nothing(client: KgmemClient, root: str) -> None:
