@@ -70,8 +70,8 @@ func versionOut(v procedural.Version) VersionOut {
 	return VersionOut{Version: v.Number, Prompt: v.Prompt, Note: v.Note, RestoredFrom: v.RestoredFrom, CreatedAt: day(v.CreatedAt)}
 }
 
-// instructions returns the instructions a call names.
-func (t *tools) instructions(req *mcp.CallToolRequest, in InstructionsIn) (*procedural.Instructions, error) {
+// openInstructions returns the instructions a call names.
+func (t *tools) openInstructions(req *mcp.CallToolRequest, in InstructionsIn) (*procedural.Instructions, error) {
 	c, ns, err := t.connect(req, in.Namespace)
 	if err != nil {
 		return nil, err
@@ -94,7 +94,7 @@ type GetInstructionsOut struct {
 }
 
 func (t *tools) getInstructions(ctx context.Context, req *mcp.CallToolRequest, in GetInstructionsIn) (*mcp.CallToolResult, GetInstructionsOut, error) {
-	ins, err := t.instructions(req, in.InstructionsIn)
+	ins, err := t.openInstructions(req, in.InstructionsIn)
 	if err != nil {
 		return nil, GetInstructionsOut{}, toolError(err)
 	}
@@ -132,7 +132,7 @@ func (t *tools) listInstructionVersions(ctx context.Context, req *mcp.CallToolRe
 	if in.Limit < 0 || in.Limit > maxVersionPage {
 		return nil, ListInstructionVersionsOut{}, fmt.Errorf("limit: is %d, must be within 1..%d", in.Limit, maxVersionPage)
 	}
-	ins, err := t.instructions(req, in.InstructionsIn)
+	ins, err := t.openInstructions(req, in.InstructionsIn)
 	if err != nil {
 		return nil, ListInstructionVersionsOut{}, toolError(err)
 	}
@@ -165,7 +165,7 @@ type UpdateInstructionsIn struct {
 }
 
 func (t *tools) updateInstructions(ctx context.Context, req *mcp.CallToolRequest, in UpdateInstructionsIn) (*mcp.CallToolResult, VersionOut, error) {
-	ins, err := t.instructions(req, in.InstructionsIn)
+	ins, err := t.openInstructions(req, in.InstructionsIn)
 	if err != nil {
 		return nil, VersionOut{}, toolError(err)
 	}
@@ -184,7 +184,7 @@ type RestoreInstructionsIn struct {
 }
 
 func (t *tools) restoreInstructions(ctx context.Context, req *mcp.CallToolRequest, in RestoreInstructionsIn) (*mcp.CallToolResult, VersionOut, error) {
-	ins, err := t.instructions(req, in.InstructionsIn)
+	ins, err := t.openInstructions(req, in.InstructionsIn)
 	if err != nil {
 		return nil, VersionOut{}, toolError(err)
 	}

@@ -20,7 +20,6 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -46,7 +45,7 @@ const (
 
 // ErrNoInstructions is wrapped by the errors of reads of instructions that
 // have no version yet; it wraps kgmem.ErrNotFound.
-var ErrNoInstructions = fmt.Errorf("no instructions: %w", kgmem.ErrNotFound)
+var ErrNoInstructions = fmt.Errorf("no version yet (%w)", kgmem.ErrNotFound)
 
 // Version is one version of an agent's instructions.
 type Version struct {
@@ -155,8 +154,9 @@ func (in *Instructions) Current(ctx context.Context) (Version, error) {
 }
 
 // Version returns version n (from 1), or the latest when n is 0. A version
-// that does not exist is an error wrapping kgmem.ErrNotFound (and
-// ErrNoInstructions when there is no version at all).
+// that does not exist is a kgmem.FieldError naming "version" that wraps
+// kgmem.ErrNotFound; the latest when there is none an error wrapping
+// ErrNoInstructions.
 func (in *Instructions) Version(ctx context.Context, n int) (Version, error) {
 	vs, err := in.Versions(ctx)
 	if err != nil {
@@ -170,8 +170,8 @@ func (in *Instructions) pick(vs []Version, n int) (Version, error) {
 	switch {
 	case n < 0:
 		return Version{}, kgmem.Invalidf("version", "is %d, must be at least 1", n)
-	case len(vs) == 0:
-		return Version{}, fmt.Errorf("%w: instructions %q have no version yet", ErrNoInstructions, in.Name)
+	case n == 0 && len(vs) == 0:
+		return Version{}, fmt.Errorf("instructions %q: %w", in.Name, ErrNoInstructions)
 	case n == 0:
 		return vs[len(vs)-1], nil
 	case n > len(vs):
@@ -206,9 +206,6 @@ func (in *Instructions) Restore(ctx context.Context, n int, note string) (Versio
 		return Version{}, err
 	}
 	old, err := in.Version(ctx, n)
-	if errors.Is(err, ErrNoInstructions) {
-		return Version{}, kgmem.NotFoundf("version", "is %d; instructions %q have no version yet", n, in.Name)
-	}
 	if err != nil {
 		return Version{}, err
 	}

@@ -186,6 +186,10 @@ func TestBadInput(t *testing.T) {
 				{"restore missing", "version", kgmem.ErrNotFound, func() error { _, err := in.Restore(ctx, 9, ""); return err }},
 				{"read negative", "version", kgmem.ErrInvalid, func() error { _, err := in.Version(ctx, -1); return err }},
 				{"read missing", "version", kgmem.ErrNotFound, func() error { _, err := in.Version(ctx, 2); return err }},
+				{"restore with no version", "version", kgmem.ErrNotFound, func() error {
+					_, err := open(t, s, "acme/agents/a", "empty").Restore(ctx, 1, "")
+					return err
+				}},
 			}
 			for _, tc := range tests {
 				err := tc.do()
