@@ -75,13 +75,14 @@ class Instructions:
         client: the kgmem client (its key must cover namespace).
         namespace: the agent's namespace, for instance "acme/agents/support".
         name: which instructions, when an agent keeps several: one segment
-            of letters, digits, '_', '.' and '-' (default "agent").
+            of letters, digits, '_', '.' and '-' (default, or empty: "agent").
 
     Raises:
         ValueError: a name that is not one such segment.
     """
 
     def __init__(self, client: KgmemClient, namespace: str, name: str = DEFAULT_NAME) -> None:
+        name = name or DEFAULT_NAME
         if not _NAME.fullmatch(name) or name in (".", ".."):
             raise ValueError(f"name: {name!r} is not one segment of 1-64 letters, digits, '_', '.' and '-'")
         self.client = client
