@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"io"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -243,4 +245,29 @@ func TestValidationNamesTheSetting(t *testing.T) {
 	if tested < 25 {
 		t.Errorf("only %d settings had a value breaking their rule", tested)
 	}
+}
+
+// TestCLIReferenceNamesEveryCommand: docs/reference/cli.md names every
+// command of the binary.
+func TestCLIReferenceNamesEveryCommand(t *testing.T) {
+	page, err := os.ReadFile(filepath.Join("..", "..", "docs", "reference", "cli.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var walk func(prefix string, c *cobra.Command)
+	walk = func(prefix string, c *cobra.Command) {
+		for _, sub := range c.Commands() {
+			if !sub.IsAvailableCommand() {
+				continue
+			}
+			name := prefix + " " + sub.Name()
+			if !strings.Contains(string(page), "`"+name) {
+				t.Errorf("docs/reference/cli.md does not name `%s`", name)
+			}
+			walk(name, sub)
+		}
+	}
+	root := newRootCommand("kgmem", streams{out: io.Discard, err: io.Discard})
+	root.InitDefaultCompletionCmd()
+	walk("kgmem", root)
 }

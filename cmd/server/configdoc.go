@@ -47,12 +47,11 @@ func writeConfigReference(w io.Writer) error {
 	b.WriteString("# Configuration reference\n\n")
 	b.WriteString("Every setting of `go run ./cmd/server`: a flag, or the environment variable\n")
 	b.WriteString("beside it (the flag wins). A command uses the settings whose commands\n")
-	b.WriteString("column names it and lists them in its `--help`; it accepts the others and\n")
-	b.WriteString("ignores them, so one set of flags or variables serves every command, and\n")
-	b.WriteString("`server COMMAND --help` shows what matters to it. Generated from the\n")
-	b.WriteString("configuration table by `go run ./cmd/server config --markdown`; a test fails\n")
-	b.WriteString("when this page is stale. [Configuration](configuration.md) explains the\n")
-	b.WriteString("settings by topic.\n")
+	b.WriteString("column names it and lists them in its `--help`; it accepts the others but\n")
+	b.WriteString("the client's and ignores them, so one set of flags or variables serves\n")
+	b.WriteString("every command. Generated from the configuration table by\n")
+	b.WriteString("`go run ./cmd/server config --markdown`; a test fails when this page is\n")
+	b.WriteString("stale. [Configuration](configuration.md) explains the settings by topic.\n")
 	for c := range numComponents {
 		var lines []string
 		for i := range rows {
