@@ -68,8 +68,8 @@ func newRootCommand(name string, std streams) *cobra.Command {
 // the commands in on use, listed by component in help, and the others
 // hidden (accepted and ignored, as their variables are, so that one set of
 // flags serves every command), unless cmd has a flag of that name of its
-// own. It returns the configuration they set,
-// bound to the defaults and the environment.
+// own. It returns the configuration they set, bound to the defaults and the
+// environment, and, once the flags are parsed, the configuration file.
 func tableFlags(cmd *cobra.Command, on commands) *config {
 	cfg := &config{}
 	rows := cfg.bind(on)
@@ -94,6 +94,7 @@ func tableFlags(cmd *cobra.Command, on commands) *config {
 			_ = cmd.RegisterFlagCompletionFunc(s.Flag, cobra.FixedCompletions(choices, cobra.ShellCompDirectiveNoFileComp))
 		}
 	}
+	cmd.PreRunE = func(cmd *cobra.Command, _ []string) error { return cfg.loadFile(cmd.Flags()) }
 	return cfg
 }
 

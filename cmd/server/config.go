@@ -120,9 +120,16 @@ type config struct {
 	URL, APIKey  string
 	MCPNamespace string
 
+	// ConfigFile names a file of KGMEM_* variables the environment and
+	// the flags override (configfile.go).
+	ConfigFile string
+
 	// on are the commands whose settings bind read from the environment
 	// and validate checks.
 	on commands
+	// given holds the variables of the settings read from the
+	// environment or the configuration file.
+	given map[string]bool
 	// envErrs collects malformed KGMEM_* values, reported by validate.
 	envErrs []error
 	// bulkImport opens the embedded stores for a process that only writes
@@ -140,6 +147,10 @@ type config struct {
 func (c *config) settings() []setting {
 	d := memory.DefaultSearchOptions()
 	return []setting{
+		// Configuration file
+		{Flag: "config-file", Component: compConfigFile, On: everyCommand, Value: val(&c.ConfigFile, ""),
+			Usage: "read settings from this file of KGMEM_*=value lines, as in an env file; the environment and the flags win over it"},
+
 		// Server
 		{Flag: "addr", Component: compServer, On: cmdServe, Value: val(&c.Addr, "127.0.0.1:8080"), Usage: "listen address"},
 		{Flag: "ui", Component: compServer, On: cmdServe, Value: val(&c.UI, true), Usage: "serve the web explorer at /ui"},
@@ -290,17 +301,31 @@ func (c *config) settings() []setting {
 // validate.
 func (c *config) bind(on commands) []setting {
 	rows := c.settings()
-	c.on, c.envErrs = on, nil
+	c.on = on
+	c.read(rows, func(*setting) bool { return false }, configSource{})
+	return rows
+}
+
+// read sets the settings the command uses, but those keep says to keep,
+// from their defaults and src, noting which src held and recording
+// malformed values for validate.
+func (c *config) read(rows []setting, keep func(*setting) bool, src configSource) {
+	c.envErrs, c.given = nil, map[string]bool{}
 	for i := range rows {
-		rows[i].Value.reset()
-		if rows[i].On&on == 0 {
+		s := &rows[i]
+		if keep(s) {
 			continue
 		}
-		if err := rows[i].fromEnv(); err != nil {
+		s.Value.reset()
+		if s.On&c.on == 0 {
+			continue
+		}
+		found, err := s.from(src.lookup)
+		if err != nil {
 			c.envErrs = append(c.envErrs, err)
 		}
+		c.given[s.envName()] = found
 	}
-	return rows
 }
 
 // validate rejects malformed variables and values against the rules of the

@@ -86,7 +86,7 @@ func newIngestCommand(std streams) *cobra.Command {
 	cfg := tableFlags(cmd, cmdIngest)
 	cmd.RunE = func(cmd *cobra.Command, inputs []string) error {
 		f.apiKey = cfg.APIKey
-		if !cmd.Flags().Changed("log-level") && os.Getenv("KGMEM_LOG_LEVEL") == "" {
+		if !cmd.Flags().Changed("log-level") && !cfg.given["KGMEM_LOG_LEVEL"] {
 			cfg.LogLevel = "warn" // info lines would tear the progress bar
 		}
 		return ingest(cmd.Context(), cfg, &f, inputs, std.out, std.err)

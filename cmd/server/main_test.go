@@ -43,5 +43,8 @@ func parseConfig(on commands, args ...string) (*config, error) {
 	if err := cmd.ParseFlags(args); err != nil {
 		return nil, err
 	}
+	if err := cfg.loadFile(cmd.Flags()); err != nil {
+		return nil, err
+	}
 	return cfg, cfg.validate()
 }

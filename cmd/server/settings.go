@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -88,21 +87,21 @@ func (s *setting) help() string {
 	return h + " ($" + s.envName() + ")"
 }
 
-// fromEnv sets the value from the environment, if set there; an empty
-// variable counts as unset.
-func (s *setting) fromEnv() error {
-	name := s.envName()
-	raw := os.Getenv(name)
+// from sets the value from the variable, or its fallback, that lookup
+// finds; it reports whether one was found. An empty variable counts as
+// unset.
+func (s *setting) from(lookup func(name string) (value, where string)) (bool, error) {
+	raw, where := lookup(s.envName())
 	if raw == "" && s.Fallback != "" {
-		name, raw = s.Fallback, os.Getenv(s.Fallback)
+		raw, where = lookup(s.Fallback)
 	}
 	if raw == "" {
-		return nil
+		return false, nil
 	}
 	if err := s.Value.Set(raw); err != nil {
-		return fmt.Errorf("$%s is %q: %w", name, raw, err)
+		return true, fmt.Errorf("%s is %q: %w", where, raw, err)
 	}
-	return nil
+	return true, nil
 }
 
 // check validates the value against the rule; 0 and negative values with
@@ -355,7 +354,8 @@ type component int
 
 // The components, in the order of help and the reference.
 const (
-	compServer component = iota
+	compConfigFile component = iota
+	compServer
 	compStorage
 	compVector
 	compEmbedder
@@ -374,6 +374,8 @@ const (
 // String is the component's title.
 func (c component) String() string {
 	switch c {
+	case compConfigFile:
+		return "Configuration file"
 	case compServer:
 		return "Server"
 	case compStorage:
