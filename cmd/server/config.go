@@ -390,18 +390,29 @@ func (c *config) validateSettings() error {
 	return nil
 }
 
-// logValue lists the effective configuration for the start-up log, secrets masked.
+// logValue lists the effective configuration for the start-up log: every
+// setting the command uses, by its flag in snake case, secrets masked, and
+// how --embedder auto was resolved.
 func (c *config) logValue() []any {
-	return []any{
-		"addr", c.Addr, "data_dir", c.DataDir, "graph", c.Graph, "neo4j_uri", c.Neo4jURI, "neo4j_password", mask(c.Neo4jPassword),
-		"vector", c.Vector, "milvus_addr", c.MilvusAddr, "embedder", c.Embedder, "embedder_choice", c.embedderNote, "embed_dim", c.EmbedDim, "embed_static_model", c.EmbedStaticModel,
-		"embed_base_url", c.EmbedBaseURL, "embed_model", c.EmbedModel, "embed_api_key", mask(c.EmbedAPIKey),
-		"llm_base_url", c.LLMBaseURL, "llm_model", c.LLMModel, "llm_api_key", mask(c.LLMAPIKey), "llm_mode", c.LLMMode,
-		"vector_weight", c.VectorWeight, "text_weight", c.TextWeight, "rrf_k", c.RRFK,
-		"thread_weight", c.ThreadWeight, "speaker_weight", c.SpeakerWeight, "graph_weight", c.GraphWeight, "graph_depth", c.GraphDepth,
-		"rerank_base_url", c.RerankBaseURL, "rerank_api", c.RerankAPI, "rerank_model", c.RerankModel, "rerank_api_key", mask(c.RerankAPIKey),
-		"max_body_bytes", c.MaxBodyBytes, "request_timeout", c.RequestTimeout, "gc_headroom_mib", c.GCHeadroomMiB,
+	var out []any
+	for _, s := range c.settings() {
+		if s.On&c.on == 0 {
+			continue
+		}
+		key := strings.ToLower(strings.TrimPrefix(s.envName(), "KGMEM_"))
+		if s.Flag != "" {
+			key = strings.ReplaceAll(s.Flag, "-", "_")
+		}
+		v := s.Value.String()
+		if s.Secret {
+			v = mask(v)
+		}
+		out = append(out, key, v)
+		if s.Flag == "embedder" {
+			out = append(out, "embedder_choice", c.embedderNote)
+		}
 	}
+	return out
 }
 
 func (c *config) logger() *slog.Logger {

@@ -287,11 +287,11 @@ func (o oneOf) check(v any) error {
 
 func (o oneOf) String() string { return "one of " + strings.Join(o, ", ") }
 
-// bounds allows numbers in a range; an open end excludes its bound.
+// bounds allows numbers in a range; an open lower end excludes its bound.
 type bounds[T cmp.Ordered] struct {
-	lo, hi         T
-	hasLo, hasHi   bool
-	openLo, openHi bool
+	lo, hi       T
+	hasLo, hasHi bool
+	openLo       bool
 }
 
 // atLeast allows lo and above.
@@ -313,7 +313,7 @@ func (b bounds[T]) check(v any) error {
 	if !ok {
 		return fmt.Errorf("want a %T", b.lo)
 	}
-	if b.hasLo && (x < b.lo || b.openLo && x == b.lo) || b.hasHi && (x > b.hi || b.openHi && x == b.hi) {
+	if b.hasLo && (x < b.lo || b.openLo && x == b.lo) || b.hasHi && x > b.hi {
 		return fmt.Errorf("use %s", b)
 	}
 	return nil
