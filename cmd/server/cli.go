@@ -32,9 +32,6 @@ func newRootCommand(name string, std streams) *cobra.Command {
 		Version:       version,
 		SilenceUsage:  true,
 		SilenceErrors: true,
-		// Completion scripts complete the subcommands and flags; the
-		// positional arguments are files (ingest) or key ids (keys revoke).
-		CompletionOptions: cobra.CompletionOptions{HiddenDefaultCmd: false},
 	}
 	root.SetIn(std.in)
 	root.SetOut(std.out)
