@@ -2,28 +2,32 @@ package main
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"log/slog"
 	"os"
-	"slices"
-	"strconv"
 	"strings"
 	"time"
 
+	"github.com/kgmem/kgmem"
+	"github.com/kgmem/kgmem/auth"
 	"github.com/kgmem/kgmem/embed"
 	"github.com/kgmem/kgmem/graph/neo4j"
+	"github.com/kgmem/kgmem/jobs"
 	"github.com/kgmem/kgmem/memory"
-
 	"github.com/kgmem/kgmem/triples"
 	"github.com/kgmem/kgmem/vector/milvus"
 )
 
-// config is the server's effective configuration: every field is a flag and a
-// KGMEM_* environment variable (the flag wins).
+// config is the effective configuration of a command: every field is a row
+// of the configuration table (settings), a flag and a KGMEM_* environment
+// variable (the flag wins).
 type config struct {
 	Addr    string
 	DataDir string
+	// UI and MCP serve the web explorer and MCP over HTTP beside the API;
+	// PprofAddr, when set, serves Go's profiler on loopback.
+	UI, MCP   bool
+	PprofAddr string
 
 	Graph         string
 	Neo4jURI      string
@@ -106,11 +110,28 @@ type config struct {
 	// the live heap before it runs again (gc.go); 0: GOGC alone.
 	GCHeadroomMiB int
 
+	// Security holds the authentication, rate-limit and connection
+	// settings of serve; Jobs the background ingestion settings.
+	Security securityConfig
+	Jobs     jobsConfig
+
+	// URL and APIKey name a running server a client command talks to;
+	// MCPNamespace is the namespace of every tool of `server mcp`.
+	URL, APIKey  string
+	MCPNamespace string
+
+	// ConfigFile names a file of KGMEM_* variables the environment and
+	// the flags override (configfile.go).
+	ConfigFile string
+
+	// on are the commands whose settings bind read from the environment
+	// and validate checks.
+	on commands
+	// given holds the variables of the settings read from the
+	// environment or the configuration file.
+	given map[string]bool
 	// envErrs collects malformed KGMEM_* values, reported by validate.
 	envErrs []error
-	// ignoreEnv binds the flags to their built-in defaults whatever the
-	// environment holds: for the configuration reference (configdoc.go).
-	ignoreEnv bool
 	// bulkImport opens the embedded stores for a process that only writes
 	// (server ingest in-process): their WAL checkpoints run beside the
 	// writers instead of inside their commits.
@@ -120,107 +141,199 @@ type config struct {
 	reembed bool
 }
 
-// bindFlags registers every config field on fs, defaulting from the environment.
-func (c *config) bindFlags(fs *flag.FlagSet) {
-	str := func(p *string, name, env, def, usage string) {
-		fs.StringVar(p, name, envValue(c, env, def, func(s string) (string, error) { return s, nil }), usage+" ($"+env+")")
-	}
-	integer := func(p *int, name, env string, def int, usage string) {
-		fs.IntVar(p, name, c.envInt(env, def), usage+" ($"+env+")")
-	}
-	boolean := func(p *bool, name, env string, usage string) {
-		fs.BoolVar(p, name, c.envBool(env), usage+" ($"+env+")")
-	}
-	dur := func(p *time.Duration, name, env string, def time.Duration, usage string) {
-		fs.DurationVar(p, name, c.envDuration(env, def), usage+" ($"+env+")")
-	}
-	str(&c.Addr, "addr", "KGMEM_ADDR", "127.0.0.1:8080", "listen address")
-	str(&c.DataDir, "data-dir", "KGMEM_DATA_DIR", "kgmem-data", "directory of the embedded graph store and vector index")
-	str(&c.Graph, "graph", "KGMEM_GRAPH", "sqlite", "graph backend: sqlite (embedded) or neo4j")
-	str(&c.Neo4jURI, "neo4j-uri", "KGMEM_NEO4J_URI", "bolt://127.0.0.1:7687", "Neo4j Bolt URI")
-	str(&c.Neo4jUser, "neo4j-user", "KGMEM_NEO4J_USER", "neo4j", "Neo4j user")
-	str(&c.Neo4jPassword, "neo4j-password", "KGMEM_NEO4J_PASSWORD", "", "Neo4j password (empty: auth disabled)")
-	str(&c.Neo4jDatabase, "neo4j-database", "KGMEM_NEO4J_DATABASE", "neo4j", "Neo4j database")
-	str(&c.Neo4jScope, "neo4j-scope", "KGMEM_NEO4J_SCOPE", "", "keep this deployment's records and API keys apart from others' in a shared Neo4j database (empty: none)")
-	str(&c.Vector, "vector", "KGMEM_VECTOR", "hnsw", "vector backend: hnsw (embedded) or milvus")
-	str(&c.MilvusAddr, "milvus-addr", "KGMEM_MILVUS_ADDR", "127.0.0.1:19530", "Milvus gRPC address")
-	str(&c.MilvusCollection, "milvus-collection", "KGMEM_MILVUS_COLLECTION", "kgmem_vectors", "Milvus collection")
-	integer(&c.MilvusExactBelow, "milvus-exact-below", "KGMEM_MILVUS_EXACT_BELOW", milvus.DefaultExactBelow, "rank filters matching at most this many Milvus records in the server process (-1: off; safe only on a Milvus with its interim index off, as scripts/milvus.sh starts it)")
-	dur(&c.MilvusCheckInterval, "milvus-check-interval", "KGMEM_MILVUS_CHECK_INTERVAL", milvus.DefaultCheckInterval, "how often the server checks that its Milvus collection still exists; a lost one (Milvus restarted empty) is recreated and rebuilt from the graph")
-	str(&c.MilvusConsistency, "milvus-consistency", "KGMEM_MILVUS_CONSISTENCY", "Session", "Milvus read consistency: Session (read-your-writes in this server, ~4 ms), Strong (across servers, one time tick ~200 ms per search), Bounded")
-	str(&c.Embedder, "embedder", "KGMEM_EMBEDDER", "auto", "embedder: static (offline, a static embedding model distilled from all-MiniLM-L6-v2 by scripts/embedder.sh install), hash (offline, lexical, no model), openai (any OpenAI-compatible endpoint) or auto: the one that built the data directory's vector index, else static when its model is installed, else hash")
-	integer(&c.EmbedDim, "embed-dim", "KGMEM_EMBED_DIM", 256, "embedding dimension (hash and openai; a static model has its own)")
-	str(&c.EmbedStaticModel, "embed-static-model", "KGMEM_EMBED_STATIC_MODEL", embed.DefaultStaticDir(), "directory of the static embedder's model")
-	str(&c.EmbedBaseURL, "embed-base-url", "KGMEM_EMBED_BASE_URL", "https://api.openai.com/v1", "embeddings endpoint base URL")
-	str(&c.EmbedModel, "embed-model", "KGMEM_EMBED_MODEL", "text-embedding-3-small", "embeddings model")
-	str(&c.EmbedAPIKey, "embed-api-key", "KGMEM_EMBED_API_KEY", os.Getenv("OPENAI_API_KEY"), "embeddings API key")
-	boolean(&c.EmbedAzure, "embed-azure", "KGMEM_EMBED_AZURE", "the embeddings endpoint is Azure OpenAI")
-	integer(&c.EmbedBatch, "embed-batch", "KGMEM_EMBED_BATCH", 64, "texts per embeddings request")
-	dur(&c.EmbedTimeout, "embed-timeout", "KGMEM_EMBED_TIMEOUT", 30*time.Second, "embeddings request timeout")
-	str(&c.LLMBaseURL, "llm-base-url", "KGMEM_LLM_BASE_URL", "", "chat endpoint base URL for extraction (empty: extraction off)")
-	str(&c.LLMModel, "llm-model", "KGMEM_LLM_MODEL", "", "chat model for extraction")
-	str(&c.LLMAPIKey, "llm-api-key", "KGMEM_LLM_API_KEY", os.Getenv("OPENAI_API_KEY"), "chat API key")
-	str(&c.LLMMode, "llm-mode", "KGMEM_LLM_MODE", "auto", "structured output: auto, json_schema, json_object or text")
-	boolean(&c.LLMAzure, "llm-azure", "KGMEM_LLM_AZURE", "the chat endpoint is Azure OpenAI")
-	dur(&c.LLMTimeout, "llm-timeout", "KGMEM_LLM_TIMEOUT", 60*time.Second, "chat request timeout")
-	str(&c.LLMPrompt, "llm-prompt", "KGMEM_LLM_PROMPT", "full", "extraction prompt: full (entities with types and attributes, facts with sentences) or compact (subject, predicate, object and times; for small local models)")
-	integer(&c.LLMContext, "llm-context", "KGMEM_LLM_CONTEXT", 0, "the chat model's context window in tokens: extraction splits batches to fit it and caps answers (0: unknown)")
-	integer(&c.LLMMaxTokens, "llm-max-tokens", "KGMEM_LLM_MAX_TOKENS", 0, "cap on each completion's tokens (0: the server's default)")
-	str(&c.Synonyms, "predicate-synonyms", "KGMEM_PREDICATE_SYNONYMS", "", "extra predicate synonyms, spelling=canonical pairs separated by commas (works_for=works_at)")
-	fs.Float64Var(&c.VectorWeight, "vector-weight", c.envFloat("KGMEM_VECTOR_WEIGHT", -1), "weight of vector recall in rank fusion; -1: by embedder, 0.3 with static, 0.01 with the lexical hash, 1 with openai ($KGMEM_VECTOR_WEIGHT)")
-	fs.Float64Var(&c.TextWeight, "text-weight", c.envFloat("KGMEM_TEXT_WEIGHT", 1), "weight of BM25 in rank fusion ($KGMEM_TEXT_WEIGHT)")
+// settings is the configuration table: every setting of every command, in
+// the order of help and the reference, bound to c's fields. Adding a
+// setting is adding a row.
+func (c *config) settings() []setting {
 	d := memory.DefaultSearchOptions()
-	fs.Float64Var(&c.RRFK, "rrf-k", c.envFloat("KGMEM_RRF_K", d.RRFK), "k of reciprocal rank fusion ($KGMEM_RRF_K)")
-	fs.Float64Var(&c.ThreadWeight, "thread-weight", c.envFloat("KGMEM_THREAD_WEIGHT", d.ThreadWeight), "weight in rank fusion of the episodes next to the best episode hits in their threads; 0: off ($KGMEM_THREAD_WEIGHT)")
-	fs.Float64Var(&c.SpeakerWeight, "speaker-weight", c.envFloat("KGMEM_SPEAKER_WEIGHT", d.SpeakerWeight), "weight in rank fusion of episodes said by someone the query names; 0: off ($KGMEM_SPEAKER_WEIGHT)")
-	fs.Float64Var(&c.GraphWeight, "graph-weight", c.envFloat("KGMEM_GRAPH_WEIGHT", d.GraphWeight), "weight in rank fusion of graph expansion from the query's entities; 0: off ($KGMEM_GRAPH_WEIGHT)")
-	integer(&c.GraphDepth, "graph-depth", "KGMEM_GRAPH_DEPTH", d.GraphDepth, "hops of graph expansion (1..4)")
-	str(&c.SearchRecipe, "search-recipe", "KGMEM_SEARCH_RECIPE", memory.RecipeDefault, "search recipe of the searches and namespaces that name none: "+recipeNames())
-	str(&c.RerankBaseURL, "rerank-base-url", "KGMEM_RERANK_BASE_URL", "", "rerank endpoint base URL (POST {base}/rerank: Jina, Cohere-compatible, vLLM, TEI); empty: no reranker")
-	str(&c.RerankAPI, "rerank-api", "KGMEM_RERANK_API", "rerank", "reranker API: rerank (POST {base}/rerank) or chat (an OpenAI-compatible chat model grades the passages)")
-	str(&c.RerankModel, "rerank-model", "KGMEM_RERANK_MODEL", "", "rerank model")
-	str(&c.RerankAPIKey, "rerank-api-key", "KGMEM_RERANK_API_KEY", "", "rerank API key")
-	dur(&c.RerankTimeout, "rerank-timeout", "KGMEM_RERANK_TIMEOUT", d.RerankTimeout, "reranker deadline; a late or failed reranker leaves the fused order, with a warning")
-	integer(&c.RerankCandidates, "rerank-candidates", "KGMEM_RERANK_CANDIDATES", d.RerankCandidates, "facts and episodes each sent to the reranker")
-	fs.Float64Var(&c.MMRLambda, "mmr-lambda", c.envFloat("KGMEM_MMR_LAMBDA", d.MMRLambda), "maximal marginal relevance: 1 keeps the fused order, lower trades relevance for diversity (0 < λ ≤ 1) ($KGMEM_MMR_LAMBDA)")
-	dur(&c.RetrieverTimeout, "retriever-timeout", "KGMEM_RETRIEVER_TIMEOUT", d.RetrieverTimeout, "deadline of each search retriever; a late one is dropped with a warning")
-	dur(&c.SearchTimeout, "search-timeout", "KGMEM_SEARCH_TIMEOUT", d.Timeout, "deadline of one search end to end (at least --retriever-timeout): a retriever still running then is dropped with a warning, and a search that cannot load its results in time fails (504, or 503 when a backend did not answer)")
-	dur(&c.SweepInterval, "sweep-interval", "KGMEM_SWEEP_INTERVAL", time.Hour, "how often the forgetting sweep runs over every namespace (0: never)")
-	dur(&c.ReinforceInterval, "reinforce-interval", "KGMEM_REINFORCE_INTERVAL", 5*time.Second, "how often recalls are applied to decay state")
-	fs.Int64Var(&c.MaxBodyBytes, "max-body-bytes", int64(c.envInt("KGMEM_MAX_BODY_BYTES", 8<<20)), "request body limit in bytes ($KGMEM_MAX_BODY_BYTES)")
-	dur(&c.RequestTimeout, "request-timeout", "KGMEM_REQUEST_TIMEOUT", 30*time.Second, "per-request deadline")
-	integer(&c.GCHeadroomMiB, "gc-headroom-mib", "KGMEM_GC_HEADROOM_MIB", defaultGCHeadroomMiB, "let the heap grow by at least this many MiB past what is live before Go's collector runs again, and by GOGC percent when that is more; trades that much memory for fewer collections under load (0: GOGC alone)")
-	dur(&c.ShutdownGrace, "shutdown-grace", "KGMEM_SHUTDOWN_GRACE", 20*time.Second, "time in-flight requests get to finish on SIGINT/SIGTERM")
-	str(&c.LogLevel, "log-level", "KGMEM_LOG_LEVEL", "info", "debug, info, warn or error")
-	str(&c.LogFormat, "log-format", "KGMEM_LOG_FORMAT", "text", "text or json")
+	return []setting{
+		// Configuration file
+		{Flag: "config-file", Component: compConfigFile, On: everyCommand, Value: val(&c.ConfigFile, ""),
+			Usage: "read settings from this file of KGMEM_*=value lines, as in an env file; the environment and the flags win over it"},
+
+		// Server
+		{Flag: "addr", Component: compServer, On: cmdServe, Value: val(&c.Addr, "127.0.0.1:8080"), Usage: "listen address"},
+		{Flag: "ui", Component: compServer, On: cmdServe, Value: val(&c.UI, true), Usage: "serve the web explorer at /ui"},
+		{Flag: "mcp", Component: compServer, On: cmdServe, Value: val(&c.MCP, true), Usage: "serve MCP (streamable HTTP) at /mcp, behind the API keys"},
+		{Flag: "shutdown-grace", Component: compServer, On: cmdServe, Value: val(&c.ShutdownGrace, 20*time.Second), Rule: atLeast(time.Duration(0)), Usage: "time in-flight requests get to finish on SIGINT/SIGTERM"},
+
+		// Graph storage
+		{Flag: "data-dir", Component: compStorage, On: everyCommand, Value: val(&c.DataDir, "kgmem-data"), Usage: "directory of the embedded graph store and vector index"},
+		{Flag: "graph", Component: compStorage, On: everyCommand, Value: val(&c.Graph, "sqlite"), Rule: oneOf{"sqlite", "neo4j"}, Usage: "graph backend: sqlite (embedded) or neo4j"},
+		{Flag: "neo4j-uri", Component: compStorage, On: everyCommand, Value: val(&c.Neo4jURI, "bolt://127.0.0.1:7687"), Usage: "Neo4j Bolt URI"},
+		{Flag: "neo4j-user", Component: compStorage, On: everyCommand, Value: val(&c.Neo4jUser, "neo4j"), Usage: "Neo4j user"},
+		{Flag: "neo4j-password", Component: compStorage, On: everyCommand, Value: val(&c.Neo4jPassword, ""), Secret: true, Usage: "Neo4j password (empty: auth disabled)"},
+		{Flag: "neo4j-database", Component: compStorage, On: everyCommand, Value: val(&c.Neo4jDatabase, "neo4j"), Usage: "Neo4j database"},
+		{Flag: "neo4j-scope", Component: compStorage, On: everyCommand, Value: val(&c.Neo4jScope, ""), Usage: "keep this deployment's records and API keys apart from others' in a shared Neo4j database (empty: none)"},
+
+		// Vector index
+		{Flag: "vector", Component: compVector, On: engineCommands, Value: val(&c.Vector, "hnsw"), Rule: oneOf{"hnsw", "milvus"}, Usage: "vector backend: hnsw (embedded) or milvus"},
+		{Flag: "milvus-addr", Component: compVector, On: engineCommands, Value: val(&c.MilvusAddr, "127.0.0.1:19530"), Usage: "Milvus gRPC address"},
+		{Flag: "milvus-collection", Component: compVector, On: engineCommands, Value: val(&c.MilvusCollection, "kgmem_vectors"), Usage: "Milvus collection"},
+		{Flag: "milvus-exact-below", Component: compVector, On: engineCommands, Value: val(&c.MilvusExactBelow, milvus.DefaultExactBelow), Rule: atLeast(0), Negative: "off",
+			Usage: "rank filters matching at most this many Milvus records in the server process (safe only on a Milvus with its interim index off, as scripts/milvus.sh starts it)"},
+		{Flag: "milvus-check-interval", Component: compVector, On: engineCommands, Value: val(&c.MilvusCheckInterval, milvus.DefaultCheckInterval), Rule: above(time.Duration(0)),
+			Usage: "how often the server checks that its Milvus collection still exists; a lost one (Milvus restarted empty) is recreated and rebuilt from the graph"},
+		{Flag: "milvus-consistency", Component: compVector, On: engineCommands, Value: val(&c.MilvusConsistency, "Session"), Rule: oneOf{"Session", "Strong", "Bounded"},
+			Usage: "Milvus read consistency: Session (read-your-writes in this server, ~4 ms), Strong (across servers, one time tick ~200 ms per search), Bounded"},
+
+		// Embedder
+		{Flag: "embedder", Component: compEmbedder, On: engineCommands, Value: val(&c.Embedder, "auto"), Rule: oneOf{"auto", "hash", "static", "openai"},
+			Usage: "embedder: static (offline, a static embedding model distilled from all-MiniLM-L6-v2 by scripts/embedder.sh install), hash (offline, lexical, no model), openai (any OpenAI-compatible endpoint) or auto: the one that built the data directory's vector index, else static when its model is installed, else hash"},
+		{Flag: "embed-dim", Component: compEmbedder, On: engineCommands, Value: val(&c.EmbedDim, 256), Rule: within(8, 8192), Usage: "embedding dimension (hash and openai; a static model has its own)"},
+		{Flag: "embed-static-model", Component: compEmbedder, On: engineCommands, Value: val(&c.EmbedStaticModel, embed.DefaultStaticDir()), Usage: "directory of the static embedder's model"},
+		{Flag: "embed-base-url", Component: compEmbedder, On: engineCommands, Value: val(&c.EmbedBaseURL, "https://api.openai.com/v1"), Usage: "embeddings endpoint base URL"},
+		{Flag: "embed-model", Component: compEmbedder, On: engineCommands, Value: val(&c.EmbedModel, "text-embedding-3-small"), Usage: "embeddings model"},
+		{Flag: "embed-api-key", Fallback: "OPENAI_API_KEY", Component: compEmbedder, On: engineCommands, Value: val(&c.EmbedAPIKey, ""), Secret: true, Usage: "embeddings API key"},
+		{Flag: "embed-azure", Component: compEmbedder, On: engineCommands, Value: val(&c.EmbedAzure, false), Usage: "the embeddings endpoint is Azure OpenAI"},
+		{Flag: "embed-batch", Component: compEmbedder, On: engineCommands, Value: val(&c.EmbedBatch, 64), Usage: "texts per embeddings request"},
+		{Flag: "embed-timeout", Component: compEmbedder, On: engineCommands, Value: val(&c.EmbedTimeout, 30*time.Second), Usage: "embeddings request timeout"},
+
+		// LLM extraction
+		{Flag: "llm-base-url", Component: compExtraction, On: engineCommands, Value: val(&c.LLMBaseURL, ""), Usage: "chat endpoint base URL for extraction (empty: extraction off)"},
+		{Flag: "llm-model", Component: compExtraction, On: engineCommands, Value: val(&c.LLMModel, ""), Usage: "chat model for extraction"},
+		{Flag: "llm-api-key", Fallback: "OPENAI_API_KEY", Component: compExtraction, On: engineCommands, Value: val(&c.LLMAPIKey, ""), Secret: true, Usage: "chat API key"},
+		{Flag: "llm-mode", Component: compExtraction, On: engineCommands, Value: val(&c.LLMMode, "auto"), Rule: oneOf{"auto", "json_schema", "json_object", "text"}, Usage: "structured output"},
+		{Flag: "llm-azure", Component: compExtraction, On: engineCommands, Value: val(&c.LLMAzure, false), Usage: "the chat endpoint is Azure OpenAI"},
+		{Flag: "llm-timeout", Component: compExtraction, On: engineCommands, Value: val(&c.LLMTimeout, 60*time.Second), Usage: "chat request timeout"},
+		{Flag: "llm-prompt", Component: compExtraction, On: engineCommands, Value: val(&c.LLMPrompt, "full"), Rule: oneOf{"full", "compact"},
+			Usage: "extraction prompt: full (entities with types and attributes, facts with sentences) or compact (subject, predicate, object and times; for small local models)"},
+		{Flag: "llm-context", Component: compExtraction, On: engineCommands, Value: val(&c.LLMContext, 0), Rule: atLeast(triples.MinContextSize), Zero: "unknown",
+			Usage: "the chat model's context window in tokens: extraction splits batches to fit it and caps answers"},
+		{Flag: "llm-max-tokens", Component: compExtraction, On: engineCommands, Value: val(&c.LLMMaxTokens, 0), Rule: atLeast(0), Zero: "the server's default",
+			Usage: "cap on each completion's tokens, below --llm-context"},
+		{Flag: "predicate-synonyms", Component: compExtraction, On: engineCommands, Value: val(&c.Synonyms, ""),
+			Rule:  checkedBy[string]{fn: func(string) error { _, err := c.synonyms(); return err }, desc: "spelling=canonical,…"},
+			Usage: "extra predicate synonyms, spelling=canonical pairs separated by commas (works_for=works_at)"},
+
+		// Search
+		{Flag: "vector-weight", Component: compSearch, On: engineCommands, Value: val(&c.VectorWeight, -1.0), Rule: atLeast(0.0),
+			Negative: "by embedder, 0.3 with static, 0.01 with the lexical hash, 1 with openai", Usage: "weight of vector recall in rank fusion"},
+		{Flag: "text-weight", Component: compSearch, On: engineCommands, Value: val(&c.TextWeight, 1.0), Rule: atLeast(0.0), Usage: "weight of BM25 in rank fusion"},
+		{Flag: "rrf-k", Component: compSearch, On: engineCommands, Value: val(&c.RRFK, d.RRFK), Rule: above(0.0), Usage: "k of reciprocal rank fusion"},
+		{Flag: "thread-weight", Component: compSearch, On: engineCommands, Value: val(&c.ThreadWeight, d.ThreadWeight), Rule: atLeast(0.0), Zero: "off",
+			Usage: "weight in rank fusion of the episodes next to the best episode hits in their threads"},
+		{Flag: "speaker-weight", Component: compSearch, On: engineCommands, Value: val(&c.SpeakerWeight, d.SpeakerWeight), Rule: atLeast(0.0), Zero: "off",
+			Usage: "weight in rank fusion of episodes said by someone the query names"},
+		{Flag: "graph-weight", Component: compSearch, On: engineCommands, Value: val(&c.GraphWeight, d.GraphWeight), Rule: atLeast(0.0), Zero: "off",
+			Usage: "weight in rank fusion of graph expansion from the query's entities"},
+		{Flag: "graph-depth", Component: compSearch, On: engineCommands, Value: val(&c.GraphDepth, d.GraphDepth), Rule: within(1, 4), Usage: "hops of graph expansion"},
+		{Flag: "search-recipe", Component: compSearch, On: engineCommands, Value: val(&c.SearchRecipe, memory.RecipeDefault),
+			Rule:  checkedBy[string]{fn: func(v string) error { return memory.ValidRecipe("--search-recipe", v) }, desc: "one of " + recipeNames()},
+			Usage: "search recipe of the searches and namespaces that name none"},
+		{Flag: "mmr-lambda", Component: compSearch, On: engineCommands, Value: val(&c.MMRLambda, d.MMRLambda), Rule: aboveUpTo(0.0, 1.0),
+			Usage: "maximal marginal relevance: 1 keeps the fused order, lower trades relevance for diversity"},
+		{Flag: "retriever-timeout", Component: compSearch, On: engineCommands, Value: val(&c.RetrieverTimeout, d.RetrieverTimeout), Rule: above(time.Duration(0)),
+			Usage: "deadline of each search retriever; a late one is dropped with a warning"},
+		{Flag: "search-timeout", Component: compSearch, On: engineCommands, Value: val(&c.SearchTimeout, d.Timeout),
+			Usage: "deadline of one search end to end (at least --retriever-timeout): a retriever still running then is dropped with a warning, and a search that cannot load its results in time fails (504, or 503 when a backend did not answer)"},
+
+		// Reranker
+		{Flag: "rerank-base-url", Component: compRerank, On: engineCommands, Value: val(&c.RerankBaseURL, ""),
+			Usage: "rerank endpoint base URL (POST {base}/rerank: Jina, Cohere-compatible, vLLM, TEI); empty: no reranker"},
+		{Flag: "rerank-api", Component: compRerank, On: engineCommands, Value: val(&c.RerankAPI, "rerank"), Rule: oneOf{"rerank", "chat"},
+			Usage: "reranker API: rerank (POST {base}/rerank) or chat (an OpenAI-compatible chat model grades the passages)"},
+		{Flag: "rerank-model", Component: compRerank, On: engineCommands, Value: val(&c.RerankModel, ""), Usage: "rerank model"},
+		{Flag: "rerank-api-key", Component: compRerank, On: engineCommands, Value: val(&c.RerankAPIKey, ""), Secret: true, Usage: "rerank API key"},
+		{Flag: "rerank-timeout", Component: compRerank, On: engineCommands, Value: val(&c.RerankTimeout, d.RerankTimeout),
+			Usage: "reranker deadline; a late or failed reranker leaves the fused order, with a warning"},
+		{Flag: "rerank-candidates", Component: compRerank, On: engineCommands, Value: val(&c.RerankCandidates, d.RerankCandidates), Usage: "facts and episodes each sent to the reranker"},
+
+		// Forgetting
+		{Flag: "sweep-interval", Component: compForgetting, On: engineCommands, Value: val(&c.SweepInterval, time.Hour), Rule: atLeast(time.Duration(0)), Zero: "never",
+			Usage: "how often the forgetting sweep runs over every namespace"},
+		{Flag: "reinforce-interval", Component: compForgetting, On: engineCommands, Value: val(&c.ReinforceInterval, 5*time.Second), Rule: above(time.Duration(0)),
+			Usage: "how often recalls are applied to decay state"},
+
+		// Background jobs
+		{Flag: "job-workers", Component: compJobs, On: jobCommands, Value: val(&c.Jobs.Workers, 4), Rule: atLeast(1), Usage: "background ingest jobs run at once"},
+		{Flag: "debounce", Component: compJobs, On: jobCommands, Value: val(&c.Jobs.Debounce, 2*time.Second), Rule: atLeast(time.Duration(0)), Zero: "no wait",
+			Usage: "async messages of one thread arriving within this window are coalesced into one extraction"},
+		{Flag: "job-lease", Component: compJobs, On: jobCommands, Value: val(&c.Jobs.Lease, jobs.DefaultLease), Rule: atLeast(300 * time.Millisecond),
+			Usage: "a background job whose server stops renewing it for this long is taken over by another server on the same Neo4j"},
+
+		// Authentication
+		{Env: adminKeyVar, Component: compAuth, On: cmdServe, Value: val(&c.Security.AdminKey, ""), Secret: true,
+			Rule:  checkedBy[string]{fn: checkAdminKey, desc: fmt.Sprintf("at least %d characters", auth.MinAdminKeyLen)},
+			Usage: "the admin key, which may do anything; read from the environment only, so that it does not show in the process list"},
+		{Flag: "allowed-hosts", Component: compAuth, On: cmdServe, Value: val(&c.Security.AllowedHosts, nil),
+			Rule:  checkedBy[[]string]{fn: checkAllowedHosts, desc: "host names"},
+			Usage: "comma-separated host names a server without API keys answers to in the Host header, besides localhost, 127.0.0.0/8 and [::1] (a name you point at this machine); others get 403"},
+		{Flag: "allowed-origins", Component: compAuth, On: cmdServe, Value: val(&c.Security.AllowedOrigins, nil),
+			Rule:  checkedBy[[]string]{fn: checkAllowedOrigins, desc: "scheme://host[:port], …"},
+			Usage: "comma-separated browser origins (scheme://host[:port]) trusted to send POST, PUT and DELETE from another origin; other cross-origin browser requests get 403"},
+
+		// Limits and timeouts
+		{Flag: "rate-limit", Component: compLimits, On: cmdServe, Value: val(&c.Security.RateLimit, 20.0), Rule: atLeast(0.0), Zero: "unlimited",
+			Usage: "requests per second each API key may make (the admin key and an open loopback server are never limited)"},
+		{Flag: "rate-burst", Component: compLimits, On: cmdServe, Value: val(&c.Security.RateBurst, 40), Rule: atLeast(0), Usage: "requests an API key may make at once above its rate"},
+		{Flag: "max-body-bytes", Component: compLimits, On: jobCommands, Value: val(&c.MaxBodyBytes, int64(8<<20)), Usage: "request body limit in bytes"},
+		{Flag: "request-timeout", Component: compLimits, On: jobCommands, Value: val(&c.RequestTimeout, 30*time.Second), Usage: "per-request deadline"},
+		{Flag: "read-timeout", Component: compLimits, On: cmdServe, Value: val(&c.Security.ReadTimeout, 60*time.Second), Rule: atLeast(time.Duration(0)),
+			Usage: "deadline for reading a whole request, body included"},
+		{Flag: "read-header-timeout", Component: compLimits, On: cmdServe, Value: val(&c.Security.ReadHeaderTimeout, 10*time.Second), Rule: atLeast(time.Duration(0)),
+			Usage: "deadline for reading request headers"},
+		{Flag: "write-timeout", Component: compLimits, On: cmdServe, Value: val(&c.Security.WriteTimeout, 0), Rule: atLeast(time.Duration(0)), Zero: "--request-timeout + 10s",
+			Usage: "deadline for writing a response"},
+		{Flag: "idle-timeout", Component: compLimits, On: cmdServe, Value: val(&c.Security.IdleTimeout, 120*time.Second), Rule: atLeast(time.Duration(0)),
+			Usage: "how long an idle keep-alive connection stays open"},
+
+		// Client of a running server
+		{Flag: "url", Component: compClient, On: cmdMCP, Value: val(&c.URL, ""), Usage: "bridge to the kgmem server at this URL instead of opening the backends in process"},
+		{Flag: "api-key", Component: compClient, On: cmdMCP | cmdIngest, Value: val(&c.APIKey, ""), Secret: true, Usage: "API key for --url, sent as a bearer token"},
+		{Flag: "namespace", Env: "KGMEM_MCP_NAMESPACE", Component: compClient, On: cmdMCP, Value: val(&c.MCPNamespace, ""),
+			Rule:  checkedBy[string]{fn: checkNamespace, desc: "a namespace"},
+			Usage: "the namespace every tool works in; empty: each call names one"},
+
+		// Logging and runtime
+		{Flag: "log-level", Component: compRuntime, On: engineCommands, Value: val(&c.LogLevel, "info"), Rule: oneOf{"debug", "info", "warn", "error"}, Usage: "log level"},
+		{Flag: "log-format", Component: compRuntime, On: engineCommands, Value: val(&c.LogFormat, "text"), Rule: oneOf{"text", "json"}, Usage: "log format"},
+		{Flag: "gc-headroom-mib", Component: compRuntime, On: engineCommands, Value: val(&c.GCHeadroomMiB, defaultGCHeadroomMiB), Rule: within(0, maxGCHeadroomMiB), Zero: "GOGC alone",
+			Usage: "let the heap grow by at least this many MiB past what is live before Go's collector runs again, and by GOGC percent when that is more; trades that much memory for fewer collections under load"},
+		{Flag: "pprof-addr", Component: compRuntime, On: cmdServe, Value: val(&c.PprofAddr, ""),
+			Rule:  checkedBy[string]{fn: checkPprofAddr, desc: "a loopback host:port"},
+			Usage: "serve Go's profiler (net/http/pprof) on this loopback address, e.g. 127.0.0.1:6060; empty: off"},
+	}
 }
 
-// validate rejects unknown choices before anything is opened.
-func (c *config) validate() error {
-	if err := errors.Join(c.envErrs...); err != nil {
-		return err
-	}
-	checks := []struct {
-		name, value string
-		allowed     []string
-	}{
-		{"graph", c.Graph, []string{"sqlite", "neo4j"}},
-		{"vector", c.Vector, []string{"hnsw", "milvus"}},
-		{"embedder", c.Embedder, []string{"auto", "hash", "static", "openai"}},
-		{"llm-mode", c.LLMMode, []string{"auto", "json_schema", "json_object", "text"}},
-		{"llm-prompt", c.LLMPrompt, []string{"full", "compact"}},
-		{"milvus-consistency", c.MilvusConsistency, []string{"Session", "Strong", "Bounded"}},
-		{"log-level", c.LogLevel, []string{"debug", "info", "warn", "error"}},
-		{"log-format", c.LogFormat, []string{"text", "json"}},
-		{"rerank-api", c.RerankAPI, []string{"rerank", "chat"}},
-	}
-	for _, ch := range checks {
-		if !slices.Contains(ch.allowed, ch.value) {
-			return fmt.Errorf("--%s is %q; use one of %s", ch.name, ch.value, strings.Join(ch.allowed, ", "))
+// bind resets c to the defaults, then reads the environment of the
+// settings on the commands in on; malformed values are reported by
+// validate.
+func (c *config) bind(on commands) []setting {
+	rows := c.settings()
+	c.on = on
+	c.read(rows, func(*setting) bool { return false }, configSource{})
+	return rows
+}
+
+// read sets the settings the command uses, but those keep says to keep,
+// from their defaults and src, noting which src held and recording
+// malformed values for validate.
+func (c *config) read(rows []setting, keep func(*setting) bool, src configSource) {
+	c.envErrs, c.given = nil, map[string]bool{}
+	for i := range rows {
+		s := &rows[i]
+		if keep(s) {
+			continue
 		}
+		s.Value.reset()
+		if s.On&c.on == 0 {
+			continue
+		}
+		found, err := s.from(src.lookup)
+		if err != nil {
+			c.envErrs = append(c.envErrs, err)
+		}
+		c.given[s.envName()] = found
 	}
-	if c.EmbedDim < 8 || c.EmbedDim > 8192 {
-		return fmt.Errorf("--embed-dim is %d; use 8..8192", c.EmbedDim)
+}
+
+// validate rejects malformed variables and values against the rules of the
+// settings the command uses, then checks the settings that depend on one
+// another; it resolves --embedder auto and a negative --vector-weight.
+func (c *config) validate() error {
+	if err := c.validateSettings(); err != nil {
+		return err
 	}
 	if c.Embedder == "auto" {
 		var err error
@@ -242,14 +355,8 @@ func (c *config) validate() error {
 			c.VectorWeight = 1
 		}
 	}
-	if c.TextWeight < 0 || c.RRFK <= 0 || c.VectorWeight+c.TextWeight == 0 {
-		return fmt.Errorf("--vector-weight and --text-weight must be >= 0 and not both 0, --rrf-k > 0")
-	}
-	if c.ThreadWeight < 0 || c.SpeakerWeight < 0 || c.GraphWeight < 0 || c.GraphDepth < 1 || c.GraphDepth > 4 || c.RetrieverTimeout <= 0 || c.MMRLambda <= 0 || c.MMRLambda > 1 {
-		return fmt.Errorf("--thread-weight, --speaker-weight and --graph-weight must be >= 0, --graph-depth within 1..4, --retriever-timeout > 0, --mmr-lambda within (0, 1]")
-	}
-	if err := memory.ValidRecipe("--search-recipe", c.SearchRecipe); err != nil {
-		return err
+	if c.VectorWeight+c.TextWeight == 0 {
+		return fmt.Errorf("--vector-weight and --text-weight are both 0; give one a weight")
 	}
 	if c.SearchTimeout < c.RetrieverTimeout {
 		return fmt.Errorf("--search-timeout (%s) must be at least --retriever-timeout (%s)", c.SearchTimeout, c.RetrieverTimeout)
@@ -257,20 +364,8 @@ func (c *config) validate() error {
 	if c.RerankBaseURL != "" && (c.RerankModel == "" || c.RerankTimeout <= 0 || c.RerankCandidates < 1) {
 		return fmt.Errorf("--rerank-base-url needs --rerank-model, --rerank-timeout > 0 and --rerank-candidates >= 1")
 	}
-	if c.GCHeadroomMiB < 0 || c.GCHeadroomMiB > maxGCHeadroomMiB {
-		return fmt.Errorf("--gc-headroom-mib is %d; use 0..%d", c.GCHeadroomMiB, maxGCHeadroomMiB)
-	}
-	if c.SweepInterval < 0 || c.ReinforceInterval <= 0 {
-		return fmt.Errorf("--sweep-interval must be >= 0 and --reinforce-interval > 0")
-	}
-	if c.MilvusCheckInterval <= 0 {
-		return fmt.Errorf("--milvus-check-interval must be > 0")
-	}
-	if _, err := c.synonyms(); err != nil {
-		return err
-	}
-	if c.LLMMaxTokens < 0 || c.LLMContext < 0 || (c.LLMContext > 0 && (c.LLMContext < triples.MinContextSize || c.LLMMaxTokens >= c.LLMContext)) {
-		return fmt.Errorf("--llm-context must be 0 or at least %d, --llm-max-tokens >= 0 and below --llm-context", triples.MinContextSize)
+	if c.LLMContext > 0 && c.LLMMaxTokens >= c.LLMContext {
+		return fmt.Errorf("--llm-max-tokens (%d) must be below --llm-context (%d)", c.LLMMaxTokens, c.LLMContext)
 	}
 	if (c.LLMBaseURL == "") != (c.LLMModel == "") {
 		return fmt.Errorf("set both --llm-base-url and --llm-model to enable extraction, or neither")
@@ -278,18 +373,46 @@ func (c *config) validate() error {
 	return nil
 }
 
-// logValue lists the effective configuration for the start-up log, secrets masked.
-func (c *config) logValue() []any {
-	return []any{
-		"addr", c.Addr, "data_dir", c.DataDir, "graph", c.Graph, "neo4j_uri", c.Neo4jURI, "neo4j_password", mask(c.Neo4jPassword),
-		"vector", c.Vector, "milvus_addr", c.MilvusAddr, "embedder", c.Embedder, "embedder_choice", c.embedderNote, "embed_dim", c.EmbedDim, "embed_static_model", c.EmbedStaticModel,
-		"embed_base_url", c.EmbedBaseURL, "embed_model", c.EmbedModel, "embed_api_key", mask(c.EmbedAPIKey),
-		"llm_base_url", c.LLMBaseURL, "llm_model", c.LLMModel, "llm_api_key", mask(c.LLMAPIKey), "llm_mode", c.LLMMode,
-		"vector_weight", c.VectorWeight, "text_weight", c.TextWeight, "rrf_k", c.RRFK,
-		"thread_weight", c.ThreadWeight, "speaker_weight", c.SpeakerWeight, "graph_weight", c.GraphWeight, "graph_depth", c.GraphDepth,
-		"rerank_base_url", c.RerankBaseURL, "rerank_api", c.RerankAPI, "rerank_model", c.RerankModel, "rerank_api_key", mask(c.RerankAPIKey),
-		"max_body_bytes", c.MaxBodyBytes, "request_timeout", c.RequestTimeout, "gc_headroom_mib", c.GCHeadroomMiB,
+// validateSettings reports malformed variables and values that break their
+// setting's rule, of the settings the command uses.
+func (c *config) validateSettings() error {
+	if err := errors.Join(c.envErrs...); err != nil {
+		return err
 	}
+	for _, s := range c.settings() {
+		if s.On&c.on == 0 {
+			continue
+		}
+		if err := s.check(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// logValue lists the effective configuration for the start-up log: every
+// setting the command uses, by its flag in snake case, secrets masked, and
+// how --embedder auto was resolved.
+func (c *config) logValue() []any {
+	var out []any
+	for _, s := range c.settings() {
+		if s.On&c.on == 0 {
+			continue
+		}
+		key := strings.ToLower(strings.TrimPrefix(s.envName(), "KGMEM_"))
+		if s.Flag != "" {
+			key = strings.ReplaceAll(s.Flag, "-", "_")
+		}
+		v := s.Value.String()
+		if s.Secret {
+			v = mask(v)
+		}
+		out = append(out, key, v)
+		if s.Flag == "embedder" {
+			out = append(out, "embedder_choice", c.embedderNote)
+		}
+	}
+	return out
 }
 
 func (c *config) logger() *slog.Logger {
@@ -307,36 +430,6 @@ func mask(secret string) string {
 		return ""
 	}
 	return "***"
-}
-
-// envValue parses $name with parse, falling back to def when unset and
-// recording an error when malformed.
-func envValue[T any](c *config, name string, def T, parse func(string) (T, error)) T {
-	if c.ignoreEnv {
-		return def
-	}
-	raw, ok := os.LookupEnv(name)
-	if !ok || raw == "" {
-		return def
-	}
-	v, err := parse(raw)
-	if err != nil {
-		c.envErrs = append(c.envErrs, fmt.Errorf("$%s is %q: %w", name, raw, err))
-		return def
-	}
-	return v
-}
-
-func (c *config) envInt(name string, def int) int { return envValue(c, name, def, strconv.Atoi) }
-
-func (c *config) envFloat(name string, def float64) float64 {
-	return envValue(c, name, def, func(s string) (float64, error) { return strconv.ParseFloat(s, 64) })
-}
-
-func (c *config) envBool(name string) bool { return envValue(c, name, false, strconv.ParseBool) }
-
-func (c *config) envDuration(name string, def time.Duration) time.Duration {
-	return envValue(c, name, def, time.ParseDuration)
 }
 
 // synonyms parses --predicate-synonyms into a spelling → canonical map; the
@@ -373,4 +466,15 @@ func recipeNames() string {
 		names = append(names, r.Name)
 	}
 	return strings.Join(names, ", ")
+}
+
+// checkNamespace accepts an empty namespace (none) or a valid one.
+func checkNamespace(ns string) error {
+	if ns == "" {
+		return nil
+	}
+	if _, err := kgmem.ParseNamespace(ns); err != nil {
+		return fmt.Errorf("--namespace: %w", err)
+	}
+	return nil
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"flag"
 	"github.com/kgmem/kgmem/memory"
 	"io"
 	"log/slog"
@@ -22,14 +21,7 @@ import (
 
 func parse(t *testing.T, args ...string) (*config, error) {
 	t.Helper()
-	var cfg config
-	fs := flag.NewFlagSet("test", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	cfg.bindFlags(fs)
-	if err := fs.Parse(args); err != nil {
-		return nil, err
-	}
-	return &cfg, cfg.validate()
+	return parseConfig(cmdServe, args...)
 }
 
 func TestConfigDefaults(t *testing.T) {
@@ -242,7 +234,7 @@ func TestServeKeepsGCHeadroom(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
-		done <- serve(ctx, []string{"--addr", addr, "--data-dir", t.TempDir(), "--log-level", "error", "--sweep-interval", "0", "--gc-headroom-mib", "256"}, io.Discard)
+		done <- serveWith(ctx, []string{"--addr", addr, "--data-dir", t.TempDir(), "--log-level", "error", "--sweep-interval", "0", "--gc-headroom-mib", "256"})
 	}()
 	waitHealthy(t, "http://"+addr)
 	collectUntilRaised(t, base)

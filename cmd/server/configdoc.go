@@ -1,13 +1,14 @@
 package main
 
 import (
-	"flag"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
+
+	"github.com/spf13/cobra"
 )
 
 // configReferencePath is the generated configuration reference, kept
@@ -16,66 +17,77 @@ import (
 //	go run ./cmd/server config --markdown > docs/operations/configuration-reference.md
 const configReferencePath = "docs/operations/configuration-reference.md"
 
-// envInUsage finds the environment variable a flag's usage names last,
-// "($KGMEM_ADDR)", as every flag's does.
-var envInUsage = regexp.MustCompile(`\s*\(\$(KGMEM_[A-Z0-9_]+)\)$`)
-
-// configCommand is `server config`: with --markdown it prints the
-// configuration reference, every flag of serve with its variable, built-in
-// default and meaning, from the flags themselves.
-func configCommand(args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("config", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	markdown := fs.Bool("markdown", false, "print the configuration reference as Markdown")
-	if err := fs.Parse(args); err != nil {
-		return err
+// newConfigCommand is `server config`: with --markdown it prints the
+// configuration reference.
+func newConfigCommand(std streams) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "config --markdown",
+		Short: "print the configuration reference: every setting, its variable, default, values and meaning",
+		Args:  cobra.NoArgs,
 	}
-	if !*markdown || fs.NArg() > 0 {
-		return fmt.Errorf("usage: server config --markdown")
+	markdown := cmd.Flags().Bool("markdown", false, "print the configuration reference as Markdown")
+	cmd.RunE = func(*cobra.Command, []string) error {
+		if !*markdown {
+			return errors.New("usage: server config --markdown")
+		}
+		return writeConfigReference(std.out)
 	}
-	return writeConfigReference(stdout)
+	return cmd
 }
 
-// writeConfigReference writes the reference of serve's flags, bound to
-// their built-in defaults whatever the environment holds. A default under
-// the home directory is written with ~ (it is the user's own).
+// writeConfigReference writes the reference of every setting, grouped by
+// component, from the configuration table with its built-in defaults
+// (whatever the environment holds). A default under the home directory is
+// written with ~ (it is the user's own).
 func writeConfigReference(w io.Writer) error {
-	cfg := config{ignoreEnv: true}
-	var sec securityConfig
-	var jc jobsConfig
-	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	bindServeFlags(fs, &cfg, &sec, &jc)
+	var cfg config
+	rows := cfg.settings()
 	home, _ := os.UserHomeDir()
 	var b strings.Builder
 	b.WriteString("# Configuration reference\n\n")
-	b.WriteString("Every setting of `go run ./cmd/server` (`serve`): a flag, or the environment\n")
-	b.WriteString("variable beside it (the flag wins). Generated from the flags themselves by\n")
+	b.WriteString("Every setting of `go run ./cmd/server`: a flag, or the environment variable\n")
+	b.WriteString("beside it (the flag wins). A command uses the settings whose commands\n")
+	b.WriteString("column names it and lists them in its `--help`; it accepts the others but\n")
+	b.WriteString("the client's and ignores them, so one set of flags or variables serves\n")
+	b.WriteString("every command. Generated from the configuration table by\n")
 	b.WriteString("`go run ./cmd/server config --markdown`; a test fails when this page is\n")
-	b.WriteString("stale. [Configuration](configuration.md) explains them by topic.\n\n")
-	b.WriteString("| flag | variable | default | meaning |\n|---|---|---|---|\n")
-	var missing []string
-	fs.VisitAll(func(f *flag.Flag) {
-		m := envInUsage.FindStringSubmatch(f.Usage)
-		if m == nil {
-			missing = append(missing, f.Name)
-			return
+	b.WriteString("stale. [Configuration](configuration.md) explains the settings by topic.\n")
+	for c := range numComponents {
+		var lines []string
+		for i := range rows {
+			s := &rows[i]
+			if s.Component != c {
+				continue
+			}
+			flag := "—"
+			if s.Flag != "" {
+				flag = "`--" + s.Flag + "`"
+			}
+			env := "`" + s.envName() + "`"
+			if s.Fallback != "" {
+				env += ", else `" + s.Fallback + "`"
+			}
+			def := s.Value.defaultString()
+			if home != "" && strings.HasPrefix(def, home+string(filepath.Separator)) {
+				def = "~" + strings.TrimPrefix(def, home)
+			}
+			if def == "" {
+				def = "(none)"
+			} else {
+				def = "`" + def + "`"
+			}
+			lines = append(lines, fmt.Sprintf("| %s | %s | %s | %s | %s | %s |\n", flag, env, def,
+				cell(s.allowed()), s.On.names(), cell(s.Usage)))
 		}
-		meaning := strings.TrimSpace(envInUsage.ReplaceAllString(f.Usage, ""))
-		def := f.DefValue
-		if home != "" && strings.HasPrefix(def, home+string(filepath.Separator)) {
-			def = "~" + strings.TrimPrefix(def, home)
+		if len(lines) == 0 {
+			continue
 		}
-		switch def {
-		case "", "[]":
-			def = "(none)"
-		default:
-			def = "`" + def + "`"
-		}
-		fmt.Fprintf(&b, "| `--%s` | `%s` | %s | %s |\n", f.Name, m[1], def, strings.ReplaceAll(meaning, "|", `\|`))
-	})
-	if len(missing) > 0 {
-		return fmt.Errorf("flags without an environment variable in their usage: %s", strings.Join(missing, ", "))
+		fmt.Fprintf(&b, "\n## %s\n\n| flag | variable | default | values | commands | meaning |\n|---|---|---|---|---|---|\n", c)
+		b.WriteString(strings.Join(lines, ""))
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
 }
+
+// cell escapes a table cell's pipes.
+func cell(s string) string { return strings.ReplaceAll(s, "|", `\|`) }

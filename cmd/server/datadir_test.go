@@ -89,7 +89,7 @@ func startServe(t *testing.T, dir string, extra ...string) string {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	args := append([]string{"--addr", addr, "--data-dir", dir, "--log-level", "error", "--sweep-interval", "0"}, extra...)
-	go func() { done <- serve(ctx, args, io.Discard) }()
+	go func() { done <- serveWith(ctx, args) }()
 	t.Cleanup(func() {
 		cancel()
 		if err := <-done; err != nil {
@@ -148,7 +148,7 @@ func TestMCPBridgesToTheServerHoldingTheDataDir(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
-		done <- mcpStdio(ctx, []string{"--data-dir", dir, "--log-level", "error"}, inR, outW, io.Discard)
+		done <- execute(ctx, "server", []string{"mcp", "--data-dir", dir, "--log-level", "error"}, streams{in: inR, out: outW, err: io.Discard})
 		_ = outW.Close()
 	}()
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).Connect(ctx, &mcp.IOTransport{Reader: outR, Writer: inW}, nil)

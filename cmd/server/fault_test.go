@@ -148,7 +148,7 @@ func TestKillServerDuringBackgroundIngestion(t *testing.T) {
 	}
 	// No orphan between graph and vectors.
 	var out bytes.Buffer
-	if err := check(ctx, []string{"--data-dir", dir, "--log-level", "error"}, &out, io.Discard); err != nil {
+	if err := run(ctx, []string{"check", "--data-dir", dir, "--log-level", "error"}, &out, io.Discard); err != nil {
 		t.Fatalf("server check: %v\n%s", err, out.String())
 	}
 	var sum checkSummary

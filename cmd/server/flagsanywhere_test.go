@@ -3,13 +3,16 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
 	"io"
 	"slices"
+	"strings"
 	"testing"
 )
 
-func TestParseAnywhere(t *testing.T) {
+// TestFlagsAnywhere parses ingest's command lines as `server` does: flags
+// before, between and after the files, "--" ending the flags, and the
+// single-dash spelling of Go's flag package.
+func TestFlagsAnywhere(t *testing.T) {
 	for _, tc := range []struct {
 		args       []string
 		url        string
@@ -22,22 +25,24 @@ func TestParseAnywhere(t *testing.T) {
 		{[]string{"--url", "-weird", "a.jsonl"}, "-weird", false, []string{"a.jsonl"}},
 		{[]string{"a.jsonl", "--", "--url", "x"}, "", false, []string{"a.jsonl", "--url", "x"}},
 		{[]string{"-", "--dry-run"}, "", true, []string{"-"}},
+		{[]string{"a.jsonl", "-url=http://x", "-dry-run"}, "http://x", true, []string{"a.jsonl"}},
 	} {
-		fs := flag.NewFlagSet("t", flag.ContinueOnError)
-		fs.SetOutput(io.Discard)
-		url := fs.String("url", "", "")
-		dry := fs.Bool("dry-run", false, "")
-		if err := parseAnywhere(fs, tc.args); err != nil {
+		root := newRootCommand("server", streams{out: io.Discard, err: io.Discard})
+		cmd, rest, err := root.Find(goStyleFlags(root, append([]string{"ingest"}, tc.args...)))
+		if err != nil || cmd.Name() != "ingest" {
+			t.Fatalf("%q: found %s: %v", tc.args, cmd.Name(), err)
+		}
+		if err := cmd.ParseFlags(rest); err != nil {
 			t.Fatalf("%q: %v", tc.args, err)
 		}
-		if *url != tc.url || *dry != tc.dry || !slices.Equal(fs.Args(), tc.positional) {
-			t.Errorf("%q: url %q dry %v args %q; want %q %v %q", tc.args, *url, *dry, fs.Args(), tc.url, tc.dry, tc.positional)
+		url, _ := cmd.Flags().GetString("url")
+		dry, _ := cmd.Flags().GetBool("dry-run")
+		if url != tc.url || dry != tc.dry || !slices.Equal(cmd.Flags().Args(), tc.positional) {
+			t.Errorf("%q: url %q dry %v args %q; want %q %v %q", tc.args, url, dry, cmd.Flags().Args(), tc.url, tc.dry, tc.positional)
 		}
 	}
-	fs := flag.NewFlagSet("t", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	if err := parseAnywhere(fs, []string{"a.jsonl", "--nope"}); err == nil {
-		t.Error("an unknown flag after an argument was accepted")
+	if err := run(t.Context(), []string{"ingest", "a.jsonl", "--nope"}, io.Discard, io.Discard); err == nil || !strings.Contains(err.Error(), "--nope") {
+		t.Errorf("an unknown flag after an argument: %v, want an error naming it", err)
 	}
 }
 

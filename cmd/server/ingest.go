@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -16,6 +15,7 @@ import (
 	"github.com/kgmem/kgmem/chatlog/importer"
 	"github.com/kgmem/kgmem/internal/cpuprofile"
 	"github.com/schollz/progressbar/v3"
+	"github.com/spf13/cobra"
 	"golang.org/x/term"
 )
 
@@ -56,18 +56,15 @@ func (f *ingestFlags) setDefaults() {
 	}
 }
 
-// ingest imports chat logs: `server ingest [flags] FILE...` (no file or "-":
-// stdin). With --url it posts to a running server; otherwise it opens the
-// configured backends in-process, with the same flags and KGMEM_* variables
-// as serve. It prints one JSON summary per input on stdout.
-func ingest(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	var cfg config
+// newIngestCommand is `server ingest`.
+func newIngestCommand(std streams) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "ingest [flags] [FILE...]",
+		Short: "import chat logs (JSONL, OpenAI, ChatGPT export, LoCoMo), resumably; no FILE or -: stdin",
+	}
 	var f ingestFlags
-	fs := flag.NewFlagSet("ingest", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	cfg.bindFlags(fs)
+	fs := cmd.Flags()
 	fs.StringVar(&f.url, "url", "", "post to the kgmem server at this URL (default: open the configured backends in-process)")
-	fs.StringVar(&f.apiKey, "api-key", os.Getenv("KGMEM_API_KEY"), "API key for --url, sent as a bearer token ($KGMEM_API_KEY)")
 	fs.DurationVar(&f.outage, "unreachable-for", importer.DefaultOutageAllowance, "with --url, how long a batch is retried while the server cannot be reached (refused or broken connections: a restart); 0 fails it at once")
 	fs.StringVar(&f.format, "format", "auto", "input format: auto, jsonl, openai, chatgpt or locomo")
 	fs.StringVar(&f.namespace, "namespace", "", "namespace of records that name none (ChatGPT and OpenAI exports; the prefix for LoCoMo)")
@@ -84,14 +81,24 @@ func ingest(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	fs.StringVar(&f.progress, "progress", "auto", "progress bar on stderr: auto (when stderr is a terminal), always or never")
 	fs.IntVar(&f.maxLineBytes, "max-line-bytes", 16<<20, "longest JSONL line; longer lines are reported and skipped")
 	fs.StringVar(&f.cpuProfile, "cpuprofile", "", "write a CPU profile of the import to this file (go tool pprof)")
-	if err := parseAnywhere(fs, args); err != nil {
-		return err
+	_ = cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions([]string{"auto", "jsonl", "openai", "chatgpt", "locomo"}, cobra.ShellCompDirectiveNoFileComp))
+	_ = cmd.RegisterFlagCompletionFunc("progress", cobra.FixedCompletions([]string{"auto", "always", "never"}, cobra.ShellCompDirectiveNoFileComp))
+	cfg := tableFlags(cmd, cmdIngest)
+	cmd.RunE = func(cmd *cobra.Command, inputs []string) error {
+		f.apiKey = cfg.APIKey
+		if !cmd.Flags().Changed("log-level") && !cfg.given["KGMEM_LOG_LEVEL"] {
+			cfg.LogLevel = "warn" // info lines would tear the progress bar
+		}
+		return ingest(cmd.Context(), cfg, &f, inputs, std.out, std.err)
 	}
-	explicit := map[string]bool{}
-	fs.Visit(func(fl *flag.Flag) { explicit[fl.Name] = true })
-	if !explicit["log-level"] && os.Getenv("KGMEM_LOG_LEVEL") == "" {
-		cfg.LogLevel = "warn" // info lines would tear the progress bar
-	}
+	return cmd
+}
+
+// ingest imports chat logs: `server ingest [flags] FILE...` (no file or "-":
+// stdin). With --url it posts to a running server; otherwise it opens the
+// configured backends in-process, with the same settings as serve. It
+// prints one JSON summary per input on stdout.
+func ingest(ctx context.Context, cfg *config, f *ingestFlags, inputs []string, stdout, stderr io.Writer) error {
 	if err := cfg.validate(); err != nil {
 		return err
 	}
@@ -99,7 +106,6 @@ func ingest(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err != nil {
 		return fmt.Errorf("--format: %w", err)
 	}
-	inputs := fs.Args()
 	if len(inputs) == 0 {
 		inputs = []string{"-"}
 	}
@@ -142,7 +148,7 @@ func ingest(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		// The durable vector outbox, as serve's: every write journals its
 		// vector ops before the graph write, so an import killed in
 		// between applies them when it runs again.
-		b, err := openBackendsWith(ctx, &cfg, log, forImport)
+		b, err := openBackendsWith(ctx, cfg, log, forImport)
 		if err != nil {
 			return err
 		}
@@ -171,7 +177,7 @@ func ingest(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 
 	var failed error
 	for _, in := range inputs {
-		s, err := ingestOne(ctx, in, f, format, ns, sink, stderr)
+		s, err := ingestOne(ctx, in, *f, format, ns, sink, stderr)
 		if s != nil {
 			enc := json.NewEncoder(stdout)
 			enc.SetIndent("", "  ")

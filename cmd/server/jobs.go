@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io/fs"
 	"log/slog"
@@ -16,27 +15,12 @@ import (
 	"github.com/kgmem/kgmem/jobs"
 )
 
-// jobsConfig tunes background ingestion ("mode": "async").
+// jobsConfig tunes background ingestion ("mode": "async"); its fields are
+// rows of the configuration table.
 type jobsConfig struct {
 	Workers  int
 	Debounce time.Duration
 	Lease    time.Duration
-}
-
-// bind registers the background-ingestion flags, defaulting from the environment.
-func (j *jobsConfig) bind(fs *flag.FlagSet, c *config) {
-	fs.IntVar(&j.Workers, "job-workers", c.envInt("KGMEM_JOB_WORKERS", 4), "background ingest jobs run at once ($KGMEM_JOB_WORKERS)")
-	fs.DurationVar(&j.Debounce, "debounce", c.envDuration("KGMEM_DEBOUNCE", 2*time.Second),
-		"async messages of one thread arriving within this window are coalesced into one extraction; 0: no wait ($KGMEM_DEBOUNCE)")
-	fs.DurationVar(&j.Lease, "job-lease", c.envDuration("KGMEM_JOB_LEASE", jobs.DefaultLease),
-		"a background job whose server stops renewing it for this long is taken over by another server on the same Neo4j ($KGMEM_JOB_LEASE)")
-}
-
-func (j *jobsConfig) validate() error {
-	if j.Workers < 1 || j.Debounce < 0 || j.Lease < 300*time.Millisecond {
-		return errors.New("--job-workers must be >= 1, --debounce >= 0 and --job-lease >= 300ms")
-	}
-	return nil
 }
 
 // openJobs opens the durable job records and starts the workers; jobs a

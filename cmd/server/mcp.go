@@ -3,11 +3,9 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"net/http"
-	"os"
 	"strings"
 
 	"github.com/kgmem/kgmem"
@@ -15,6 +13,7 @@ import (
 	"github.com/kgmem/kgmem/client"
 	"github.com/kgmem/kgmem/mcpserver"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/spf13/cobra"
 )
 
 // inProcessURL names the host of in-process API calls (no network is used).
@@ -48,57 +47,49 @@ func bearerOf(h http.Header) string {
 	return strings.TrimSpace(token)
 }
 
+// newMCPCommand is `server mcp`.
+func newMCPCommand(std streams) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "mcp",
+		Short: "an MCP server on stdin/stdout for agent hosts: in process on the configured backends, or a bridge to a running server (--url)",
+		Args:  cobra.NoArgs,
+	}
+	extract := cmd.Flags().Bool("extract", false, "with --url: add_memory extracts facts by default (the server must have an LLM); in process: on when an LLM is configured")
+	cfg := tableFlags(cmd, cmdMCP)
+	cmd.RunE = func(cmd *cobra.Command, _ []string) error { return mcpStdio(cmd.Context(), cfg, *extract, std) }
+	return cmd
+}
+
 // mcpStdio runs the MCP server on stdin and stdout: in process on the
-// configured backends (the flags and KGMEM_* variables of serve), or as a
-// bridge to a running server with --url, or, without --url, to the server
-// that holds the data directory when it recorded its address. Logs go to
-// stderr.
-func mcpStdio(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	var cfg config
-	var jc jobsConfig
-	fs := flag.NewFlagSet("mcp", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	cfg.bindFlags(fs)
-	jc.bind(fs, &cfg)
-	ns := fs.String("namespace", os.Getenv("KGMEM_MCP_NAMESPACE"), "the namespace every tool works in; empty: each call names one ($KGMEM_MCP_NAMESPACE)")
-	url := fs.String("url", os.Getenv("KGMEM_URL"), "bridge to the kgmem server at this URL instead of opening the backends in process ($KGMEM_URL)")
-	key := fs.String("api-key", os.Getenv("KGMEM_API_KEY"), "API key for --url ($KGMEM_API_KEY)")
-	extract := fs.Bool("extract", false, "with --url: add_memory extracts facts by default (the server must have an LLM); in process: on when an LLM is configured")
-	if err := parseAnywhere(fs, args); err != nil {
+// configured backends (the settings of serve), or as a bridge to a running
+// server with --url, or, without --url, to the server that holds the data
+// directory when it recorded its address. Logs go to stderr.
+func mcpStdio(ctx context.Context, cfg *config, extract bool, std streams) error {
+	if err := checkNamespace(cfg.MCPNamespace); err != nil {
 		return err
 	}
-	if fs.NArg() > 0 {
-		return fmt.Errorf("mcp takes no arguments, got %q", fs.Args())
-	}
-	if *ns != "" {
-		if _, err := kgmem.ParseNamespace(*ns); err != nil {
-			return fmt.Errorf("--namespace: %w", err)
-		}
-	}
-	transport := &mcp.IOTransport{Reader: io.NopCloser(stdin), Writer: nopWriteCloser{stdout}}
+	ns := cfg.MCPNamespace
+	transport := &mcp.IOTransport{Reader: io.NopCloser(std.in), Writer: nopWriteCloser{std.out}}
 	bridge := func(url string) error {
-		c, err := client.New(url, client.WithAPIKey(*key))
+		c, err := client.New(url, client.WithAPIKey(cfg.APIKey))
 		if err != nil {
 			return fmt.Errorf("--url: %w", err)
 		}
-		s, err := mcpserver.New(mcpserver.Options{Namespace: kgmem.Namespace(*ns), Extract: *extract, Version: version,
+		s, err := mcpserver.New(mcpserver.Options{Namespace: kgmem.Namespace(ns), Extract: extract, Version: version,
 			Client: func(http.Header) (*client.Client, error) { return c, nil }})
 		if err != nil {
 			return err
 		}
 		return s.Run(ctx, transport)
 	}
-	if *url != "" {
-		return bridge(*url)
+	if cfg.URL != "" {
+		return bridge(cfg.URL)
 	}
 	if err := cfg.validate(); err != nil {
 		return err
 	}
-	if err := jc.validate(); err != nil {
-		return err
-	}
 	log := cfg.logger()
-	b, err := openBackendsWith(ctx, &cfg, log, forServing)
+	b, err := openBackendsWith(ctx, cfg, log, forServing)
 	var inUse *dataDirInUseError
 	if errors.As(err, &inUse) && inUse.URL != "" {
 		// A server holds the data directory and said where it listens: an
@@ -112,17 +103,17 @@ func mcpStdio(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	}
 	defer b.close(log)
 	defer b.drainOutbox(ctx)() // before b.close closes the outbox
-	runner, err := openJobs(ctx, &cfg, jc, b, log)
+	runner, err := openJobs(ctx, cfg, cfg.Jobs, b, log)
 	if err != nil {
 		return err
 	}
 	defer runner.Close()
 	srv := api.New(b.engine, api.Options{MaxBodyBytes: cfg.MaxBodyBytes, RequestTimeout: cfg.RequestTimeout, Jobs: runner}, log)
-	s, err := mcpOverAPI(func() *api.Server { return srv }, kgmem.Namespace(*ns), cfg.LLMBaseURL != "", "")
+	s, err := mcpOverAPI(func() *api.Server { return srv }, kgmem.Namespace(ns), cfg.LLMBaseURL != "", "")
 	if err != nil {
 		return err
 	}
-	log.Info("kgmem MCP server on stdio", "namespace", *ns, "data_dir", cfg.DataDir, "graph", cfg.Graph)
+	log.Info("kgmem MCP server on stdio", "namespace", ns, "data_dir", cfg.DataDir, "graph", cfg.Graph)
 	return s.Run(ctx, transport)
 }
 

@@ -11,9 +11,13 @@ import (
 	"time"
 )
 
-// checkPprofAddr accepts only a loopback host with a port: the profiler
-// shows goroutine stacks and memory, and is never behind the API keys.
+// checkPprofAddr accepts no address (no profiler) or a loopback host with a
+// port: the profiler shows goroutine stacks and memory, and is never behind
+// the API keys.
 func checkPprofAddr(addr string) error {
+	if addr == "" {
+		return nil
+	}
 	host, port, err := net.SplitHostPort(addr)
 	if err != nil || port == "" {
 		return fmt.Errorf("--pprof-addr %q: want host:port on loopback, e.g. 127.0.0.1:6060", addr)

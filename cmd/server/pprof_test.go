@@ -28,7 +28,7 @@ func TestPprofAddrLoopbackOnly(t *testing.T) {
 		}
 	}
 	// serve refuses before opening anything.
-	err := serve(context.Background(), []string{"--pprof-addr", "0.0.0.0:6060", "--data-dir", t.TempDir()}, io.Discard)
+	err := serveWith(context.Background(), []string{"--pprof-addr", "0.0.0.0:6060", "--data-dir", t.TempDir()})
 	if err == nil || !strings.Contains(err.Error(), "loopback") {
 		t.Errorf("serve --pprof-addr 0.0.0.0:6060: %v, want a loopback error", err)
 	}

@@ -4,45 +4,50 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"time"
 
 	"github.com/kgmem/kgmem"
 	"github.com/kgmem/kgmem/memory"
+	"github.com/spf13/cobra"
 )
 
 // errInconsistent is returned by check when graph and vectors differ, so the
 // process exits non-zero.
 var errInconsistent = errors.New("graph and vectors are inconsistent")
 
-// maintenanceFlags parses the server flags plus --namespace for the
-// maintenance commands (sweep, reindex, check); no namespace means all.
-func maintenanceFlags(name string, args []string, stderr io.Writer) (*config, []kgmem.Namespace, error) {
-	var cfg config
-	var namespace string
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	cfg.bindFlags(fs)
-	fs.StringVar(&namespace, "namespace", "", name+" only this namespace (default: every namespace of the graph)")
-	if err := parseAnywhere(fs, args); err != nil {
-		return nil, nil, err
+// newMaintenanceCommand is a maintenance command (sweep, reindex, check):
+// the engine's settings and --namespace, whose absence means every
+// namespace of the graph; on is the command, do runs it.
+func newMaintenanceCommand(name, short string, on commands, std streams, do func(ctx context.Context, cfg *config, only []kgmem.Namespace, stdout io.Writer) error) *cobra.Command {
+	cmd := &cobra.Command{Use: name, Short: short + " (--namespace NS, default all)", Args: cobra.NoArgs}
+	namespace := cmd.Flags().String("namespace", "", name+" only this namespace (default: every namespace of the graph)")
+	cfg := tableFlags(cmd, on)
+	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
+		only, err := maintenanceScope(cfg, *namespace)
+		if err != nil {
+			return err
+		}
+		return do(cmd.Context(), cfg, only, std.out)
 	}
-	if fs.NArg() > 0 {
-		return nil, nil, fmt.Errorf("%s takes no arguments, got %q", name, fs.Args())
-	}
+	return cmd
+}
+
+// maintenanceScope validates cfg and returns the namespace a maintenance
+// command works on, none for all.
+func maintenanceScope(cfg *config, namespace string) ([]kgmem.Namespace, error) {
 	if err := cfg.validate(); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	if namespace == "" {
-		return &cfg, nil, nil
+		return nil, nil
 	}
 	ns, err := kgmem.ParseNamespace(namespace)
 	if err != nil {
-		return nil, nil, fmt.Errorf("--namespace: %w", err)
+		return nil, fmt.Errorf("--namespace: %w", err)
 	}
-	return &cfg, []kgmem.Namespace{ns}, nil
+	return []kgmem.Namespace{ns}, nil
 }
 
 // reindexSummary is what reindex prints.
@@ -56,11 +61,7 @@ type reindexSummary struct {
 // the graph, deletes vectors whose record is gone, and prints a JSON summary.
 // With the embedded vector index, run it while the server is stopped (the
 // server keeps the index in memory and would not see the rebuild).
-func reindex(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	cfg, only, err := maintenanceFlags("reindex", args, stderr)
-	if err != nil {
-		return err
-	}
+func reindex(ctx context.Context, cfg *config, only []kgmem.Namespace, stdout io.Writer) error {
 	cfg.reembed = true
 	log := cfg.logger()
 	b, err := openBackends(ctx, cfg, log)
@@ -110,11 +111,7 @@ type checkSummary struct {
 // check compares the vectors of one namespace (--namespace) or of all with
 // the graph, both ways, prints a JSON report, and fails (non-zero exit) when
 // a vector lacks its record or a record lacks its vector.
-func check(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	cfg, only, err := maintenanceFlags("check", args, stderr)
-	if err != nil {
-		return err
-	}
+func check(ctx context.Context, cfg *config, only []kgmem.Namespace, stdout io.Writer) error {
 	log := cfg.logger()
 	b, err := openBackends(ctx, cfg, log)
 	if err != nil {

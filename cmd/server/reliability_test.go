@@ -396,7 +396,7 @@ func TestReliabilityKillRestart(t *testing.T) {
 func purgeNamespaces(t *testing.T, args, nss []string) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	c, _, err := maintenanceFlags("cleanup", slices.Concat([]string{"--data-dir", t.TempDir(), "--log-level", "error"}, args), io.Discard)
+	c, err := parseConfig(cmdCheck, slices.Concat([]string{"--data-dir", t.TempDir(), "--log-level", "error"}, args)...)
 	if err != nil {
 		return
 	}

@@ -93,7 +93,7 @@ func newDeployment(t *testing.T, consistency string) *deployment {
 
 // config is the deployment's configuration for a maintenance command.
 func (d *deployment) config(dir string) *config {
-	c, _, err := maintenanceFlags("cleanup", append([]string{"--data-dir", dir, "--log-level", "error"}, d.flags...), io.Discard)
+	c, err := parseConfig(cmdCheck, append([]string{"--data-dir", dir, "--log-level", "error"}, d.flags...)...)
 	if err != nil {
 		d.t.Fatal(err)
 	}
@@ -198,7 +198,7 @@ func TestReplicas(t *testing.T) {
 
 	t.Run("KeysAreShared", func(t *testing.T) {
 		var out bytes.Buffer
-		if err := keys(ctx, append([]string{"create", "--name", "agent", "--prefix", "team", "--json", "--data-dir", a.dir}, d.flags...), &out, io.Discard); err != nil {
+		if err := keysWith(ctx, append([]string{"create", "--name", "agent", "--prefix", "team", "--json", "--data-dir", a.dir}, d.flags...), &out); err != nil {
 			t.Fatal(err)
 		}
 		var created struct{ ID, Key string }
@@ -218,7 +218,7 @@ func TestReplicas(t *testing.T) {
 				t.Errorf("the key created on A, through %s: %v", s.name, err)
 			}
 		}
-		if err := keys(ctx, append([]string{"revoke", "--data-dir", b.dir}, append(d.flags, created.ID)...), io.Discard, io.Discard); err != nil {
+		if err := keysWith(ctx, append([]string{"revoke", "--data-dir", b.dir}, append(d.flags, created.ID)...), io.Discard); err != nil {
 			t.Fatal(err)
 		}
 		for _, s := range []*replica{a, c} {
@@ -346,7 +346,7 @@ func maps(a, b map[string]int) bool {
 func checkConsistent(t *testing.T, d *deployment) {
 	t.Helper()
 	var out bytes.Buffer
-	err := check(t.Context(), append([]string{"--data-dir", t.TempDir(), "--log-level", "error"}, d.flags...), &out, io.Discard)
+	err := run(t.Context(), append([]string{"check", "--data-dir", t.TempDir(), "--log-level", "error"}, d.flags...), &out, io.Discard)
 	var sum checkSummary
 	if jerr := json.Unmarshal(out.Bytes(), &sum); err != nil || jerr != nil || !sum.Consistent {
 		t.Errorf("server check: %v %v\n%s", err, jerr, out.String())

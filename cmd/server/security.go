@@ -3,13 +3,11 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"log/slog"
 	"net"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/kgmem/kgmem"
@@ -25,7 +23,7 @@ const adminKeyVar = "KGMEM_ADMIN_KEY"
 const keyStoreFile = "keys.db"
 
 // securityConfig is the authentication, rate-limit and timeout configuration
-// of serve; each field is a flag and a KGMEM_* variable like the rest.
+// of serve; each field is a row of the configuration table like the rest.
 type securityConfig struct {
 	AdminKey          string
 	RateLimit         float64
@@ -41,53 +39,26 @@ type securityConfig struct {
 	AllowedOrigins []string
 }
 
-// splitList parses a comma-separated list, dropping empty entries.
-func splitList(s string) ([]string, error) {
-	var out []string
-	for _, v := range strings.Split(s, ",") {
-		if v = strings.TrimSpace(v); v != "" {
-			out = append(out, v)
-		}
+// checkAllowedHosts accepts host names without scheme or port.
+func checkAllowedHosts(hosts []string) error {
+	if err := (api.Options{AllowedHosts: hosts}).Validate(); err != nil {
+		return fmt.Errorf("--allowed-hosts: %w", err)
 	}
-	return out, nil
+	return nil
 }
 
-// bind registers the flags on fs; malformed environment values land in c.
-func (s *securityConfig) bind(fs *flag.FlagSet, c *config) {
-	if !c.ignoreEnv {
-		s.AdminKey = os.Getenv(adminKeyVar)
+// checkAllowedOrigins accepts scheme://host[:port] origins.
+func checkAllowedOrigins(origins []string) error {
+	if err := (api.Options{AllowedOrigins: origins}).Validate(); err != nil {
+		return fmt.Errorf("--allowed-origins: %w", err)
 	}
-	fs.Float64Var(&s.RateLimit, "rate-limit", c.envFloat("KGMEM_RATE_LIMIT", 20), "requests per second each API key may make, 0: unlimited (the admin key and an open loopback server are never limited) ($KGMEM_RATE_LIMIT)")
-	fs.IntVar(&s.RateBurst, "rate-burst", c.envInt("KGMEM_RATE_BURST", 40), "requests an API key may make at once above its rate ($KGMEM_RATE_BURST)")
-	fs.DurationVar(&s.ReadTimeout, "read-timeout", c.envDuration("KGMEM_READ_TIMEOUT", 60*time.Second), "deadline for reading a whole request, body included ($KGMEM_READ_TIMEOUT)")
-	fs.DurationVar(&s.ReadHeaderTimeout, "read-header-timeout", c.envDuration("KGMEM_READ_HEADER_TIMEOUT", 10*time.Second), "deadline for reading request headers ($KGMEM_READ_HEADER_TIMEOUT)")
-	fs.DurationVar(&s.WriteTimeout, "write-timeout", c.envDuration("KGMEM_WRITE_TIMEOUT", 0), "deadline for writing a response (default: --request-timeout + 10s) ($KGMEM_WRITE_TIMEOUT)")
-	s.AllowedHosts = envValue(c, "KGMEM_ALLOWED_HOSTS", []string(nil), splitList)
-	fs.Func("allowed-hosts", "comma-separated host names a server without API keys answers to in the Host header, besides localhost, 127.0.0.0/8 and [::1] (a name you point at this machine); others get 403 ($KGMEM_ALLOWED_HOSTS)", func(v string) error {
-		s.AllowedHosts, _ = splitList(v)
-		return nil
-	})
-	s.AllowedOrigins = envValue(c, "KGMEM_ALLOWED_ORIGINS", []string(nil), splitList)
-	fs.Func("allowed-origins", "comma-separated browser origins (scheme://host[:port]) trusted to send POST, PUT and DELETE from another origin; other cross-origin browser requests get 403 ($KGMEM_ALLOWED_ORIGINS)", func(v string) error {
-		s.AllowedOrigins, _ = splitList(v)
-		return nil
-	})
-	fs.DurationVar(&s.IdleTimeout, "idle-timeout", c.envDuration("KGMEM_IDLE_TIMEOUT", 120*time.Second), "how long an idle keep-alive connection stays open ($KGMEM_IDLE_TIMEOUT)")
+	return nil
 }
 
-// validate rejects negative limits and a weak admin key.
-func (s *securityConfig) validate() error {
-	if s.RateLimit < 0 || s.RateBurst < 0 {
-		return fmt.Errorf("--rate-limit and --rate-burst must be >= 0")
-	}
-	if s.ReadTimeout < 0 || s.ReadHeaderTimeout < 0 || s.WriteTimeout < 0 || s.IdleTimeout < 0 {
-		return fmt.Errorf("--read-timeout, --read-header-timeout, --write-timeout and --idle-timeout must be >= 0")
-	}
-	if err := (api.Options{AllowedHosts: s.AllowedHosts, AllowedOrigins: s.AllowedOrigins}).Validate(); err != nil {
-		return fmt.Errorf("--allowed-hosts / --allowed-origins: %w", err)
-	}
-	if s.AdminKey != "" && len(s.AdminKey) < auth.MinAdminKeyLen {
-		return fmt.Errorf("$%s is %d characters; use at least %d random characters (openssl rand -hex 32)", adminKeyVar, len(s.AdminKey), auth.MinAdminKeyLen)
+// checkAdminKey accepts no admin key, or one long enough not to be guessed.
+func checkAdminKey(key string) error {
+	if key != "" && len(key) < auth.MinAdminKeyLen {
+		return fmt.Errorf("$%s is %d characters; use at least %d random characters (openssl rand -hex 32)", adminKeyVar, len(key), auth.MinAdminKeyLen)
 	}
 	return nil
 }

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"io"
 	"log/slog"
 	"net"
@@ -43,7 +42,7 @@ func TestCheckExposure(t *testing.T) {
 			dir := t.TempDir()
 			if tt.storeKey {
 				var out bytes.Buffer
-				if err := keys(ctx, []string{"create", "--data-dir", dir, "--name", "x", "--prefix", "acme"}, &out, io.Discard); err != nil {
+				if err := keysWith(ctx, []string{"create", "--data-dir", dir, "--name", "x", "--prefix", "acme"}, &out); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -67,12 +66,12 @@ func TestCheckExposure(t *testing.T) {
 // wildcard address, and it must not start.
 func TestServeRefusesOpenNonLoopback(t *testing.T) {
 	t.Setenv(adminKeyVar, "")
-	err := serve(context.Background(), []string{"--addr", "0.0.0.0:0", "--data-dir", t.TempDir(), "--log-level", "error"}, io.Discard)
+	err := serveWith(context.Background(), []string{"--addr", "0.0.0.0:0", "--data-dir", t.TempDir(), "--log-level", "error"})
 	if err == nil || !strings.Contains(err.Error(), "refusing to serve without authentication") {
 		t.Fatalf("serve on 0.0.0.0 with no key: %v, want a refusal", err)
 	}
 	t.Setenv(adminKeyVar, "short")
-	if err := serve(context.Background(), []string{"--addr", "127.0.0.1:0", "--data-dir", t.TempDir()}, io.Discard); err == nil || !strings.Contains(err.Error(), adminKeyVar) {
+	if err := serveWith(context.Background(), []string{"--addr", "127.0.0.1:0", "--data-dir", t.TempDir()}); err == nil || !strings.Contains(err.Error(), adminKeyVar) {
 		t.Fatalf("a short admin key: %v, want a refusal naming %s", err, adminKeyVar)
 	}
 }
@@ -81,7 +80,7 @@ func TestKeysCommand(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
 	var out bytes.Buffer
-	if err := keys(ctx, []string{"create", "--data-dir", dir, "--name", "assistant", "--prefix", "acme,beta/x", "--right", "read", "--json"}, &out, io.Discard); err != nil {
+	if err := keysWith(ctx, []string{"create", "--data-dir", dir, "--name", "assistant", "--prefix", "acme,beta/x", "--right", "read", "--json"}, &out); err != nil {
 		t.Fatal(err)
 	}
 	var created struct {
@@ -97,13 +96,13 @@ func TestKeysCommand(t *testing.T) {
 		t.Fatalf("created %+v (%v)", created, err)
 	}
 	out.Reset()
-	if err := keys(ctx, []string{"list", "--data-dir", dir}, &out, io.Discard); err != nil {
+	if err := keysWith(ctx, []string{"list", "--data-dir", dir}, &out); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(out.String(), created.ID) || strings.Contains(out.String(), created.Key) {
 		t.Fatalf("list %q: want the id and never the key", out.String())
 	}
-	if err := keys(ctx, []string{"revoke", "--data-dir", dir, created.ID}, io.Discard, io.Discard); err != nil {
+	if err := keysWith(ctx, []string{"revoke", "--data-dir", dir, created.ID}, io.Discard); err != nil {
 		t.Fatal(err)
 	}
 	st, err := auth.OpenStore(ctx, filepath.Join(dir, keyStoreFile))
@@ -125,7 +124,7 @@ func TestKeysCommand(t *testing.T) {
 		{"rotate"},
 	}
 	for _, args := range bad {
-		if err := keys(ctx, args, io.Discard, io.Discard); err == nil {
+		if err := keysWith(ctx, args, io.Discard); err == nil {
 			t.Errorf("keys %q succeeded, want an error", args)
 		}
 	}
@@ -151,7 +150,7 @@ func TestKeysSharedThroughNeo4j(t *testing.T) {
 	create := func(flags ...string) (created struct{ ID, Key string }) {
 		t.Helper()
 		var out bytes.Buffer
-		if err := keys(ctx, append([]string{"create", "--name", "agent", "--prefix", "acme", "--json"}, flags...), &out, io.Discard); err != nil {
+		if err := keysWith(ctx, append([]string{"create", "--name", "agent", "--prefix", "acme", "--json"}, flags...), &out); err != nil {
 			t.Fatal(err)
 		}
 		if err := json.Unmarshal(out.Bytes(), &created); err != nil {
@@ -174,7 +173,7 @@ func TestKeysSharedThroughNeo4j(t *testing.T) {
 	if p, err := authB.Authenticate(ctx, created.Key); err != nil || p.KeyID != created.ID {
 		t.Fatalf("B authenticates the key created through A: %+v, %v", p, err)
 	}
-	if err := keys(ctx, append(append([]string{"revoke"}, flags(dirB)...), created.ID), io.Discard, io.Discard); err != nil {
+	if err := keysWith(ctx, append(append([]string{"revoke"}, flags(dirB)...), created.ID), io.Discard); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := authA.Authenticate(ctx, created.Key); !errors.Is(err, auth.ErrUnauthenticated) {
@@ -227,15 +226,7 @@ func TestAllowedHostsAndOrigins(t *testing.T) {
 			for _, k := range []string{"KGMEM_ALLOWED_HOSTS", "KGMEM_ALLOWED_ORIGINS"} {
 				t.Setenv(k, tc.env[k])
 			}
-			var cfg config
-			var sec securityConfig
-			fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-			cfg.bindFlags(fs)
-			sec.bind(fs, &cfg)
-			if err := fs.Parse(tc.args); err != nil {
-				t.Fatal(err)
-			}
-			err := sec.validate()
+			cfg, err := parseConfig(cmdServe, tc.args...)
 			if (err != nil) != tc.wantErr {
 				t.Fatalf("validate: %v, want error %v", err, tc.wantErr)
 			}
@@ -243,7 +234,7 @@ func TestAllowedHostsAndOrigins(t *testing.T) {
 				return
 			}
 			var o api.Options
-			sec.apply(&o)
+			cfg.Security.apply(&o)
 			if !slices.Equal(o.AllowedHosts, tc.wantHosts) || !slices.Equal(o.AllowedOrigins, tc.wantOrigs) {
 				t.Errorf("hosts %q origins %q, want %q %q", o.AllowedHosts, o.AllowedOrigins, tc.wantHosts, tc.wantOrigs)
 			}

@@ -2,59 +2,46 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
-	"io"
 	"log/slog"
 	"net"
-	"strconv"
 	"time"
 
 	"github.com/kgmem/kgmem/api"
 	"github.com/kgmem/kgmem/mcpserver"
 	"github.com/kgmem/kgmem/memory"
 	"github.com/kgmem/kgmem/ui"
+	"github.com/spf13/cobra"
 )
+
+// newServeCommand is `server serve`.
+func newServeCommand() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "serve",
+		Short: "run the memory server (the default): the REST API, MCP at /mcp, the web explorer at /ui",
+		Args:  cobra.NoArgs,
+	}
+	cfg := tableFlags(cmd, cmdServe)
+	cmd.RunE = func(cmd *cobra.Command, _ []string) error { return serve(cmd.Context(), cfg) }
+	return cmd
+}
 
 // serve runs the HTTP API until ctx is cancelled (SIGINT/SIGTERM), then drains
 // in-flight requests and closes the backends.
-func serve(ctx context.Context, args []string, stderr io.Writer) error {
-	var cfg config
-	var sec securityConfig
-	var jc jobsConfig
-	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	withUI, withMCP, pprofAddr := bindServeFlags(fs, &cfg, &sec, &jc)
-	if err := parseAnywhere(fs, args); err != nil {
-		return err
-	}
-	if fs.NArg() > 0 {
-		return fmt.Errorf("serve takes no arguments, got %q", fs.Args())
-	}
+func serve(ctx context.Context, cfg *config) error {
 	if err := cfg.validate(); err != nil {
-		return err
-	}
-	if *pprofAddr != "" {
-		if err := checkPprofAddr(*pprofAddr); err != nil {
-			return err
-		}
-	}
-	if err := sec.validate(); err != nil {
-		return err
-	}
-	if err := jc.validate(); err != nil {
 		return err
 	}
 	log := cfg.logger()
 	log.Info("starting kgmem", append([]any{"version", version}, cfg.logValue()...)...)
 	defer cfg.startGCHeadroom(log).Stop()
 
-	if *pprofAddr != "" {
-		if _, err := startPprof(ctx, *pprofAddr, log); err != nil {
+	if cfg.PprofAddr != "" {
+		if _, err := startPprof(ctx, cfg.PprofAddr, log); err != nil {
 			return err
 		}
 	}
-	b, err := openBackendsWith(ctx, &cfg, log, forServing)
+	b, err := openBackendsWith(ctx, cfg, log, forServing)
 	if err != nil {
 		return err
 	}
@@ -64,23 +51,23 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 	if cfg.SweepInterval > 0 {
 		go sweepEvery(ctx, b.engine, cfg.SweepInterval, log)
 	}
-	authn, keyStore, err := openAuth(ctx, &cfg, sec.AdminKey)
+	authn, keyStore, err := openAuth(ctx, cfg, cfg.Security.AdminKey)
 	if err != nil {
 		return err
 	}
 	defer keyStore.Close()
-	runner, err := openJobs(ctx, &cfg, jc, b, log)
+	runner, err := openJobs(ctx, cfg, cfg.Jobs, b, log)
 	if err != nil {
 		return err
 	}
 	defer runner.Close() // running jobs stay pending and resume at the next start
 	opts := api.Options{MaxBodyBytes: cfg.MaxBodyBytes, RequestTimeout: cfg.RequestTimeout, Metrics: b.metrics, Registerer: b.metrics, Auth: authn, Jobs: runner}
-	sec.apply(&opts)
-	if *withUI {
+	cfg.Security.apply(&opts)
+	if cfg.UI {
 		opts.UI = ui.Handler()
 	}
 	var srv *api.Server
-	if *withMCP {
+	if cfg.MCP {
 		tools, err := mcpOverAPI(func() *api.Server { return srv }, "", cfg.LLMBaseURL != "", "")
 		if err != nil {
 			return err
@@ -102,10 +89,10 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 		log.Warn("could not record the server's address in the data directory", "error", err)
 	}
 	log.Info("kgmem is serving", "url", "http://"+ln.Addr().String(), "openapi", "http://"+ln.Addr().String()+"/openapi.json")
-	if *withMCP {
+	if cfg.MCP {
 		log.Info("MCP (streamable HTTP)", "url", "http://"+ln.Addr().String()+"/mcp")
 	}
-	if *withUI {
+	if cfg.UI {
 		log.Info("web explorer", "url", "http://"+ln.Addr().String()+ui.Prefix+"/")
 	}
 	err = srv.Serve(ctx, ln, cfg.ShutdownGrace)
@@ -135,16 +122,4 @@ func sweepEvery(ctx context.Context, engine *memory.Engine, every time.Duration,
 		}
 		log.Info("forgetting sweep done", "namespaces", len(stats), "forgotten", forgotten)
 	}
-}
-
-// bindServeFlags registers every flag of `serve` on fs: the configuration
-// every command shares, the security and job settings, and serve's own.
-func bindServeFlags(fs *flag.FlagSet, cfg *config, sec *securityConfig, jc *jobsConfig) (withUI, withMCP *bool, pprofAddr *string) {
-	cfg.bindFlags(fs)
-	sec.bind(fs, cfg)
-	jc.bind(fs, cfg)
-	withUI = fs.Bool("ui", envValue(cfg, "KGMEM_UI", true, strconv.ParseBool), "serve the web explorer at /ui ($KGMEM_UI)")
-	withMCP = fs.Bool("mcp", envValue(cfg, "KGMEM_MCP", true, strconv.ParseBool), "serve MCP (streamable HTTP) at /mcp, behind the API keys ($KGMEM_MCP)")
-	pprofAddr = fs.String("pprof-addr", envValue(cfg, "KGMEM_PPROF_ADDR", "", func(s string) (string, error) { return s, nil }), "serve Go's profiler (net/http/pprof) on this loopback address, e.g. 127.0.0.1:6060; empty: off ($KGMEM_PPROF_ADDR)")
-	return withUI, withMCP, pprofAddr
 }

@@ -10,11 +10,7 @@ import (
 
 // sweep runs the forgetting sweep once, over one namespace or all, and prints
 // what it marked forgotten as JSON. Nothing is deleted.
-func sweep(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	cfg, only, err := maintenanceFlags("sweep", args, stderr)
-	if err != nil {
-		return err
-	}
+func sweep(ctx context.Context, cfg *config, only []kgmem.Namespace, stdout io.Writer) error {
 	log := cfg.logger()
 	b, err := openBackends(ctx, cfg, log)
 	if err != nil {

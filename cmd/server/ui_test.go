@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"io"
 	"net"
 	"net/http"
 	"testing"
@@ -33,7 +32,7 @@ func TestServeUIFlag(t *testing.T) {
 			ctx, cancel := context.WithCancel(context.Background())
 			done := make(chan error, 1)
 			args := append([]string{"--addr", addr, "--data-dir", t.TempDir(), "--log-level", "error", "--sweep-interval", "0"}, tc.args...)
-			go func() { done <- serve(ctx, args, io.Discard) }()
+			go func() { done <- serveWith(ctx, args) }()
 			defer func() {
 				cancel()
 				if err := <-done; err != nil {
