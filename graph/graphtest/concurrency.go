@@ -2,6 +2,7 @@ package graphtest
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"testing"
@@ -11,11 +12,12 @@ import (
 
 // testConcurrency covers what ingestion workers do at once: concurrent change
 // sets that upsert the same entity, reads beside writes, retries of the same
-// change set, and cancelled writes.
+// change set, cancelled writes, and item reads beside deletes.
 func testConcurrency(t *testing.T, open Opener) {
 	t.Run("ConcurrentApply", func(t *testing.T) { testConcurrentApply(t, open) })
 	t.Run("ReapplyIsIdempotent", func(t *testing.T) { testReapply(t, open) })
 	t.Run("CancelledApplyWritesNothing", func(t *testing.T) { testCancelledApply(t, open) })
+	t.Run("ReadsBesideDeletes", func(t *testing.T) { testReadsBesideDeletes(t, open) })
 }
 
 func testConcurrentApply(t *testing.T, open Opener) {
@@ -90,4 +92,61 @@ func testCancelledApply(t *testing.T, open Opener) {
 	}
 	_, err := h.s.Entity(h.ctx, ns, e.ID)
 	wantErr(t, "Entity after a cancelled Apply", err, kgmem.ErrNotFound)
+}
+
+// testReadsBesideDeletes reads items while other writers put and delete
+// them: a read sees each item or not, and never fails because a node it
+// matched was deleted before it read its properties (Neo4j reads committed
+// data, so a concurrent delete can land between the two).
+func testReadsBesideDeletes(t *testing.T, open Opener) {
+	h := newH(t, open)
+	ns := kgmem.Namespace("conc/items")
+	const writers, rounds, keys = 4, 60, 8
+	item := func(k int) kgmem.Item { return Item(ns, fmt.Sprintf("k%d", k), `{"n":1}`, "concurrent item") }
+	var ids []string
+	for k := range keys {
+		ids = append(ids, item(k).ID)
+	}
+	errs := make(chan error, writers*rounds*2+2)
+	var writing sync.WaitGroup
+	for w := range writers {
+		writing.Go(func() {
+			for i := range rounds {
+				it := item((w + i) % keys)
+				if err := h.s.Apply(h.ctx, kgmem.ChangeSet{Namespace: ns, Items: []kgmem.Item{it}}); err != nil {
+					errs <- fmt.Errorf("put %s: %w", it.Key, err)
+				}
+				if err := h.s.DeleteItem(h.ctx, ns, it.ID); err != nil && !errors.Is(err, kgmem.ErrNotFound) {
+					errs <- fmt.Errorf("delete %s: %w", it.Key, err)
+				}
+			}
+		})
+	}
+	done := make(chan struct{})
+	var reading sync.WaitGroup
+	reading.Go(func() {
+		for {
+			select {
+			case <-done:
+				return
+			default:
+			}
+			if _, err := h.s.ListItems(h.ctx, ns, kgmem.Page{Limit: keys}); err != nil {
+				errs <- fmt.Errorf("ListItems beside deletes: %w", err)
+			}
+			if _, err := h.s.Items(h.ctx, ns, ids); err != nil {
+				errs <- fmt.Errorf("Items beside deletes: %w", err)
+			}
+			if _, err := h.s.ItemNamespaces(h.ctx, "conc"); err != nil {
+				errs <- fmt.Errorf("ItemNamespaces beside deletes: %w", err)
+			}
+		}
+	})
+	writing.Wait()
+	close(done)
+	reading.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
 }

@@ -41,3 +41,9 @@ func (s *Store) UnmarkLearningTimeMigration(ctx context.Context) error {
 		return err
 	})
 }
+
+// Read runs one read query through the store's retrying read path.
+func (s *Store) Read(ctx context.Context, query string) error {
+	_, err := s.read(ctx, query, nil)
+	return err
+}

@@ -103,8 +103,11 @@ func execute[T any](ctx context.Context, s *Store, mode neo4j.AccessMode, work n
 		// With no retry budget the driver ends a retryable failure with a
 		// TransactionExecutionLimit holding the attempt's error, and returns
 		// any other error as it is.
+		if err != nil && ctx.Err() != nil {
+			return v, deadlineError(ctx, err)
+		}
 		var limit *neo4j.TransactionExecutionLimit
-		if err == nil || ctx.Err() != nil || !errors.As(err, &limit) || len(limit.Errors) == 0 {
+		if err == nil || !errors.As(err, &limit) || len(limit.Errors) == 0 {
 			return v, err
 		}
 		cause := limit.Errors[len(limit.Errors)-1]
@@ -143,4 +146,16 @@ func (s *Store) maxDead() int {
 		return s.cfg.MaxConnectionPoolSize
 	}
 	return 100 // the driver's default pool size
+}
+
+// deadlineError is the error of work its context ended: the driver reports
+// a deadline or a cancellation met while it waited on the server as a
+// connectivity error or a cancelled read that wrap nothing, which would
+// read as an outage (or an internal error) where the caller's own time ran
+// out.
+func deadlineError(ctx context.Context, err error) error {
+	if errors.Is(err, ctx.Err()) {
+		return err
+	}
+	return fmt.Errorf("%w: %w", ctx.Err(), err)
 }

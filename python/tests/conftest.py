@@ -106,12 +106,31 @@ class Servers:
         for srv in self.running.values():
             srv.stop()
 
+    def failures(self) -> list[str]:
+        """The servers' logged request failures (5xx answers), by pair."""
+        return [f"{pair}: {line}" for pair, srv in self.running.items()
+                for line in srv.log.read_text(errors="replace").splitlines() if "level=ERROR" in line]
+
+
+_SERVER_FAILURES = pytest.StashKey[list[str]]()
+
 
 @pytest.fixture(scope="session")
-def servers(kgmem_bin: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Servers]:
+def servers(request: pytest.FixtureRequest, kgmem_bin: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Servers]:
     s = Servers(kgmem_bin, tmp_path_factory)
     yield s
     s.stop()
+    request.config.stash[_SERVER_FAILURES] = s.failures()
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, config: pytest.Config) -> None:
+    """Prints what the servers logged as failed, so a 500 in a test's
+    traceback comes with its cause from the server log."""
+    failures = config.stash.get(_SERVER_FAILURES, [])
+    if failures:
+        terminalreporter.section("kgmem server errors")
+        for line in failures[:50]:
+            terminalreporter.line(line)
 
 
 @pytest.fixture(params=_backend_pairs())
