@@ -19,7 +19,7 @@ func (s *Server) decodeRefs(c echo.Context) (kgmem.Namespace, wire.RefsRequest, 
 	if err := decodeJSON(c, &body); err != nil {
 		return "", body, err
 	}
-	ns, err := kgmem.ParseNamespace(body.Namespace)
+	ns, err := kgmem.ParseNamespace(string(body.Namespace))
 	return ns, body, err
 }
 

@@ -36,19 +36,19 @@ func FuzzDecodeRequest(f *testing.F) {
 	targets := []func() (any, func(any) string){
 		func() (any, func(any) string) {
 			v := &wire.MemoriesRequest{}
-			return v, func(any) string { return v.Namespace }
+			return v, func(any) string { return string(v.Namespace) }
 		},
 		func() (any, func(any) string) {
 			v := &wire.SearchRequest{}
-			return v, func(any) string { return v.Namespace }
+			return v, func(any) string { return string(v.Namespace) }
 		},
 		func() (any, func(any) string) {
 			v := &wire.FactsRequest{}
-			return v, func(any) string { return v.Namespace }
+			return v, func(any) string { return string(v.Namespace) }
 		},
 		func() (any, func(any) string) {
 			v := &wire.RefsRequest{}
-			return v, func(any) string { return v.Namespace }
+			return v, func(any) string { return string(v.Namespace) }
 		},
 		func() (any, func(any) string) { return &wire.Settings{}, nil },
 	}

@@ -370,12 +370,12 @@ func TestIsolation(t *testing.T) {
 			args map[string]any
 			want string
 		}{
-			{"add_memory", map[string]any{"namespace": victim.ns, "text": "intruder"}, "403"},
+			{"add_memories", map[string]any{"namespace": victim.ns, "text": "intruder"}, "403"},
 			{"search_memory", map[string]any{"namespace": victim.ns, "query": "zebracorn collection"}, "403"},
 			{"add_facts", map[string]any{"namespace": victim.ns, "facts": []map[string]any{{"subject": "Eve", "predicate": "owns", "object": "zebracorn collection"}}}, "403"},
 			{"get_entity", map[string]any{"namespace": victim.ns, "entity": "Caroline"}, "403"},
 			{"list_entities", map[string]any{"namespace": victim.ns}, "403"},
-			{"forget_fact", map[string]any{"namespace": victim.ns, "fact_id": victim.facts[0]}, "403"},
+			{"delete_fact", map[string]any{"namespace": victim.ns, "fact_id": victim.facts[0]}, "403"},
 			{"pin_memory", map[string]any{"namespace": victim.ns, "refs": victimRefs}, "403"},
 			{"unpin_memory", map[string]any{"namespace": victim.ns, "refs": victimRefs}, "403"},
 			{"confirm_memory", map[string]any{"namespace": victim.ns, "refs": victimRefs}, "403"},
@@ -383,7 +383,7 @@ func TestIsolation(t *testing.T) {
 			{"list_instruction_versions", map[string]any{"namespace": victim.ns}, "403"},
 			{"update_instructions", map[string]any{"namespace": victim.ns, "prompt": "Obey tenant a."}, "403"},
 			{"restore_instructions", map[string]any{"namespace": victim.ns, "version": 1}, "403"},
-			{"forget_fact", map[string]any{"namespace": a.ns, "fact_id": victim.facts[0]}, "404"},
+			{"delete_fact", map[string]any{"namespace": a.ns, "fact_id": victim.facts[0]}, "404"},
 			{"get_entity", map[string]any{"namespace": a.ns, "entity": victim.entities[0]}, "no entity"},
 			{"pin_memory", map[string]any{"namespace": a.ns, "refs": victimRefs}, "404"},
 		} {

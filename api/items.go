@@ -17,7 +17,7 @@ func (s *Server) putItem(c echo.Context) error {
 	if err := decodeJSON(c, &body); err != nil {
 		return err
 	}
-	ns, err := kgmem.ParseNamespace(body.Namespace)
+	ns, err := kgmem.ParseNamespace(string(body.Namespace))
 	if err != nil {
 		return err
 	}

@@ -107,7 +107,7 @@ func (s *Server) checkItemOp(op wire.ItemOp) (itemBatch, error) {
 	}
 	switch op.Op {
 	case wire.ItemOpPut, wire.ItemOpGet, wire.ItemOpDelete:
-		ns, err := kgmem.ParseNamespace(op.Namespace)
+		ns, err := kgmem.ParseNamespace(string(op.Namespace))
 		if err != nil {
 			return b, err
 		}

@@ -67,7 +67,7 @@ func Example() {
 
 // Post a conversation's messages (each kept as an episode, re-posting is
 // idempotent) and find them again by search.
-func ExampleClient_Ingest() {
+func ExampleClient_AddMemories() {
 	dir, err := os.MkdirTemp("", "kgmem-example")
 	if err != nil {
 		log.Fatal(err)
@@ -84,7 +84,7 @@ func ExampleClient_Ingest() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	res, created, err := c.Ingest(ctx, wire.MemoriesRequest{Namespace: "demo/bob", ThreadID: "chat-1", Messages: []wire.Message{
+	res, created, err := c.AddMemories(ctx, wire.MemoriesRequest{Namespace: "demo/bob", ThreadID: "chat-1", Messages: []wire.Message{
 		{ID: "m1", Role: "user", Name: "Bob", Content: "I moved to Lisbon in May.", Timestamp: "2024-05-02T10:00:00Z"},
 	}})
 	if err != nil {

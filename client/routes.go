@@ -45,23 +45,23 @@ func (c *Client) Metrics(ctx context.Context) ([]byte, error) {
 	return out, err
 }
 
-// Ingest stores messages and, with Extract, turns them into facts (POST
-// /v1/memories, sync mode). created is true when anything new was stored
-// (201), false for a pure re-post (200). For a background job use
-// IngestAsync.
-func (c *Client) Ingest(ctx context.Context, req wire.MemoriesRequest) (res wire.IngestResult, created bool, err error) {
+// AddMemories stores messages and, with Extract, turns them into facts
+// (POST /v1/memories, sync mode). created is true when anything new was
+// stored (201), false for a pure re-post (200). For a background job use
+// AddMemoriesAsync.
+func (c *Client) AddMemories(ctx context.Context, req wire.MemoriesRequest) (res wire.IngestResult, created bool, err error) {
 	switch req.Mode {
 	case "", wire.ModeSync:
 	default:
-		return res, false, fmt.Errorf("%w: Ingest sends mode %q; use IngestAsync for a background job", kgmem.ErrInvalid, req.Mode)
+		return res, false, fmt.Errorf("%w: AddMemories sends mode %q; use AddMemoriesAsync for a background job", kgmem.ErrInvalid, req.Mode)
 	}
 	status, err := c.do(ctx, call{method: http.MethodPost, path: "/v1/memories", body: req, out: &res})
 	return res, status == http.StatusCreated, err
 }
 
-// IngestAsync queues messages as a background job (POST /v1/memories with
-// mode "async", 202); follow it with GetJob.
-func (c *Client) IngestAsync(ctx context.Context, req wire.MemoriesRequest) (wire.Job, error) {
+// AddMemoriesAsync queues messages as a background job (POST /v1/memories
+// with mode "async", 202); follow it with GetJob.
+func (c *Client) AddMemoriesAsync(ctx context.Context, req wire.MemoriesRequest) (wire.Job, error) {
 	req.Mode = wire.ModeAsync
 	var out wire.Job
 	_, err := c.do(ctx, call{method: http.MethodPost, path: "/v1/memories", body: req, out: &out})
@@ -281,21 +281,21 @@ func (c *Client) Sweep(ctx context.Context, ns kgmem.Namespace) (wire.SweepStats
 // Feedback reinforces records that were useful (POST /v1/feedback, 202).
 func (c *Client) Feedback(ctx context.Context, ns kgmem.Namespace, refs []wire.Ref) (wire.FeedbackResult, error) {
 	var out wire.FeedbackResult
-	_, err := c.do(ctx, call{method: http.MethodPost, path: "/v1/feedback", body: wire.RefsRequest{Namespace: string(ns), Refs: refs}, out: &out})
+	_, err := c.do(ctx, call{method: http.MethodPost, path: "/v1/feedback", body: wire.RefsRequest{Namespace: ns, Refs: refs}, out: &out})
 	return out, err
 }
 
 // Pin pins records (pinned true: never forgotten) or unpins them (POST /v1/pins).
 func (c *Client) Pin(ctx context.Context, ns kgmem.Namespace, refs []wire.Ref, pinned bool) (wire.PinResult, error) {
 	var out wire.PinResult
-	_, err := c.do(ctx, call{method: http.MethodPost, path: "/v1/pins", body: wire.RefsRequest{Namespace: string(ns), Refs: refs, Pinned: &pinned}, out: &out})
+	_, err := c.do(ctx, call{method: http.MethodPost, path: "/v1/pins", body: wire.RefsRequest{Namespace: ns, Refs: refs, Pinned: &pinned}, out: &out})
 	return out, err
 }
 
 // Restore brings soft-forgotten records back (POST /v1/restore).
 func (c *Client) Restore(ctx context.Context, ns kgmem.Namespace, refs []wire.Ref) (wire.RestoreResult, error) {
 	var out wire.RestoreResult
-	_, err := c.do(ctx, call{method: http.MethodPost, path: "/v1/restore", body: wire.RefsRequest{Namespace: string(ns), Refs: refs}, out: &out})
+	_, err := c.do(ctx, call{method: http.MethodPost, path: "/v1/restore", body: wire.RefsRequest{Namespace: ns, Refs: refs}, out: &out})
 	return out, err
 }
 
@@ -303,7 +303,7 @@ func (c *Client) Restore(ctx context.Context, ns kgmem.Namespace, refs []wire.Re
 // (POST /v1/strength; reads only).
 func (c *Client) Strength(ctx context.Context, ns kgmem.Namespace, refs []wire.Ref) ([]wire.Strength, error) {
 	var out wire.StrengthList
-	_, err := c.do(ctx, call{method: http.MethodPost, path: "/v1/strength", body: wire.RefsRequest{Namespace: string(ns), Refs: refs}, out: &out})
+	_, err := c.do(ctx, call{method: http.MethodPost, path: "/v1/strength", body: wire.RefsRequest{Namespace: ns, Refs: refs}, out: &out})
 	return out.Records, err
 }
 
@@ -349,9 +349,9 @@ func (c *Client) BatchItems(ctx context.Context, ops []wire.ItemOp) ([]wire.Item
 	return out.Results, err
 }
 
-// ItemNamespaces lists the namespaces holding items below prefix (every
+// ListItemNamespaces lists the namespaces holding items below prefix (every
 // one the key may read when prefix is empty; GET /v1/items/namespaces).
-func (c *Client) ItemNamespaces(ctx context.Context, prefix kgmem.Namespace) ([]kgmem.Namespace, error) {
+func (c *Client) ListItemNamespaces(ctx context.Context, prefix kgmem.Namespace) ([]kgmem.Namespace, error) {
 	var out wire.ItemNamespaceList
 	q := url.Values{}
 	setString(q, "prefix", string(prefix))

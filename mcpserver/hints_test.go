@@ -66,8 +66,8 @@ func TestToolSchemasArePortable(t *testing.T) {
 		{"search_memory", "recipe", `"enum":["default","messages","facts","direct","keyword","semantic"]`},
 		{"list_entities", "limit", `"maximum":1000,"minimum":1`},
 		{"add_facts", "facts", `"maxItems":1000,"minItems":1`},
-		{"add_memory", "messages", `"maxItems":1000`},
-		{"add_memory", "extract", `"type":"boolean"`},
+		{"add_memories", "messages", `"maxItems":1000`},
+		{"add_memories", "extract", `"type":"boolean"`},
 		{"confirm_memory", "refs", `"maxItems":1000,"minItems":1`},
 		{"pin_memory", "refs", `"enum":["fact","entity","episode","item"]`},
 		{"get_entity", "namespace", `"maxLength":519,"minLength":1`},
@@ -120,7 +120,7 @@ func TestListEntitiesTypeSynonyms(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.AddFacts(ctx, wire.FactsRequest{Namespace: string(ns), Facts: []wire.Triple{
+	if _, err := c.AddFacts(ctx, wire.FactsRequest{Namespace: ns, Facts: []wire.Triple{
 		{Subject: "Tia", SubjectType: "Person", Predicate: "lives in", Object: "Lisbon", ObjectType: "Location"},
 		{Subject: "Tia", SubjectType: "Person", Predicate: "works at", Object: "Acme", ObjectType: "company"},
 	}}); err != nil {

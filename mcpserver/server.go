@@ -35,7 +35,7 @@ type Options struct {
 	// header of the MCP request (streamable HTTP; nil over stdio), from which
 	// the caller's key is forwarded.
 	Client func(header http.Header) (*client.Client, error)
-	// Extract is the default of add_memory's "extract": true when the server
+	// Extract is the default of add_memories's "extract": true when the server
 	// has an LLM configured.
 	Extract bool
 	// Version is reported to hosts in the server's implementation info.
@@ -62,12 +62,12 @@ func New(opts Options) (*mcp.Server, error) {
 	})
 	t := &tools{opts: opts}
 	for _, add := range []func(*mcp.Server, *tools) error{
-		addTool(toolAddMemory, (*tools).addMemory),
+		addTool(toolAddMemories, (*tools).addMemories),
 		addTool(toolSearchMemory, (*tools).searchMemory),
 		addTool(toolAddFacts, (*tools).addFacts),
 		addTool(toolGetEntity, (*tools).getEntity),
 		addTool(toolListEntities, (*tools).listEntities),
-		addTool(toolForgetFact, (*tools).forgetFact),
+		addTool(toolDeleteFact, (*tools).deleteFact),
 		addTool(toolPinMemory, (*tools).pinMemory),
 		addTool(toolUnpinMemory, (*tools).unpinMemory),
 		addTool(toolConfirmMemory, (*tools).confirmMemory),
@@ -158,7 +158,7 @@ func ptr[T any](v T) *T { return &v }
 func instructions(ns kgmem.Namespace) string {
 	s := "kgmem is long-term memory: a knowledge graph of facts (subject, predicate, object, with when they were true) " +
 		"drawn from conversations, plus the messages themselves. Call search_memory before answering anything that " +
-		"depends on what the user told you earlier; call add_memory with what the user says that is worth remembering; " +
+		"depends on what the user told you earlier; call add_memories with what the user says that is worth remembering; " +
 		"call add_facts when you already know a fact as a triple; read your standing instructions with get_instructions " +
 		"and rewrite them with update_instructions when feedback shows a rule is missing or wrong."
 	if ns == "" {

@@ -140,7 +140,7 @@ func TestTools(t *testing.T) {
 		}
 	}
 	slices.Sort(names)
-	want := []string{"add_facts", "add_memory", "confirm_memory", "forget_fact", "get_entity", "get_instructions", "list_entities",
+	want := []string{"add_facts", "add_memories", "confirm_memory", "delete_fact", "get_entity", "get_instructions", "list_entities",
 		"list_instruction_versions", "pin_memory", "restore_instructions", "search_memory", "unpin_memory", "update_instructions"}
 	if !slices.Equal(names, want) {
 		t.Fatalf("tools %q, want %q", names, want)
@@ -160,10 +160,10 @@ func TestTools(t *testing.T) {
 		t.Errorf("add_facts ops %q: want 3 added and Paris invalidated", ops)
 	}
 
-	var mem mcpserver.AddMemoryOut
-	res := call(t, cs, "add_memory", map[string]any{"namespace": ns, "text": "I started learning the cello.", "speaker": "Alice"}, &mem)
+	var mem mcpserver.AddMemoriesOut
+	res := call(t, cs, "add_memories", map[string]any{"namespace": ns, "text": "I started learning the cello.", "speaker": "Alice"}, &mem)
 	if res.IsError || mem.Stored != 1 {
-		t.Errorf("add_memory: %s %+v", textOf(res), mem)
+		t.Errorf("add_memories: %s %+v", textOf(res), mem)
 	}
 
 	var found mcpserver.SearchMemoryOut
@@ -203,13 +203,13 @@ func TestTools(t *testing.T) {
 	if res := call(t, cs, "confirm_memory", map[string]any{"namespace": ns, "refs": ref}, &conf); res.IsError || conf.Reinforced != 1 {
 		t.Errorf("confirm_memory: %s %+v", textOf(res), conf)
 	}
-	var gone mcpserver.ForgetFactOut
-	if res := call(t, cs, "forget_fact", map[string]any{"namespace": ns, "fact_id": ent.Current[0].ID}, &gone); res.IsError || gone.Deleted != ent.Current[0].ID {
-		t.Errorf("forget_fact: %s %+v", textOf(res), gone)
+	var gone mcpserver.DeleteFactOut
+	if res := call(t, cs, "delete_fact", map[string]any{"namespace": ns, "fact_id": ent.Current[0].ID}, &gone); res.IsError || gone.Deleted != ent.Current[0].ID {
+		t.Errorf("delete_fact: %s %+v", textOf(res), gone)
 	}
 	call(t, cs, "get_entity", map[string]any{"namespace": ns, "entity": "Alice"}, &ent)
 	if len(ent.Current) != 0 {
-		t.Errorf("after forget_fact, Alice's current facts: %+v", ent.Current)
+		t.Errorf("after delete_fact, Alice's current facts: %+v", ent.Current)
 	}
 }
 
@@ -231,11 +231,11 @@ func TestBadArguments(t *testing.T) {
 		{"missing namespace", "search_memory", map[string]any{"query": "x"}, "namespace"},
 		{"wrong type", "search_memory", map[string]any{"namespace": ns, "query": 42}, "query"},
 		{"unknown argument", "search_memory", map[string]any{"namespace": ns, "query": "x", "color": "red"}, "color"},
-		{"empty message", "add_memory", map[string]any{"namespace": ns, "messages": []map[string]any{{"content": ""}}}, "messages/items/properties/content"},
-		{"nothing to remember", "add_memory", map[string]any{"namespace": ns}, "messages"},
+		{"empty message", "add_memories", map[string]any{"namespace": ns, "messages": []map[string]any{{"content": ""}}}, "messages/items/properties/content"},
+		{"nothing to remember", "add_memories", map[string]any{"namespace": ns}, "messages"},
 		{"bad date", "add_facts", map[string]any{"namespace": ns, "facts": []map[string]any{{"subject": "a", "predicate": "p", "object": "b", "valid_at": "soon"}}}, "facts[0].valid_at"},
 		{"long predicate", "add_facts", map[string]any{"namespace": ns, "facts": []map[string]any{{"subject": "a", "predicate": strings.Repeat("relates ", 12), "object": "b"}}}, "facts[0].predicate"},
-		{"unknown fact", "forget_fact", map[string]any{"namespace": ns, "fact_id": "fact_missing"}, "404"},
+		{"unknown fact", "delete_fact", map[string]any{"namespace": ns, "fact_id": "fact_missing"}, "404"},
 		{"unknown entity", "get_entity", map[string]any{"namespace": ns, "entity": "Nobody"}, "no entity named"},
 		{"bad ref kind", "pin_memory", map[string]any{"namespace": ns, "refs": []map[string]any{{"kind": "fish", "id": "x"}}}, "refs/items/properties/kind"},
 	}

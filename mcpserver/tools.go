@@ -20,7 +20,7 @@ import (
 // The tools, as the model sees them: names, titles and descriptions saying
 // when to call each and what it returns.
 var (
-	toolAddMemory = toolSpec{name: "add_memory", title: "Remember messages",
+	toolAddMemories = toolSpec{name: "add_memories", title: "Remember messages",
 		description: "Store what was said so it can be recalled later. Pass one `text` (and optionally its `speaker`) or a list of `messages`. " +
 			"Messages are kept verbatim in a conversation thread (`thread_id`, default \"mcp\"); with extraction on, kgmem also turns them into facts " +
 			"and retires facts they contradict. Returns how many messages were new and the fact changes made.",
@@ -68,7 +68,7 @@ var (
 			within(prop(in, "limit"), 1, maxEntityPage)
 			lengths(prop(in, "type"), 0, maxNameChars)
 		}}
-	toolForgetFact = toolSpec{name: "forget_fact", title: "Forget a fact", destructive: true,
+	toolDeleteFact = toolSpec{name: "delete_fact", title: "Delete a fact", destructive: true,
 		description: "Delete one fact for good, by its id (from search_memory or get_entity). Use it when the user asks you to forget something; " +
 			"a fact that is merely out of date is retired by adding the new fact instead.",
 		limits: func(in *jsonschema.Schema) { lengths(prop(in, "fact_id"), 1, maxNameChars) }}
@@ -229,7 +229,7 @@ func day(t time.Time) string {
 	return t.UTC().Format(time.RFC3339)
 }
 
-// MessageIn is one message of add_memory.
+// MessageIn is one message of add_memories.
 type MessageIn struct {
 	Content string `json:"content" jsonschema:"what was said"`
 	Role    string `json:"role,omitempty" jsonschema:"user or assistant (default user)"`
@@ -239,8 +239,8 @@ type MessageIn struct {
 	ID        string `json:"id,omitempty" jsonschema:"your id for the message; re-sending the same id stores nothing new"`
 }
 
-// AddMemoryIn is the input of add_memory.
-type AddMemoryIn struct {
+// AddMemoriesIn is the input of add_memories.
+type AddMemoriesIn struct {
 	Namespace string      `json:"namespace,omitempty" jsonschema:"whose memory, for instance acme/users/alice"`
 	Text      string      `json:"text,omitempty" jsonschema:"one message to remember (or use messages)"`
 	Speaker   string      `json:"speaker,omitempty" jsonschema:"who said text"`
@@ -250,8 +250,8 @@ type AddMemoryIn struct {
 	Async     bool        `json:"async,omitempty" jsonschema:"return at once with a job id instead of waiting for extraction"`
 }
 
-// AddMemoryOut is the output of add_memory.
-type AddMemoryOut struct {
+// AddMemoriesOut is the output of add_memories.
+type AddMemoriesOut struct {
 	// Stored counts the messages that were new; Known those already stored.
 	Stored   int         `json:"stored"`
 	Known    int         `json:"known"`
@@ -261,12 +261,12 @@ type AddMemoryOut struct {
 	JobID string `json:"job_id,omitempty"`
 }
 
-func (t *tools) addMemory(ctx context.Context, req *mcp.CallToolRequest, in AddMemoryIn) (*mcp.CallToolResult, AddMemoryOut, error) {
+func (t *tools) addMemories(ctx context.Context, req *mcp.CallToolRequest, in AddMemoriesIn) (*mcp.CallToolResult, AddMemoriesOut, error) {
 	c, ns, err := t.connect(req, in.Namespace)
 	if err != nil {
-		return nil, AddMemoryOut{}, err
+		return nil, AddMemoriesOut{}, err
 	}
-	body := wire.MemoriesRequest{Namespace: string(ns), ThreadID: in.ThreadID, Extract: t.opts.Extract}
+	body := wire.MemoriesRequest{Namespace: ns, ThreadID: in.ThreadID, Extract: t.opts.Extract}
 	if body.ThreadID == "" {
 		body.ThreadID = "mcp"
 	}
@@ -284,17 +284,17 @@ func (t *tools) addMemory(ctx context.Context, req *mcp.CallToolRequest, in AddM
 		body.Messages = append(body.Messages, wire.Message{ID: m.ID, Role: role, Name: m.Speaker, Content: m.Content, Timestamp: m.Timestamp})
 	}
 	if in.Async {
-		job, err := c.IngestAsync(ctx, body)
+		job, err := c.AddMemoriesAsync(ctx, body)
 		if err != nil {
-			return nil, AddMemoryOut{}, toolError(err)
+			return nil, AddMemoriesOut{}, toolError(err)
 		}
-		return text(fmt.Sprintf("Queued %d messages as job %s.", len(body.Messages), job.ID)), AddMemoryOut{JobID: job.ID, Facts: []ChangeOut{}}, nil
+		return text(fmt.Sprintf("Queued %d messages as job %s.", len(body.Messages), job.ID)), AddMemoriesOut{JobID: job.ID, Facts: []ChangeOut{}}, nil
 	}
-	res, _, err := c.Ingest(ctx, body)
+	res, _, err := c.AddMemories(ctx, body)
 	if err != nil {
-		return nil, AddMemoryOut{}, toolError(err)
+		return nil, AddMemoriesOut{}, toolError(err)
 	}
-	out := AddMemoryOut{Facts: changesOut(res.Facts), Warnings: res.Warnings}
+	out := AddMemoriesOut{Facts: changesOut(res.Facts), Warnings: res.Warnings}
 	for _, ep := range res.Episodes {
 		if ep.Created {
 			out.Stored++
@@ -336,7 +336,7 @@ func (t *tools) searchMemory(ctx context.Context, req *mcp.CallToolRequest, in S
 	}
 	// A read-only tool (hosts approve those without asking): the search
 	// records no recall; confirm_memory reinforces what proved useful.
-	res, err := c.Search(ctx, wire.SearchRequest{Namespace: string(ns), Query: in.Query, Limit: in.Limit, AsOf: in.AsOf,
+	res, err := c.Search(ctx, wire.SearchRequest{Namespace: ns, Query: in.Query, Limit: in.Limit, AsOf: in.AsOf,
 		IncludeHistory: in.IncludeHistory, Recipe: in.Recipe, Reinforce: new(bool)})
 	if err != nil {
 		return nil, SearchMemoryOut{}, toolError(err)
@@ -384,7 +384,7 @@ func (t *tools) addFacts(ctx context.Context, req *mcp.CallToolRequest, in AddFa
 	if err != nil {
 		return nil, ChangesOut{}, err
 	}
-	body := wire.FactsRequest{Namespace: string(ns), Facts: make([]wire.Triple, 0, len(in.Facts))}
+	body := wire.FactsRequest{Namespace: ns, Facts: make([]wire.Triple, 0, len(in.Facts))}
 	for _, f := range in.Facts {
 		body.Facts = append(body.Facts, wire.Triple{Subject: f.Subject, Predicate: f.Predicate, Object: f.Object, Fact: f.Fact, ValidAt: f.ValidAt, InvalidAt: f.InvalidAt})
 	}
@@ -563,29 +563,29 @@ func entityType(t string) string {
 	return t
 }
 
-// ForgetFactIn is the input of forget_fact.
-type ForgetFactIn struct {
+// DeleteFactIn is the input of delete_fact.
+type DeleteFactIn struct {
 	Namespace string `json:"namespace,omitempty" jsonschema:"whose memory, for instance acme/users/alice"`
 	FactID    string `json:"fact_id" jsonschema:"the id of the fact to delete"`
 }
 
-// ForgetFactOut is the output of forget_fact.
-type ForgetFactOut struct {
+// DeleteFactOut is the output of delete_fact.
+type DeleteFactOut struct {
 	Deleted string `json:"deleted"`
 }
 
-func (t *tools) forgetFact(ctx context.Context, req *mcp.CallToolRequest, in ForgetFactIn) (*mcp.CallToolResult, ForgetFactOut, error) {
+func (t *tools) deleteFact(ctx context.Context, req *mcp.CallToolRequest, in DeleteFactIn) (*mcp.CallToolResult, DeleteFactOut, error) {
 	c, ns, err := t.connect(req, in.Namespace)
 	if err != nil {
-		return nil, ForgetFactOut{}, err
+		return nil, DeleteFactOut{}, err
 	}
 	if strings.TrimSpace(in.FactID) == "" {
-		return nil, ForgetFactOut{}, errors.New("fact_id: is empty")
+		return nil, DeleteFactOut{}, errors.New("fact_id: is empty")
 	}
 	if err := c.DeleteFact(ctx, ns, in.FactID); err != nil {
-		return nil, ForgetFactOut{}, toolError(err)
+		return nil, DeleteFactOut{}, toolError(err)
 	}
-	return text("Deleted fact " + in.FactID + "."), ForgetFactOut{Deleted: in.FactID}, nil
+	return text("Deleted fact " + in.FactID + "."), DeleteFactOut{Deleted: in.FactID}, nil
 }
 
 // RefIn names one record.

@@ -28,7 +28,7 @@ func TestItems(t *testing.T) {
 			ctx := t.Context()
 			put := func(ns kgmem.Namespace, key, value string, index *wire.ItemIndex) (kgmem.Item, bool) {
 				t.Helper()
-				it, created, err := c.PutItem(ctx, wire.ItemRequest{Namespace: string(ns), Key: key, Value: json.RawMessage(value), Index: index})
+				it, created, err := c.PutItem(ctx, wire.ItemRequest{Namespace: ns, Key: key, Value: json.RawMessage(value), Index: index})
 				if err != nil {
 					t.Fatalf("PutItem(%s, %s): %v", ns, key, err)
 				}
@@ -110,15 +110,15 @@ func TestItems(t *testing.T) {
 			}
 
 			// Items are a kind of POST /v1/search.
-			res, err := c.Search(ctx, wire.SearchRequest{Namespace: string(alice), Query: "green tea", Include: []string{"items"}})
+			res, err := c.Search(ctx, wire.SearchRequest{Namespace: alice, Query: "green tea", Include: []string{"items"}})
 			if err != nil || len(res.Items) == 0 || res.Items[0].Key != "tea" || res.Items[0].Score == nil || len(res.Facts)+len(res.Episodes)+len(res.Entities) != 0 {
 				t.Errorf("search include items: %+v, %v", res.Items, err)
 			}
-			if res, err := c.Search(ctx, wire.SearchRequest{Namespace: string(alice), Query: "green tea"}); err != nil || len(res.Items) == 0 {
+			if res, err := c.Search(ctx, wire.SearchRequest{Namespace: alice, Query: "green tea"}); err != nil || len(res.Items) == 0 {
 				t.Errorf("default search finds no items: %v", err)
 			}
 
-			nss, err := c.ItemNamespaces(ctx, "memories")
+			nss, err := c.ListItemNamespaces(ctx, "memories")
 			if err != nil || !slices.Equal(nss, []kgmem.Namespace{alice, bob}) {
 				t.Errorf("ItemNamespaces(memories) = %v, %v", nss, err)
 			}
@@ -128,9 +128,9 @@ func TestItems(t *testing.T) {
 				req    wire.ItemRequest
 				status int
 			}{
-				{wire.ItemRequest{Namespace: string(alice), Key: "tea", Value: json.RawMessage(`[1]`)}, http.StatusBadRequest},
-				{wire.ItemRequest{Namespace: string(alice), Key: "", Value: json.RawMessage(`{}`)}, http.StatusBadRequest},
-				{wire.ItemRequest{Namespace: string(alice), Key: "tea", Value: json.RawMessage(`{}`), Index: &wire.ItemIndex{Fields: []string{"a["}}}, http.StatusUnprocessableEntity},
+				{wire.ItemRequest{Namespace: alice, Key: "tea", Value: json.RawMessage(`[1]`)}, http.StatusBadRequest},
+				{wire.ItemRequest{Namespace: alice, Key: "", Value: json.RawMessage(`{}`)}, http.StatusBadRequest},
+				{wire.ItemRequest{Namespace: alice, Key: "tea", Value: json.RawMessage(`{}`), Index: &wire.ItemIndex{Fields: []string{"a["}}}, http.StatusUnprocessableEntity},
 				{wire.ItemRequest{Namespace: "bad//ns", Key: "tea", Value: json.RawMessage(`{}`)}, http.StatusBadRequest},
 			}
 			for _, tc := range bad {

@@ -17,12 +17,12 @@ func ClientStore(c *client.Client) Store { return clientStore{c} }
 type clientStore struct{ c *client.Client }
 
 func (s clientStore) PutItem(ctx context.Context, ns kgmem.Namespace, key string, value json.RawMessage) (kgmem.Item, error) {
-	res, _, err := s.c.PutItem(ctx, wire.ItemRequest{Namespace: string(ns), Key: key, Value: value, Index: &wire.ItemIndex{Off: true}})
+	res, _, err := s.c.PutItem(ctx, wire.ItemRequest{Namespace: ns, Key: key, Value: value, Index: &wire.ItemIndex{Off: true}})
 	return res.Item, err
 }
 
 func (s clientStore) ListItems(ctx context.Context, ns kgmem.Namespace, offset, limit int) ([]kgmem.Item, error) {
-	list, err := s.c.SearchItems(ctx, wire.ItemSearchRequest{NamespacePrefix: string(ns), Limit: limit, Offset: offset, Reinforce: new(bool)})
+	list, err := s.c.SearchItems(ctx, wire.ItemSearchRequest{NamespacePrefix: ns, Limit: limit, Offset: offset, Reinforce: new(bool)})
 	if err != nil {
 		return nil, err
 	}

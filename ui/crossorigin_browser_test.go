@@ -45,7 +45,7 @@ func TestExplorerCrossOriginPagesCannotReachAnOpenServer(t *testing.T) {
 
 	write := `JSON.stringify({namespace: "` + pwned + `", messages: [{content: "written by a web page"}]})`
 	fact := `JSON.stringify({namespace: "` + pwned + `", facts: [{subject: "Eve", predicate: "owns", object: "the house"}]})`
-	mcpCall := `JSON.stringify({jsonrpc: "2.0", id: 1, method: "tools/call", params: {name: "add_memory", arguments: {namespace: "` + pwned + `", content: "written through MCP"}}})`
+	mcpCall := `JSON.stringify({jsonrpc: "2.0", id: 1, method: "tools/call", params: {name: "add_memories", arguments: {namespace: "` + pwned + `", content: "written through MCP"}}})`
 	read := `"/v1/episodes?namespace=` + url.QueryEscape(victim) + `"`
 	// Each expression is awaited; it yields what the page got to see.
 	settle := `.then(async r => r.type + " " + r.status + " " + await r.text(), e => "failed: " + e)`

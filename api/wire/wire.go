@@ -28,9 +28,9 @@ const (
 
 // MemoriesRequest is the body of POST /v1/memories.
 type MemoriesRequest struct {
-	Namespace string    `json:"namespace"`
-	ThreadID  string    `json:"thread_id,omitempty"`
-	Messages  []Message `json:"messages"`
+	Namespace kgmem.Namespace `json:"namespace"`
+	ThreadID  string          `json:"thread_id,omitempty"`
+	Messages  []Message       `json:"messages"`
 	// Extract turns the messages into facts with the configured LLM.
 	Extract bool `json:"extract,omitempty"`
 	// Schema restricts extraction to these entity and relation types.
@@ -55,8 +55,8 @@ type Message struct {
 
 // FactsRequest is the body of POST /v1/facts.
 type FactsRequest struct {
-	Namespace string   `json:"namespace"`
-	Facts     []Triple `json:"facts"`
+	Namespace kgmem.Namespace `json:"namespace"`
+	Facts     []Triple        `json:"facts"`
 }
 
 // Triple is one fact of a FactsRequest.
@@ -79,9 +79,9 @@ type Triple struct {
 
 // SearchRequest is the body of POST /v1/search.
 type SearchRequest struct {
-	Namespace string `json:"namespace"`
-	Query     string `json:"query"`
-	Limit     int    `json:"limit,omitempty"`
+	Namespace kgmem.Namespace `json:"namespace"`
+	Query     string          `json:"query"`
+	Limit     int             `json:"limit,omitempty"`
 	// Include lists the kinds to return ("facts", "entities", "episodes").
 	Include        []string `json:"include,omitempty"`
 	IncludeHistory bool     `json:"include_history,omitempty"`
@@ -99,8 +99,8 @@ type SearchRequest struct {
 // RefsRequest names records of one namespace: the body of /v1/feedback,
 // /v1/pins, /v1/restore and /v1/strength.
 type RefsRequest struct {
-	Namespace string `json:"namespace"`
-	Refs      []Ref  `json:"refs"`
+	Namespace kgmem.Namespace `json:"namespace"`
+	Refs      []Ref           `json:"refs"`
 	// Pinned is read by /v1/pins only: true pins, false unpins (default true).
 	Pinned *bool `json:"pinned,omitempty"`
 }
@@ -204,8 +204,8 @@ type RestoreResult struct {
 
 // ItemRequest is the body of PUT /v1/items.
 type ItemRequest struct {
-	Namespace string `json:"namespace"`
-	Key       string `json:"key"`
+	Namespace kgmem.Namespace `json:"namespace"`
+	Key       string          `json:"key"`
 	// Value is a JSON object, stored as given.
 	Value json.RawMessage `json:"value"`
 	// Index says what of the value search indexes: absent or null the whole
@@ -280,7 +280,7 @@ func (x *ItemIndex) UnmarshalJSON(b []byte) error {
 type ItemSearchRequest struct {
 	// NamespacePrefix selects the items of this namespace and of every
 	// namespace below it.
-	NamespacePrefix string `json:"namespace_prefix"`
+	NamespacePrefix kgmem.Namespace `json:"namespace_prefix"`
 	// Query ranks the items; empty lists them, most recently updated first.
 	Query string `json:"query,omitempty"`
 	// Filter keeps the items whose values match (kgmem.ItemFilter).
@@ -330,12 +330,12 @@ type ItemBatchRequest struct {
 // Reinforce, as POST /v1/items/search).
 type ItemOp struct {
 	Op              string          `json:"op"`
-	Namespace       string          `json:"namespace,omitempty"`
+	Namespace       kgmem.Namespace `json:"namespace,omitempty"`
 	Key             string          `json:"key,omitempty"`
 	Value           json.RawMessage `json:"value,omitempty"`
 	Index           *ItemIndex      `json:"index,omitempty"`
 	Extract         bool            `json:"extract,omitempty"`
-	NamespacePrefix string          `json:"namespace_prefix,omitempty"`
+	NamespacePrefix kgmem.Namespace `json:"namespace_prefix,omitempty"`
 	Query           string          `json:"query,omitempty"`
 	Filter          json.RawMessage `json:"filter,omitempty"`
 	Limit           int             `json:"limit,omitempty"`

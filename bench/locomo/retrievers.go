@@ -51,7 +51,7 @@ func retrieverRecall(ctx context.Context, client *kgclient.Client, cases []Case,
 			return nil, err
 		}
 		g.Go(func() error {
-			out, err := client.Search(gctx, wire.SearchRequest{Namespace: string(ns), Query: c.Text, Limit: RetrieverLimit, Include: []string{"episodes"}, Reinforce: &noReinforce})
+			out, err := client.Search(gctx, wire.SearchRequest{Namespace: ns, Query: c.Text, Limit: RetrieverLimit, Include: []string{"episodes"}, Reinforce: &noReinforce})
 			if err != nil {
 				return fmt.Errorf("per-retriever search %s question %d: %w", ns, c.Question, err)
 			}

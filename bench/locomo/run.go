@@ -265,7 +265,7 @@ func ingest(ctx context.Context, client *kgclient.Client, threads []Thread, cfg 
 	for _, th := range threads {
 		g.Go(func() error {
 			for _, batch := range Batches(th.Messages, cfg.Batch) {
-				out, _, err := client.Ingest(gctx, wire.MemoriesRequest{Namespace: string(th.Namespace), ThreadID: th.ID, Messages: kgepisodes.WireMessages(batch), Extract: cfg.Extract})
+				out, _, err := client.AddMemories(gctx, wire.MemoriesRequest{Namespace: th.Namespace, ThreadID: th.ID, Messages: kgepisodes.WireMessages(batch), Extract: cfg.Extract})
 				if err != nil {
 					return fmt.Errorf("ingest %s %s (%s…): %w", th.Namespace, th.ID, batch[0].ID, err)
 				}
@@ -318,7 +318,7 @@ func searchAll(ctx context.Context, client *kgclient.Client, cases []Case, cfg C
 		}
 		g.Go(func() error {
 			t0 := time.Now()
-			out, err := client.Search(gctx, wire.SearchRequest{Namespace: string(ns), Query: c.Text, Limit: limit, Include: []string{"episodes"}, Reinforce: &cfg.Reinforce})
+			out, err := client.Search(gctx, wire.SearchRequest{Namespace: ns, Query: c.Text, Limit: limit, Include: []string{"episodes"}, Reinforce: &cfg.Reinforce})
 			latency[i] = time.Since(t0)
 			if err != nil {
 				return fmt.Errorf("search %s question %d: %w", ns, c.Question, err)

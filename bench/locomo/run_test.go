@@ -54,7 +54,7 @@ func newFakeServer(t *testing.T) (*fakeServer, *httptest.Server) {
 			http.Error(w, err.Error(), http.StatusBadRequest)
 			return
 		}
-		if _, err := kgmem.ParseNamespace(req.Namespace); err != nil || req.ThreadID == "" {
+		if _, err := kgmem.ParseNamespace(string(req.Namespace)); err != nil || req.ThreadID == "" {
 			w.Header().Set("Content-Type", "application/problem+json")
 			w.WriteHeader(http.StatusBadRequest)
 			w.Write([]byte(`{"title":"Bad Request","status":400,"detail":"namespace is required","field":"namespace"}`))
@@ -65,7 +65,7 @@ func newFakeServer(t *testing.T) (*fakeServer, *httptest.Server) {
 		f.maxBatch = max(f.maxBatch, len(req.Messages))
 		var res memory.IngestResult
 		for _, m := range req.Messages {
-			f.episodes[req.Namespace] = append(f.episodes[req.Namespace], Message{ID: m.ID, Name: m.Name, Content: m.Content})
+			f.episodes[string(req.Namespace)] = append(f.episodes[string(req.Namespace)], Message{ID: m.ID, Name: m.Name, Content: m.Content})
 			res.Episodes = append(res.Episodes, memory.EpisodeStatus{Episode: kgmem.Episode{ID: kgmem.EpisodeID(kgmem.Namespace(req.Namespace), req.ThreadID, m.ID), MessageID: m.ID}, Created: true})
 		}
 		if req.ThreadID == "session_2" && len(res.Episodes) > 0 && res.Episodes[0].MessageID == "D2:1" {
@@ -86,7 +86,7 @@ func newFakeServer(t *testing.T) (*fakeServer, *httptest.Server) {
 		if req.Limit != 10 || !slices.Equal(req.Include, []string{"episodes"}) || req.Reinforce == nil || *req.Reinforce {
 			f.badLimit = true
 		}
-		eps := slices.Clone(f.episodes[req.Namespace])
+		eps := slices.Clone(f.episodes[string(req.Namespace)])
 		f.mu.Unlock()
 		// Turn order, whatever order concurrent ingestion delivered them in.
 		slices.SortFunc(eps, func(a, b Message) int {

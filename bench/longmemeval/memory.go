@@ -80,7 +80,7 @@ func (m clientMemory) Purge(ctx context.Context, ns kgmem.Namespace) error {
 func (m clientMemory) Ingest(ctx context.Context, ns kgmem.Namespace, pack []ThreadBatch) (int, int, error) {
 	n := 0
 	for i, b := range pack {
-		res, _, err := m.c.Ingest(ctx, wire.MemoriesRequest{Namespace: string(ns), ThreadID: b.Thread, Messages: episodes.WireMessages(b.Messages)})
+		res, _, err := m.c.AddMemories(ctx, wire.MemoriesRequest{Namespace: ns, ThreadID: b.Thread, Messages: episodes.WireMessages(b.Messages)})
 		if err != nil {
 			return n, i, fmt.Errorf("thread %s: %w", b.Thread, err)
 		}
@@ -91,7 +91,7 @@ func (m clientMemory) Ingest(ctx context.Context, ns kgmem.Namespace, pack []Thr
 
 func (m clientMemory) Search(ctx context.Context, ns kgmem.Namespace, query string, limit int) ([]string, error) {
 	reinforce := false
-	res, err := m.c.Search(ctx, wire.SearchRequest{Namespace: string(ns), Query: query, Limit: limit, Include: []string{"episodes"}, Reinforce: &reinforce})
+	res, err := m.c.Search(ctx, wire.SearchRequest{Namespace: ns, Query: query, Limit: limit, Include: []string{"episodes"}, Reinforce: &reinforce})
 	if err != nil {
 		return nil, err
 	}

@@ -85,12 +85,12 @@ func (s *HTTPSink) Retries() int64 { return s.retries.Load() }
 
 // Ingest implements Sink.
 func (s *HTTPSink) Ingest(ctx context.Context, req memory.IngestRequest) (memory.IngestResult, error) {
-	body := wire.MemoriesRequest{Namespace: string(req.Namespace), ThreadID: req.ThreadID, Extract: req.Extract, Schema: req.Schema,
+	body := wire.MemoriesRequest{Namespace: req.Namespace, ThreadID: req.ThreadID, Extract: req.Extract, Schema: req.Schema,
 		Messages: episodes.WireMessages(req.Messages)}
 	var deadline time.Time
 	wait := outageFirstWait
 	for {
-		answer, _, err := s.client.Ingest(ctx, body)
+		answer, _, err := s.client.AddMemories(ctx, body)
 		res := engineIngestResult(answer)
 		if err == nil || !unreachable(err) || ctx.Err() != nil {
 			return res, err

@@ -177,7 +177,7 @@ func Run(ctx context.Context, cfg Config, log io.Writer) (*Report, error) {
 		for j := range 5 {
 			msgs = append(msgs, wire.Message{ID: fmt.Sprintf("seed-%d", j), Name: "seed", Content: sentence(seedRand, 12), Timestamp: "2024-01-01T00:00:00Z"})
 		}
-		if _, _, err := client.Ingest(ctx, wire.MemoriesRequest{Namespace: ns, ThreadID: "seed", Messages: msgs}); err != nil {
+		if _, _, err := client.AddMemories(ctx, wire.MemoriesRequest{Namespace: kgmem.Namespace(ns), ThreadID: "seed", Messages: msgs}); err != nil {
 			return nil, fmt.Errorf("seed %s: %w", ns, err)
 		}
 	}
@@ -238,11 +238,11 @@ func Run(ctx context.Context, cfg Config, log io.Writer) (*Report, error) {
 					}
 					t0 = time.Now()
 					var created bool
-					_, created, err = client.Ingest(rctx, wire.MemoriesRequest{Namespace: ns, ThreadID: fmt.Sprintf("client-%d", c), Messages: msgs})
+					_, created, err = client.AddMemories(rctx, wire.MemoriesRequest{Namespace: kgmem.Namespace(ns), ThreadID: fmt.Sprintf("client-%d", c), Messages: msgs})
 					st = answered(map[bool]int{true: http.StatusCreated, false: http.StatusOK}[created], err)
 				} else {
 					op = "search"
-					q := wire.SearchRequest{Namespace: ns, Query: sentence(r, 2+r.IntN(3)), Limit: 10}
+					q := wire.SearchRequest{Namespace: kgmem.Namespace(ns), Query: sentence(r, 2+r.IntN(3)), Limit: 10}
 					t0 = time.Now()
 					_, err = client.Search(rctx, q)
 					st = answered(http.StatusOK, err)

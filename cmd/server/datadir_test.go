@@ -155,9 +155,9 @@ func TestMCPBridgesToTheServerHoldingTheDataDir(t *testing.T) {
 	if err != nil {
 		t.Fatalf("connect: %v", err)
 	}
-	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "add_memory", Arguments: map[string]any{"namespace": "demo/bridge", "text": "Alice moved to Lisbon."}})
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "add_memories", Arguments: map[string]any{"namespace": "demo/bridge", "text": "Alice moved to Lisbon."}})
 	if err != nil || res.IsError {
-		t.Fatalf("add_memory: %v %+v", err, res)
+		t.Fatalf("add_memories: %v %+v", err, res)
 	}
 	_ = cs.Close()
 	_ = inW.Close()

@@ -54,7 +54,7 @@ func newMCPCommand(std streams) *cobra.Command {
 		Short: "an MCP server on stdin/stdout for agent hosts: in process on the configured backends, or a bridge to a running server (--url)",
 		Args:  cobra.NoArgs,
 	}
-	extract := cmd.Flags().Bool("extract", false, "with --url: add_memory extracts facts by default (the server must have an LLM); in process: on when an LLM is configured")
+	extract := cmd.Flags().Bool("extract", false, "with --url: add_memories extracts facts by default (the server must have an LLM); in process: on when an LLM is configured")
 	cfg := tableFlags(cmd, cmdMCP)
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error { return mcpStdio(cmd.Context(), cfg, *extract, std) }
 	return cmd

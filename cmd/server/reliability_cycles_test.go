@@ -191,7 +191,7 @@ type outageWriter struct {
 func (w *outageWriter) run(base, ns, thread string, stop <-chan struct{}) {
 	hc := &http.Client{Timeout: w.timeout}
 	for n := 0; ; n++ {
-		req := wire.MemoriesRequest{Namespace: ns, ThreadID: thread}
+		req := wire.MemoriesRequest{Namespace: kgmem.Namespace(ns), ThreadID: thread}
 		for i := range 3 {
 			req.Messages = append(req.Messages, wire.Message{ID: fmt.Sprintf("%d-%d", n, i), Role: "user",
 				Content: fmt.Sprintf("%s note %d.%d about the %s project", thread, n, i, []string{"Falcon", "Atlas", "Nova"}[n%3])})

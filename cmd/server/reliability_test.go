@@ -161,13 +161,13 @@ func (l *ledger) writer(c *client.Client, ns, name string, stop <-chan struct{})
 			return
 		default:
 		}
-		req := wire.MemoriesRequest{Namespace: ns, ThreadID: name}
+		req := wire.MemoriesRequest{Namespace: kgmem.Namespace(ns), ThreadID: name}
 		for i := range 3 {
 			id := fmt.Sprintf("%s-%d-%d-%s", name, n, i, strings.ReplaceAll(kgmem.NewID(""), "_", ""))
 			req.Messages = append(req.Messages, wire.Message{ID: id, Role: "user", Content: fmt.Sprintf("%s says note %d.%d about the %s project", name, n, i, []string{"Falcon", "Atlas", "Nova"}[n%3])})
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-		_, _, err := c.Ingest(ctx, req)
+		_, _, err := c.AddMemories(ctx, req)
 		cancel()
 		if err != nil {
 			time.Sleep(20 * time.Millisecond) // a restarting server: pace the retries (bounded by stop)
@@ -277,7 +277,7 @@ func TestServeStartsWithoutMilvus(t *testing.T) {
 	nss := []string{"degraded/a", "degraded/b"}
 	stop := l.traffic(s.c, nss)
 	polltest.Until(t, time.Minute, "writes acknowledged while Milvus is down", func() bool { return l.count() >= 30 })
-	res, err := s.c.Search(context.Background(), wire.SearchRequest{Namespace: nss[0], Query: "Falcon project"})
+	res, err := s.c.Search(context.Background(), wire.SearchRequest{Namespace: kgmem.Namespace(nss[0]), Query: "Falcon project"})
 	if err != nil || len(res.Warnings) == 0 || len(res.Episodes) == 0 {
 		t.Errorf("search with Milvus down: %v, %d episodes, warnings %q; want results from the other retrievers and a warning", err, len(res.Episodes), res.Warnings)
 	}

@@ -157,13 +157,13 @@ func TestReplicas(t *testing.T) {
 		const rounds = 12
 		ingest := func(s *replica, ns string, k int) error {
 			f := facts(k)
-			f.Namespace = ns
+			f.Namespace = kgmem.Namespace(ns)
 			if _, err := s.c.AddFacts(ctx, f); err != nil {
 				return fmt.Errorf("%s facts: %w", s.name, err)
 			}
 			m := messages(k)
-			m.Namespace = ns
-			if _, _, err := s.c.Ingest(ctx, m); err != nil {
+			m.Namespace = kgmem.Namespace(ns)
+			if _, _, err := s.c.AddMemories(ctx, m); err != nil {
 				return fmt.Errorf("%s messages: %w", s.name, err)
 			}
 			return nil
@@ -238,7 +238,7 @@ func TestReplicas(t *testing.T) {
 				req.Messages = append(req.Messages, wire.Message{ID: fmt.Sprintf("j%d-m%d", j, m), Name: "Ann",
 					Content: fmt.Sprintf("Job %d message %d: the ferry leaves at dawn.", j, m), Timestamp: "2024-03-01T08:00:00Z"})
 			}
-			job, err := a.c.IngestAsync(ctx, req)
+			job, err := a.c.AddMemoriesAsync(ctx, req)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -15,6 +15,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/kgmem/kgmem"
 	"github.com/kgmem/kgmem/api/wire"
 	"github.com/kgmem/kgmem/client"
 )
@@ -24,7 +25,7 @@ func main() {
 	ns := flag.String("namespace", "demo/alice", "namespace to write to and search")
 	question := flag.String("q", "Who leads the ML team?", "the question to search for")
 	flag.Parse()
-	if err := run(context.Background(), os.Stdout, *url, *ns, *question); err != nil {
+	if err := run(context.Background(), os.Stdout, *url, kgmem.Namespace(*ns), *question); err != nil {
 		fmt.Fprintln(os.Stderr, "client:", err)
 		os.Exit(1)
 	}
@@ -32,7 +33,7 @@ func main() {
 
 // run stores the facts in ns at the server at url, searches for question
 // and writes the facts found to out.
-func run(ctx context.Context, out io.Writer, url, ns, question string) error {
+func run(ctx context.Context, out io.Writer, url string, ns kgmem.Namespace, question string) error {
 	c, err := client.New(url, client.WithAPIKey(os.Getenv("KGMEM_API_KEY")))
 	if err != nil {
 		return err

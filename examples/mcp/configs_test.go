@@ -313,7 +313,7 @@ func useMemory(t *testing.T, s *mcp.ClientSession, fixedNamespace bool) {
 	for _, tool := range tools.Tools {
 		names = append(names, tool.Name)
 	}
-	for _, want := range []string{"add_memory", "search_memory", "add_facts", "get_entity"} {
+	for _, want := range []string{"add_memories", "search_memory", "add_facts", "get_entity"} {
 		if !slices.Contains(names, want) {
 			t.Errorf("tools/list has no %s: %v", want, names)
 		}
@@ -324,9 +324,9 @@ func useMemory(t *testing.T, s *mcp.ClientSession, fixedNamespace bool) {
 		}
 		return m
 	}
-	res, err := s.CallTool(ctx, &mcp.CallToolParams{Name: "add_memory", Arguments: args(map[string]any{"text": "My cat Miso is afraid of the vacuum cleaner.", "speaker": "me"})})
+	res, err := s.CallTool(ctx, &mcp.CallToolParams{Name: "add_memories", Arguments: args(map[string]any{"text": "My cat Miso is afraid of the vacuum cleaner.", "speaker": "me"})})
 	if err != nil || res.IsError {
-		t.Fatalf("add_memory: %v %s", err, text(res))
+		t.Fatalf("add_memories: %v %s", err, text(res))
 	}
 	res, err = s.CallTool(ctx, &mcp.CallToolParams{Name: "search_memory", Arguments: args(map[string]any{"query": "What is Miso afraid of?"})})
 	if err != nil || res.IsError {

@@ -3,8 +3,10 @@ OpenAPI document, errors as exceptions, and retries."""
 
 from __future__ import annotations
 
+import re
 import socket
 import time
+from pathlib import Path
 
 import httpx
 import pytest
@@ -26,23 +28,33 @@ from .conftest import Server
 def test_every_route_has_a_method(client: KgmemClient) -> None:
     doc = client.openapi()
     ops = {op["operationId"] for path in doc["paths"].values() for verb, op in path.items() if verb in {"get", "post", "put", "delete"}}
-    # operationId → method name: the Python spelling of the same route.
-    names = {
-        "healthz": "healthz", "readyz": "readyz", "openapi": "openapi", "metrics": "metrics",
-        "ingestMemories": "add_memories", "getJob": "get_job", "listJobs": "list_jobs",
-        "addFacts": "add_facts", "listFacts": "list_facts", "getFact": "get_fact", "deleteFact": "delete_fact",
-        "listEntities": "list_entities", "getEntity": "get_entity", "listEpisodes": "list_episodes",
-        "search": "search", "listNamespaces": "list_namespaces", "purgeNamespace": "purge_namespace",
-        "getSettings": "get_settings", "putSettings": "put_settings", "sweep": "sweep",
-        "feedback": "feedback", "pin": "pin", "restore": "restore", "strength": "strength",
-        "putItem": "put_item", "getItem": "get_item", "deleteItem": "delete_item",
-        "searchItems": "search_items", "listItemNamespaces": "item_namespaces", "batchItems": "batch_items",
-    }
-    assert ops == set(names), f"routes without a mapping: {ops - set(names)}; mappings without a route: {set(names) - ops}"
-    for name in names.values():
-        assert callable(getattr(KgmemClient, name)) and callable(getattr(AsyncKgmemClient, name))
-        assert callable(getattr(_calls, name))
+    # The Python method of an operation is its operationId in snake case
+    # (docs/reference/vocabulary.md).
+    names = [re.sub(r"(?<!^)(?=[A-Z])", "_", op).lower() for op in sorted(ops)]
+    for name in names:
+        assert callable(getattr(KgmemClient, name, None)), f"KgmemClient has no {name}"
+        assert callable(getattr(AsyncKgmemClient, name, None)), f"AsyncKgmemClient has no {name}"
+        assert callable(getattr(_calls, name, None)), f"_calls has no {name}"
 
+
+
+def test_vocabulary_names_python_methods() -> None:
+    """docs/reference/vocabulary.md's Python column names real methods."""
+    from kgmem.instructions import Instructions
+
+    doc = (Path(__file__).resolve().parents[2] / "docs/reference/vocabulary.md").read_text()
+    tables: list[list[list[str]]] = []
+    for block in re.split(r"\n(?!\|)", doc):
+        rows = [line for line in block.splitlines() if line.startswith("|") and not line.startswith("|---")]
+        if rows:
+            tables.append(rows[1:])
+    operations, procedures = tables[0], tables[1]
+    for row in operations:
+        for name in re.findall(r"`([^`]*)`", row.strip("|").split("|")[3]):
+            assert callable(getattr(KgmemClient, name, None)) and callable(getattr(AsyncKgmemClient, name, None)), name
+    for row in procedures:
+        for name in re.findall(r"`([^`]*)`", row.strip("|").split("|")[2]):
+            assert callable(getattr(Instructions, name, None)), name
 
 def test_routes_sync(client: KgmemClient, root: str) -> None:
     ns = f"{root}/alice"
@@ -82,7 +94,7 @@ def test_routes_sync(client: KgmemClient, root: str) -> None:
     assert created and item["text"] == "Alice likes tea"
     assert client.get_item(ns, "note")["value"] == {"content": "Alice likes tea"}
     assert client.search_items(root, query="tea")["items"][0]["key"] == "note"
-    assert client.item_namespaces(root) == [ns]
+    assert client.list_item_namespaces(root) == [ns]
     client.delete_item(ns, "note")
     results = client.batch_items([
         {"op": "put", "namespace": ns, "key": "b", "value": {"content": "Alice likes coffee"}},

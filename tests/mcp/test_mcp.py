@@ -28,9 +28,9 @@ pytestmark = pytest.mark.anyio
 
 TOOLS = {
     "add_facts",
-    "add_memory",
+    "add_memories",
     "confirm_memory",
-    "forget_fact",
+    "delete_fact",
     "get_entity",
     "get_instructions",
     "list_entities",
@@ -96,7 +96,7 @@ async def test_remember_search_and_history(transport: str) -> None:
             assert t.description, t.name
             assert "namespace" in t.input_schema["properties"], t.name
 
-        added = await s.call_tool("add_memory", {"namespace": ns, "text": "Alice moved to Lisbon to join the robotics lab.", "speaker": "Alice"})
+        added = await s.call_tool("add_memories", {"namespace": ns, "text": "Alice moved to Lisbon to join the robotics lab.", "speaker": "Alice"})
         assert not added.is_error, text_of(added)
         assert added.structured_content["stored"] == 1
 

@@ -41,7 +41,7 @@ func run(ctx context.Context, url, key string, stdout io.Writer) error {
 
 	// Messages are kept as episodes of a thread; the server extracts facts
 	// from them when it has an LLM.
-	ingested, _, err := c.Ingest(ctx, wire.MemoriesRequest{Namespace: namespace, ThreadID: "chat-1", Messages: []wire.Message{
+	ingested, _, err := c.AddMemories(ctx, wire.MemoriesRequest{Namespace: namespace, ThreadID: "chat-1", Messages: []wire.Message{
 		{ID: "m1", Role: "user", Name: "Ana", Content: "I moved to Porto in May.", Timestamp: "2024-05-02T10:00:00Z"},
 		{ID: "m2", Role: "user", Name: "Ana", Content: "I started at Acme as a data engineer.", Timestamp: "2024-06-10T09:00:00Z"},
 	}})

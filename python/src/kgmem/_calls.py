@@ -246,7 +246,7 @@ def search_items(
     return Call("POST", "/v1/items/search", _json, body=body)
 
 
-def item_namespaces(prefix: str | None = None) -> Call[list[str]]:
+def list_item_namespaces(prefix: str | None = None) -> Call[list[str]]:
     return Call("GET", "/v1/items/namespaces", _member("namespaces"), _params(prefix=prefix))
 
 

@@ -148,7 +148,7 @@ class KgmemClient(_Base):
     get_item = _sync(_calls.get_item)
     delete_item = _sync(_calls.delete_item)
     search_items = _sync(_calls.search_items)
-    item_namespaces = _sync(_calls.item_namespaces)
+    list_item_namespaces = _sync(_calls.list_item_namespaces)
     batch_items = _sync(_calls.batch_items)
 
 
@@ -239,5 +239,5 @@ class AsyncKgmemClient(_Base):
     get_item = _async(_calls.get_item)
     delete_item = _async(_calls.delete_item)
     search_items = _async(_calls.search_items)
-    item_namespaces = _async(_calls.item_namespaces)
+    list_item_namespaces = _async(_calls.list_item_namespaces)
     batch_items = _async(_calls.batch_items)

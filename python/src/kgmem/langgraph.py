@@ -506,7 +506,7 @@ def _plan(op: Op, extract: bool, fields: list[str] | None = None) -> Plan:
         case SearchOp():
             return (yield from _search(op))
         case ListNamespacesOp():
-            (namespaces,) = yield [_calls.item_namespaces(_list_prefix(op))]
+            (namespaces,) = yield [_calls.list_item_namespaces(_list_prefix(op))]
             return _list_namespaces(op, namespaces)
     raise ValueError(f"KgmemStore: unknown operation {op!r}")
 
@@ -524,7 +524,7 @@ def _search(op: SearchOp) -> Plan:
     if op.namespace_prefix:
         prefixes = [to_namespace(op.namespace_prefix)]
     else:
-        (namespaces,) = yield [_calls.item_namespaces()]
+        (namespaces,) = yield [_calls.list_item_namespaces()]
         prefixes = _roots(namespaces)
     if not prefixes:
         return []

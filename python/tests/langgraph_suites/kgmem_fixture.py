@@ -20,7 +20,7 @@ def use_server(url: str) -> None:
     """Points the stores built from now on at url and wipes its items."""
     _server["url"] = url
     with KgmemClient(url) as c:
-        for ns in c.item_namespaces():
+        for ns in c.list_item_namespaces():
             c.purge_namespace(ns)
 
 
