@@ -95,26 +95,29 @@ export interface Page<T> {
   next?: string;
 }
 
-/** The kgmem REST API, one method per route the explorer uses. */
+/**
+ * The kgmem REST API, one method per route the explorer uses, each named by
+ * its operationId (docs/reference/vocabulary.md).
+ */
 export const api = {
-  namespaces: () => call<{ namespaces: string[]; prefixes?: string[] }>("GET", "/v1/namespaces"),
+  listNamespaces: () => call<{ namespaces: string[]; prefixes?: string[] }>("GET", "/v1/namespaces"),
   search: (req: SearchRequest) => call<SearchResult>("POST", "/v1/search", req),
-  facts: async (ns: string, opts: { entity?: string; currentOnly?: boolean; limit?: number; after?: string } = {}): Promise<Page<Fact>> => {
+  listFacts: async (ns: string, opts: { entity?: string; currentOnly?: boolean; limit?: number; after?: string } = {}): Promise<Page<Fact>> => {
     const r = await call<{ facts: Fact[]; next?: string }>(
       "GET",
       `/v1/facts?${query({ namespace: ns, entity: opts.entity, current_only: opts.currentOnly || undefined, limit: opts.limit, after: opts.after })}`,
     );
     return { items: r.facts, next: r.next };
   },
-  entity: (ns: string, id: string) => call<Entity>("GET", `/v1/entities/${encodeURIComponent(id)}?${query({ namespace: ns })}`),
-  entities: async (ns: string, opts: { q?: string; ids?: string[]; limit?: number; after?: string } = {}): Promise<Page<Entity>> => {
+  getEntity: (ns: string, id: string) => call<Entity>("GET", `/v1/entities/${encodeURIComponent(id)}?${query({ namespace: ns })}`),
+  listEntities: async (ns: string, opts: { q?: string; ids?: string[]; limit?: number; after?: string } = {}): Promise<Page<Entity>> => {
     const r = await call<{ entities: Entity[]; next?: string }>(
       "GET",
       `/v1/entities?${query({ namespace: ns, q: opts.q, id: opts.ids, limit: opts.limit, after: opts.after })}`,
     );
     return { items: r.entities, next: r.next };
   },
-  episodes: async (ns: string, opts: { ids?: string[]; limit?: number; after?: string } = {}): Promise<Page<Episode>> => {
+  listEpisodes: async (ns: string, opts: { ids?: string[]; limit?: number; after?: string } = {}): Promise<Page<Episode>> => {
     const r = await call<{ episodes: Episode[]; next?: string }>(
       "GET",
       `/v1/episodes?${query({ namespace: ns, id: opts.ids, limit: opts.limit, after: opts.after })}`,
@@ -125,9 +128,9 @@ export const api = {
   pin: (ns: string, refs: Ref[], pinned: boolean) => call<unknown>("POST", "/v1/pins", { namespace: ns, refs, pinned }),
   restore: (ns: string, refs: Ref[]) => call<unknown>("POST", "/v1/restore", { namespace: ns, refs }),
   sweep: (ns: string) => call<Record<string, SweepStats>>("POST", `/v1/namespaces/${seg(ns)}/sweep`),
-  settings: (ns: string) => call<Settings>("GET", `/v1/namespaces/${seg(ns)}/settings`),
-  jobs: (ns: string, limit = 50) => call<{ jobs: Job[] }>("GET", `/v1/jobs?${query({ namespace: ns, limit })}`),
-  ingestAsync: (ns: string, threadId: string, messages: unknown[], extract: boolean) =>
+  getSettings: (ns: string) => call<Settings>("GET", `/v1/namespaces/${seg(ns)}/settings`),
+  listJobs: (ns: string, limit = 50) => call<{ jobs: Job[] }>("GET", `/v1/jobs?${query({ namespace: ns, limit })}`),
+  addMemoriesAsync: (ns: string, threadId: string, messages: unknown[], extract: boolean) =>
     call<Job>("POST", "/v1/memories", { namespace: ns, thread_id: threadId, messages, extract, mode: "async" }),
 };
 

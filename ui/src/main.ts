@@ -133,7 +133,7 @@ $<HTMLButtonElement>("key-forget").addEventListener("click", () => {
 // Offer the namespaces the key can read in the namespace box.
 async function fillNamespaces(): Promise<void> {
   try {
-    const { namespaces } = await api.namespaces();
+    const { namespaces } = await api.listNamespaces();
     $<HTMLDataListElement>("ns-list").replaceChildren(...namespaces.map((n) => Object.assign(document.createElement("option"), { value: n })));
   } catch {
     // the view shows errors; the suggestions are optional

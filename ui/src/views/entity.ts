@@ -37,17 +37,17 @@ interface Loaded {
 }
 
 async function load(app: App, id: string): Promise<Loaded> {
-  const entity = await api.entity(app.ns, id);
+  const entity = await api.getEntity(app.ns, id);
   const facts: Fact[] = [];
   let after: string | undefined;
   do {
-    const page = await api.facts(app.ns, { entity: entity.id, limit: 1000, after });
+    const page = await api.listFacts(app.ns, { entity: entity.id, limit: 1000, after });
     facts.push(...page.items);
     after = page.next;
   } while (after && facts.length < maxFacts);
   const ids = [...new Set(facts.flatMap((f) => f.episodes ?? []))];
   const episodes = new Map<string, Episode>();
-  const pages = await Promise.all(chunks(ids, maxIdsPerCall).map((part) => api.episodes(app.ns, { ids: part })));
+  const pages = await Promise.all(chunks(ids, maxIdsPerCall).map((part) => api.listEpisodes(app.ns, { ids: part })));
   for (const ep of pages.flatMap((p) => p.items)) episodes.set(ep.id, ep);
   facts.sort((a, b) => (a.valid_at ?? a.created_at).localeCompare(b.valid_at ?? b.created_at));
   return { entity, facts, truncated: !!after, episodes };

@@ -33,7 +33,7 @@ export const graphView: View = (app, el, args) => {
   /** lookUp fetches the names and types of the entities not seen yet. */
   async function lookUp(ids: string[]): Promise<void> {
     const unknown = [...new Set(ids)].filter((id) => !types.has(id));
-    const pages = await Promise.all(chunks(unknown, maxIdsPerCall).map((part) => api.entities(app.ns, { ids: part, limit: 1000 })));
+    const pages = await Promise.all(chunks(unknown, maxIdsPerCall).map((part) => api.listEntities(app.ns, { ids: part, limit: 1000 })));
     for (const e of pages.flatMap((p) => p.items)) {
       types.set(e.id, e.type);
       names.set(e.id, e.name);
@@ -55,7 +55,7 @@ export const graphView: View = (app, el, args) => {
     }
     expanded.add(id);
     try {
-      const page = await api.facts(app.ns, { entity: id, limit: neighbourFacts });
+      const page = await api.listFacts(app.ns, { entity: id, limit: neighbourFacts });
       if (!alive) return;
       if (!alive) return;
       const added = await draw(page.items, [id]);
@@ -70,7 +70,7 @@ export const graphView: View = (app, el, args) => {
   }
 
   async function overview(): Promise<void> {
-    const page = await api.facts(app.ns, { limit: overviewFacts });
+    const page = await api.listFacts(app.ns, { limit: overviewFacts });
     if (!alive) return;
     await draw(page.items);
     if (!alive) return;
@@ -89,7 +89,7 @@ export const graphView: View = (app, el, args) => {
       return;
     }
     try {
-      const page = await api.entities(app.ns, { q: term, limit: 10 });
+      const page = await api.listEntities(app.ns, { q: term, limit: 10 });
       if (!alive || find.value.trim() !== term) return;
       found.replaceChildren(
         ...page.items.map((e) => h("li", {}, h("button", { type: "button", class: "link", onclick: () => {

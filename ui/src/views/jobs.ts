@@ -21,7 +21,7 @@ export const jobsView: View = (app, el) => {
   async function refresh(): Promise<void> {
     window.clearTimeout(timer);
     try {
-      const { jobs } = await api.jobs(app.ns, 100);
+      const { jobs } = await api.listJobs(app.ns, 100);
       if (!alive) return;
       body.replaceChildren(...jobs.map(jobRow));
       if (!jobs.length) body.append(h("tr", {}, h("td", { colspan: 7, class: "muted" }, "No background jobs in this namespace yet.")));
@@ -52,7 +52,7 @@ export const jobsView: View = (app, el) => {
       let n = 0;
       for (const [t, msgs] of byThread) {
         for (const part of chunks(msgs, 1000)) {
-          await api.ingestAsync(app.ns, t, part, extract.checked);
+          await api.addMemoriesAsync(app.ns, t, part, extract.checked);
           n++;
         }
       }

@@ -39,15 +39,15 @@ export const memoryView: View = (app, el, args) => {
   async function loadPage(): Promise<void> {
     let batch: Row[];
     if (kind === "fact") {
-      const p = await api.facts(app.ns, { limit: pageSize, after: next });
+      const p = await api.listFacts(app.ns, { limit: pageSize, after: next });
       batch = p.items.map((f) => ({ ref: { kind, id: f.id }, label: f.fact, sub: `${f.status} · ${f.subject} —${f.predicate}→ ${f.object}` }));
       next = p.next;
     } else if (kind === "entity") {
-      const p = await api.entities(app.ns, { limit: pageSize, after: next });
+      const p = await api.listEntities(app.ns, { limit: pageSize, after: next });
       batch = p.items.map((e) => ({ ref: { kind, id: e.id }, label: e.name, sub: e.type }));
       next = p.next;
     } else {
-      const p = await api.episodes(app.ns, { limit: pageSize, after: next });
+      const p = await api.listEpisodes(app.ns, { limit: pageSize, after: next });
       batch = p.items.map((e) => ({ ref: { kind, id: e.id }, label: e.content, sub: `${fmtTime(e.timestamp)} · ${e.name || e.role || "?"} in ${e.thread_id}` }));
       next = p.next;
     }
@@ -144,7 +144,7 @@ export const memoryView: View = (app, el, args) => {
   async function start(): Promise<void> {
     rows = [];
     next = undefined;
-    const settings = await api.settings(app.ns);
+    const settings = await api.getSettings(app.ns);
     threshold = settings.decay.enabled ? settings.decay.forget_threshold : 0;
     await loadPage();
     if (alive) draw();

@@ -21,7 +21,7 @@ export const namespacesView: View = (app, el) => {
   el.append(h("section", { class: "panel" }, h("h2", {}, "Namespaces"), h("p", { class: "muted" }, "Every namespace holding records that this key may read."), list, prefixes, form));
   let alive = true;
   api
-    .namespaces()
+    .listNamespaces()
     .then((r) => {
       if (!alive) return;
       list.replaceChildren(
