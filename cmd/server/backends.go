@@ -61,7 +61,9 @@ const (
 	// server starts degraded and connects in the background).
 	forServing
 	// forImport: the durable vector outbox too, so that an import killed
-	// between a graph write and its vectors repairs them when it resumes.
+	// between a graph write and its vectors repairs them when it resumes;
+	// Milvus may be away at start, as for serving (the vector writes wait
+	// in the outbox for it, or for the next run).
 	// With Neo4j + Milvus it takes no lock on the data directory (a server
 	// may use it) and keeps its ops under an owner of its own.
 	forImport
@@ -114,7 +116,7 @@ func openBackendsWith(ctx context.Context, cfg *config, log *slog.Logger, mode o
 			return nil, err
 		}
 	}
-	if b.vectors, err = openVectors(ctx, cfg, embedder, mode == forServing, log); err != nil {
+	if b.vectors, err = openVectors(ctx, cfg, embedder, mode != forMaintenance, log); err != nil {
 		return nil, err
 	}
 	// With an LLM configured it extracts triples and settles what the rules

@@ -170,3 +170,51 @@ func tail(out []byte, n int) []byte {
 	}
 	return out
 }
+
+// TestIngestStartsWithoutMilvus imports in process while Milvus refuses
+// connections: every message is stored in the graph, the command succeeds
+// and says its vector writes stay queued, and the next run, with Milvus
+// back, applies them so that `server check` passes with no reindex.
+// Before, the import refused to start.
+func TestIngestStartsWithoutMilvus(t *testing.T) {
+	if os.Getenv(childEnv) != "" {
+		t.Skip("helper process")
+	}
+	for name, backend := range ingestBackends(t) {
+		if backend.proxy == nil {
+			continue // the embedded index has no server to lose
+		}
+		t.Run(name, func(t *testing.T) {
+			const messages = 400
+			dir := t.TempDir()
+			input := filepath.Join(dir, "chat.jsonl")
+			var buf bytes.Buffer
+			if err := gen.Write(&buf, gen.Config{Messages: messages, Namespaces: 2, MessagesPerThread: 100, Seed: 9}); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(input, buf.Bytes(), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			dataDir := filepath.Join(dir, "data")
+			args := slices.Concat([]string{"ingest", "--data-dir", dataDir, "--checkpoint", filepath.Join(dir, "ck")}, backend.args, []string{input})
+			backend.proxy.Cut()
+			out, err := serverProcess(t, args...).CombinedOutput()
+			if err != nil {
+				t.Fatalf("import with Milvus down: %v\n%s", err, tail(out, 3000))
+			}
+			if !bytes.Contains(out, []byte(`"created": 400`)) || !bytes.Contains(out, []byte("stay queued")) {
+				t.Fatalf("import with Milvus down: want all %d messages created and the vector writes said to stay queued:\n%s", messages, tail(out, 3000))
+			}
+			if err := backend.proxy.Restore(); err != nil {
+				t.Fatal(err)
+			}
+			if out, err := serverProcess(t, args...).CombinedOutput(); err != nil {
+				t.Fatalf("the run after Milvus returned: %v\n%s", err, tail(out, 3000))
+			}
+			checkArgs := slices.Concat([]string{"check", "--data-dir", dataDir}, backend.args)
+			if out, err := serverProcess(t, checkArgs...).CombinedOutput(); err != nil {
+				t.Fatalf("`server check` after the queued vector writes were applied: %v\n%s", err, tail(out, 3000))
+			}
+		})
+	}
+}
