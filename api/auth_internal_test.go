@@ -7,18 +7,27 @@ import (
 	"github.com/kgmem/kgmem/auth"
 )
 
-// TestEveryRouteHasAccessPolicy walks every registered route: each needs an
-// entry in routeAccess (a missing one is admin-only at run time, fail closed),
-// and every route that is not public names where its namespace comes from.
+// TestEveryRouteHasAccessPolicy walks the route table and the registered
+// routes: each registered route is a row of the table (so it has a
+// policy), and every row that is not public names its right and where its
+// namespace comes from.
 func TestEveryRouteHasAccessPolicy(t *testing.T) {
 	s := New(nil, Options{MCP: http.NotFoundHandler()}, nil)
-	for _, r := range s.Routes() {
-		route := r.Method + " " + r.Path
-		pol, ok := routeAccess[route]
-		if !ok {
-			t.Errorf("route %s has no entry in routeAccess (api/auth.go)", route)
-			continue
+	rows := map[string]route{}
+	for _, r := range routeTable() {
+		key := r.Method + " " + r.Path
+		if _, dup := rows[key]; dup {
+			t.Errorf("route %s has two rows in the route table", key)
 		}
+		rows[key] = r
+	}
+	for _, r := range s.Routes() {
+		if _, ok := rows[r.Method+" "+r.Path]; !ok {
+			t.Errorf("route %s %s is registered outside the route table (api/routes.go)", r.Method, r.Path)
+		}
+	}
+	for route, r := range rows {
+		pol := r.Access
 		if pol.public {
 			if route != "GET /healthz" && route != "GET /readyz" && route != "GET /openapi.json" {
 				t.Errorf("route %s is public; only health and the OpenAPI document may be", route)
