@@ -418,13 +418,15 @@ func namespaceMembers(props map[string]any) {
 }
 
 // nullableOptionals marks the optional members of a request schema
-// nullable: the strict decoder takes null as absent.
+// nullable, the strict decoder taking null as absent, and the required
+// ones not: a required list or object given as null is refused.
 func nullableOptionals(s map[string]any) {
 	props, _ := s["properties"].(map[string]any)
-	required, _ := s["required"].([]any)
+	required := requiredOf(s)
 	for name, p := range props {
 		p := p.(map[string]any)
-		if slices.Contains(required, any(name)) {
+		if slices.Contains(required, name) {
+			delete(p, "nullable")
 			continue
 		}
 		if ref, ok := p["$ref"]; ok {
@@ -434,6 +436,22 @@ func nullableOptionals(s map[string]any) {
 		p["nullable"] = true
 		addNullToEnum(p)
 	}
+}
+
+// requiredOf lists the required members of schema s.
+func requiredOf(s map[string]any) []string {
+	var out []string
+	switch r := s["required"].(type) {
+	case []any:
+		for _, v := range r {
+			if name, ok := v.(string); ok {
+				out = append(out, name)
+			}
+		}
+	case []string:
+		out = r
+	}
+	return out
 }
 
 // mergeFragment sets the members of the JSON object frag on s; a member
