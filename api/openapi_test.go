@@ -54,6 +54,9 @@ func TestOpenAPIFollowsTheTable(t *testing.T) {
 			Schemas map[string]struct {
 				AdditionalProperties *bool    `json:"additionalProperties"`
 				Required             []string `json:"required"`
+				Properties           map[string]struct {
+					Nullable bool `json:"nullable"`
+				} `json:"properties"`
 			} `json:"schemas"`
 		} `json:"components"`
 	}
@@ -100,6 +103,12 @@ func TestOpenAPIFollowsTheTable(t *testing.T) {
 		body, ok := doc.Components.Schemas[name]
 		if !ok || body.AdditionalProperties == nil || *body.AdditionalProperties {
 			t.Errorf("%s %s: request body %s is not strict (additionalProperties false)", r.Method, r.Path, name)
+		}
+		// The server refuses a required member given as null.
+		for _, member := range body.Required {
+			if body.Properties[member].Nullable {
+				t.Errorf("%s %s: the required member %s.%s is nullable", r.Method, r.Path, name, member)
+			}
 		}
 	}
 	for _, tc := range []struct {
