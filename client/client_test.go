@@ -55,7 +55,8 @@ var methodOf = map[string]string{
 	"strength":           "Strength",
 }
 
-// TestEveryRoute fails when a route of api/openapi.json has no client
+// TestEveryRoute fails when a route of api/openapi.json (the route table
+// of api/routes.go, as go generate publishes it) has no client
 // method: every operation must be in methodOf, and the method must exist
 // with a context.Context first.
 func TestEveryRoute(t *testing.T) {
