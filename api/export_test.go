@@ -17,3 +17,7 @@ func RouteRows() []RouteRow {
 	}
 	return out
 }
+
+// OpenAPIPath turns echo's /v1/facts/:id into the document's
+// /v1/facts/{id}.
+var OpenAPIPath = openAPIPath
