@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/kgmem/kgmem/auth"
+	"github.com/labstack/echo/v4"
 )
 
 // TestEveryRouteHasAccessPolicy walks the route table and the registered
@@ -45,6 +46,29 @@ func TestEveryRouteHasAccessPolicy(t *testing.T) {
 		}
 		if pol.ns == nsNone && pol.right != auth.Admin {
 			t.Errorf("route %s reads no namespace, so only the admin may call it", route)
+		}
+	}
+}
+
+// TestRouteOutsideTheTableIsAdminOnly: a handler registered on echo
+// without a row (a mistake TestEveryRouteHasAccessPolicy reports) needs
+// the admin key rather than none.
+func TestRouteOutsideTheTableIsAdminOnly(t *testing.T) {
+	s := New(nil, Options{}, nil)
+	s.echo.GET("/v1/rogue", func(echo.Context) error { return nil })
+	for _, tc := range []struct {
+		route string
+		known bool
+		want  access
+	}{
+		{"GET /v1/rogue", true, access{right: auth.Admin, ns: nsNone}},
+		{"GET /v1/episodes", true, access{right: auth.Read, ns: nsQuery}},
+		{"GET /healthz", true, access{public: true}},
+		{"POST /v1/episodes", false, access{}},
+		{"GET /v1/nothing", false, access{}},
+	} {
+		if pol, known := s.policyOf(tc.route); known != tc.known || pol != tc.want {
+			t.Errorf("%s: policy %+v known %v, want %+v %v", tc.route, pol, known, tc.want, tc.known)
 		}
 	}
 }

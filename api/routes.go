@@ -305,9 +305,18 @@ func (s *Server) routes() {
 	}
 }
 
-// policyOf returns the access policy of "METHOD path"; known is false for
-// a route the table does not hold.
+// policyOf returns the access policy of "METHOD path": its row's, or, for
+// a route registered outside the route table, admin only (fail closed);
+// known is false for a route the server does not serve (its 404 or 405
+// touches nothing).
 func (s *Server) policyOf(route string) (pol access, known bool) {
-	pol, known = s.policy[route]
-	return pol, known
+	if pol, ok := s.policy[route]; ok {
+		return pol, true
+	}
+	for _, r := range s.echo.Routes() {
+		if r.Method+" "+r.Path == route {
+			return access{right: auth.Admin, ns: nsNone}, true
+		}
+	}
+	return access{}, false
 }
