@@ -208,7 +208,7 @@ func documentedErrorHeaders(r route) map[int]map[string]any {
 // componentName is the name of a wire type's component schema.
 func componentName(t reflect.Type) string {
 	for _, c := range components() {
-		if c.Type == t && c.Name != "PinRequest" {
+		if c.Type == t && !c.Variant {
 			return c.Name
 		}
 	}
@@ -223,7 +223,7 @@ func componentSchemas() (map[string]any, error) {
 	all := components()
 	refs := map[reflect.Type]*jsonschema.Schema{}
 	for _, c := range all {
-		if c.Type != nil && c.Name != "PinRequest" {
+		if c.Type != nil && !c.Variant {
 			refs[c.Type] = &jsonschema.Schema{Ref: "#/components/schemas/" + c.Name}
 		}
 	}
@@ -231,74 +231,17 @@ func componentSchemas() (map[string]any, error) {
 	props := propertyOverrides()
 	out := map[string]any{}
 	for _, c := range all {
-		var s map[string]any
-		switch {
-		case c.Derive != nil:
+		if c.Derive != nil {
 			continue // below, from the others
-		case c.Schema != nil:
+		}
+		s := map[string]any{}
+		if c.Schema != nil {
 			s = c.Schema()
-		default:
-			opts := &jsonschema.ForOptions{TypeSchemas: maps.Clone(refs)}
-			delete(opts.TypeSchemas, c.Type)
-			for _, e := range embedded(c.Type) {
-				delete(opts.TypeSchemas, e)
-			}
-			js, err := jsonschema.ForType(c.Type, opts)
-			if err != nil {
-				return nil, fmt.Errorf("component %s: %w", c.Name, err)
-			}
-			raw, err := json.Marshal(js)
-			if err != nil {
-				return nil, fmt.Errorf("component %s: %w", c.Name, err)
-			}
-			if err := json.Unmarshal(raw, &s); err != nil {
-				return nil, fmt.Errorf("component %s: %w", c.Name, err)
-			}
-			toOpenAPI30(s, c.Request)
+		} else if err := infer(c, refs, s); err != nil {
+			return nil, fmt.Errorf("component %s: %w", c.Name, err)
 		}
-		properties, _ := s["properties"].(map[string]any)
-		for _, name := range c.Omit {
-			delete(properties, name)
-			s["required"] = without(s["required"], name)
-		}
-		if c.Required != nil {
-			s["required"] = c.Required
-			if len(c.Required) == 0 {
-				delete(s, "required")
-			}
-		}
-		if c.Request {
-			namespaceMembers(properties)
-			nullableOptionals(s)
-		}
-		if c.Description != "" {
-			s["description"] = c.Description
-		}
-		// The entries of this component, of those it embeds and of those
-		// of the same type (RefsRequest's are PinRequest's).
-		owners := []string{c.Name}
-		for _, e := range embedded(c.Type) {
-			owners = append(owners, componentName(e))
-		}
-		for _, o := range all {
-			if o.Type != nil && o.Type == c.Type {
-				owners = append(owners, o.Name)
-			}
-		}
-		for key, frag := range props {
-			comp, prop, _ := strings.Cut(key, ".")
-			if !slices.Contains(owners, comp) || c.Type == nil && comp != c.Name {
-				continue
-			}
-			if properties[prop] == nil {
-				if comp != c.Name {
-					continue // a member the other component has and this one omits
-				}
-				return nil, fmt.Errorf("override %s: %s has no property %q", key, c.Name, prop)
-			}
-			if err := mergeFragment(properties[prop].(map[string]any), frag); err != nil {
-				return nil, fmt.Errorf("override %s: %w", key, err)
-			}
+		if err := complete(c, all, s, props); err != nil {
+			return nil, err
 		}
 		out[c.Name] = s
 	}
@@ -318,6 +261,80 @@ func componentSchemas() (map[string]any, error) {
 		}
 	}
 	return out, nil
+}
+
+// infer fills s with the schema jsonschema-go infers for c's Go type, in
+// OpenAPI 3.0's dialect: the other components by reference, the types c
+// embeds inlined (their members are c's on the wire).
+func infer(c schemaComponent, refs map[reflect.Type]*jsonschema.Schema, s map[string]any) error {
+	opts := &jsonschema.ForOptions{TypeSchemas: maps.Clone(refs)}
+	delete(opts.TypeSchemas, c.Type)
+	for _, e := range embedded(c.Type) {
+		delete(opts.TypeSchemas, e)
+	}
+	js, err := jsonschema.ForType(c.Type, opts)
+	if err != nil {
+		return err
+	}
+	raw, err := json.Marshal(js)
+	if err != nil {
+		return err
+	}
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return err
+	}
+	toOpenAPI30(s, c.Request)
+	return nil
+}
+
+// complete applies c's own settings (omitted and required members, request
+// rules, description) and the per-property table to its schema s. The
+// table's entries of c, of the types c embeds and of the other components
+// of c's type (RefsRequest's are PinRequest's) apply.
+func complete(c schemaComponent, all []schemaComponent, s map[string]any, props map[string]string) error {
+	properties, _ := s["properties"].(map[string]any)
+	for _, name := range c.Omit {
+		delete(properties, name)
+		s["required"] = without(s["required"], name)
+	}
+	if c.Required != nil {
+		s["required"] = c.Required
+		if len(c.Required) == 0 {
+			delete(s, "required")
+		}
+	}
+	if c.Request {
+		namespaceMembers(properties)
+		nullableOptionals(s)
+	}
+	if c.Description != "" {
+		s["description"] = c.Description
+	}
+	owners := []string{c.Name}
+	for _, e := range embedded(c.Type) {
+		owners = append(owners, componentName(e))
+	}
+	for _, o := range all {
+		if o.Type != nil && o.Type == c.Type {
+			owners = append(owners, o.Name)
+		}
+	}
+	for key, frag := range props {
+		comp, prop, _ := strings.Cut(key, ".")
+		if !slices.Contains(owners, comp) || c.Type == nil && comp != c.Name {
+			continue
+		}
+		if properties[prop] == nil {
+			if comp != c.Name {
+				continue // a member the other component has and this one omits
+			}
+			return fmt.Errorf("override %s: %s has no property %q", key, c.Name, prop)
+		}
+		if err := mergeFragment(properties[prop].(map[string]any), frag); err != nil {
+			return fmt.Errorf("override %s: %w", key, err)
+		}
+	}
+	return nil
 }
 
 // embedded lists the struct types embedded in t, at any depth: their

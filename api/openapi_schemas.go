@@ -29,7 +29,11 @@ type schemaComponent struct {
 	Omit []string
 	// Required replaces the members inferred as required (those without
 	// omitempty); an empty, non-nil list requires none.
-	Required    []string
+	Required []string
+	// Variant schemas describe a type another component already names
+	// (PinRequest: the RefsRequest of POST /v1/pins, pinned included);
+	// only a route's RequestSchema names them.
+	Variant     bool
 	Description string
 	Schema      func() map[string]any
 	Derive      func(done map[string]any) (map[string]any, error)
@@ -53,7 +57,7 @@ func components() []schemaComponent {
 		{Name: "SearchRequest", Type: typ[wire.SearchRequest](), Request: true},
 		{Name: "Ref", Type: typ[wire.Ref](), Request: true},
 		{Name: "RefsRequest", Type: typ[wire.RefsRequest](), Request: true, Omit: []string{"pinned"}},
-		{Name: "PinRequest", Type: typ[wire.RefsRequest](), Request: true},
+		{Name: "PinRequest", Type: typ[wire.RefsRequest](), Request: true, Variant: true},
 		{Name: "Settings", Type: typ[wire.Settings](), Request: true, Required: []string{}},
 		{Name: "WritePolicy", Type: typ[kgmem.WritePolicy](), Request: true},
 		{Name: "DecayParams", Type: typ[decay.Params](), Request: true, Required: []string{}, Description: "Forgetting-curve parameters; see README 'Forgetting curve'"},

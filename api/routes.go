@@ -91,7 +91,7 @@ const (
 	errNoItem        = "No item with this key in this namespace"
 )
 
-// routeTable is every route of the server, in the order of the document.
+// routeTable is every route of the server, in the order echo registers them.
 // Adding a route is a row here, its handler and the engine method it calls
 // (docs/contributing).
 func routeTable() []route {
