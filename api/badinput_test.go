@@ -219,7 +219,7 @@ func TestOpenAPIDocumentsEveryRoute(t *testing.T) {
 		if r.Path == "" || strings.HasSuffix(r.Path, "/*") || r.Method == "echo_route_not_found" {
 			continue
 		}
-		path := openAPIPath(r.Path)
+		path := api.OpenAPIPath(r.Path)
 		ops, ok := doc.Paths[path]
 		if !ok {
 			t.Errorf("route %s %s: path %s missing from openapi.json", r.Method, r.Path, path)
@@ -242,7 +242,7 @@ func TestOpenAPIDocumentsEveryRoute(t *testing.T) {
 			}
 			found := false
 			for _, r := range srv.Routes() {
-				if openAPIPath(r.Path) == path && strings.EqualFold(r.Method, method) {
+				if api.OpenAPIPath(r.Path) == path && strings.EqualFold(r.Method, method) {
 					found = true
 				}
 			}
@@ -251,17 +251,6 @@ func TestOpenAPIDocumentsEveryRoute(t *testing.T) {
 			}
 		}
 	}
-}
-
-// openAPIPath turns echo's /v1/facts/:id into /v1/facts/{id}.
-func openAPIPath(p string) string {
-	parts := strings.Split(p, "/")
-	for i, part := range parts {
-		if strings.HasPrefix(part, ":") {
-			parts[i] = "{" + part[1:] + "}"
-		}
-	}
-	return strings.Join(parts, "/")
 }
 
 // TestJSONMediaTypeParameters checks that application/json with parameters

@@ -25,7 +25,7 @@ type itemBatch struct {
 // answers each one's result. Every operation is checked before any runs: a
 // malformed one refuses the whole batch with a 400 naming it
 // ("ops[3].key"), and the auth middleware has checked each operation's
-// namespace against the key (routeAccess, nsBodyOps). An operation that
+// namespace against the key (the route table's nsBodyOps). An operation that
 // fails as it runs (a missing key, a prefix too wide) gets its own error
 // and the others run; a backend failure ends the batch with its 5xx.
 func (s *Server) batchItems(c echo.Context) error {

@@ -7,7 +7,10 @@ import (
 	"github.com/labstack/echo/v4"
 )
 
-// openAPIDocument is the OpenAPI 3 description of every route.
+//go:generate go run ./internal/openapigen openapi.json
+
+// openAPIDocument is the OpenAPI 3 description of every route, generated
+// from the route table and the wire types (OpenAPIDocument; go generate).
 //
 //go:embed openapi.json
 var openAPIDocument []byte

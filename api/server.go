@@ -107,12 +107,15 @@ type Server struct {
 	opts   Options
 	log    *slog.Logger
 	echo   *echo.Echo
-	// routeSet holds every registered "METHOD path" (authorisation, metrics);
-	// pathSet every registered path, whatever its methods.
-	routeSet map[string]bool
-	pathSet  map[string]bool
-	limiter  *keyLimiter
-	metrics  *httpMetrics
+	// policy is the access policy of every registered "METHOD path" (the
+	// route table's rows; authorisation, metrics); pathSet every registered
+	// path, whatever its methods.
+	policy  map[string]access
+	pathSet map[string]bool
+	// promHandler answers GET /metrics.
+	promHandler http.Handler
+	limiter     *keyLimiter
+	metrics     *httpMetrics
 	// guardHosts holds the Host and Origin rules (guard.go).
 	guardHosts *hostGuard
 }
@@ -122,7 +125,8 @@ func New(engine *memory.Engine, opts Options, log *slog.Logger) *Server {
 	if log == nil {
 		log = slog.Default()
 	}
-	s := &Server{engine: engine, opts: opts.withDefaults(), log: log, echo: echo.New(), routeSet: map[string]bool{}, pathSet: map[string]bool{}}
+	s := &Server{engine: engine, opts: opts.withDefaults(), log: log, echo: echo.New(), policy: map[string]access{}, pathSet: map[string]bool{}}
+	s.promHandler = promhttp.HandlerFor(s.opts.Metrics, promhttp.HandlerOpts{})
 	s.metrics = newHTTPMetrics(s.opts.Registerer)
 	guard, err := newHostGuard(s.opts.AllowedHosts, s.opts.AllowedOrigins)
 	if err != nil {
@@ -156,49 +160,9 @@ func New(engine *memory.Engine, opts Options, log *slog.Logger) *Server {
 	e.Use(s.authenticate, s.rateLimit, s.authorize)
 	s.routes()
 	for _, r := range e.Routes() {
-		s.routeSet[r.Method+" "+r.Path] = true
 		s.pathSet[r.Path] = true
 	}
 	return s
-}
-
-// routes registers every route; openapi.json documents each of them (a test checks).
-func (s *Server) routes() {
-	e := s.echo
-	e.GET("/healthz", s.healthz)
-	e.GET("/readyz", s.readyz)
-	e.GET("/openapi.json", s.openAPI)
-	e.GET("/metrics", echo.WrapHandler(promhttp.HandlerFor(s.opts.Metrics, promhttp.HandlerOpts{})))
-	v1 := e.Group("/v1")
-	v1.POST("/memories", s.postMemories)
-	v1.GET("/jobs", s.listJobs)
-	v1.GET("/jobs/:id", s.getJob)
-	v1.POST("/facts", s.postFacts)
-	v1.GET("/facts", s.listFacts)
-	v1.GET("/facts/:id", s.getFact)
-	v1.DELETE("/facts/:id", s.deleteFact)
-	v1.GET("/entities", s.listEntities)
-	v1.GET("/entities/:id", s.getEntity)
-	v1.POST("/search", s.postSearch)
-	v1.POST("/feedback", s.postFeedback)
-	v1.POST("/pins", s.postPins)
-	v1.POST("/restore", s.postRestore)
-	v1.POST("/strength", s.postStrength)
-	v1.GET("/episodes", s.listEpisodes)
-	v1.PUT("/items", s.putItem)
-	v1.GET("/items", s.getItem)
-	v1.DELETE("/items", s.deleteItem)
-	v1.POST("/items/search", s.searchItems)
-	v1.POST("/items/batch", s.batchItems)
-	v1.GET("/items/namespaces", s.listItemNamespaces)
-	v1.GET("/namespaces", s.listNamespaces)
-	v1.DELETE("/namespaces/:namespace", s.purgeNamespace)
-	v1.GET("/namespaces/:namespace/settings", s.getSettings)
-	v1.PUT("/namespaces/:namespace/settings", s.putSettings)
-	v1.POST("/namespaces/:namespace/sweep", s.postSweep)
-	if s.opts.MCP != nil {
-		e.POST("/mcp", echo.WrapHandler(s.opts.MCP))
-	}
 }
 
 // inProcessKey marks a request made in this process on behalf of a request

@@ -32,8 +32,9 @@ func methodName(operationID string) string {
 	return strings.ToUpper(operationID[:1]) + operationID[1:]
 }
 
-// TestEveryRoute fails when a route of api/openapi.json has no client
-// method of the same name (methodName), context-first.
+// TestEveryRoute fails when a route of api/openapi.json (the route table
+// of api/routes.go, as go generate publishes it) has no client method of
+// the same name (methodName), context-first.
 func TestEveryRoute(t *testing.T) {
 	raw, err := os.ReadFile("../api/openapi.json")
 	if err != nil {

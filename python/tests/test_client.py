@@ -26,6 +26,8 @@ from .conftest import Server
 
 
 def test_every_route_has_a_method(client: KgmemClient) -> None:
+    # The served document is the server's route table (api/routes.go), as
+    # go generate publishes it: every row is an operation here.
     doc = client.openapi()
     ops = {op["operationId"] for path in doc["paths"].values() for verb, op in path.items() if verb in {"get", "post", "put", "delete"}}
     # The Python method of an operation is its operationId in snake case
