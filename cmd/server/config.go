@@ -175,7 +175,7 @@ func (c *config) settings() []setting {
 		{Flag: "milvus-check-interval", Component: compVector, On: engineCommands, Value: val(&c.MilvusCheckInterval, milvus.DefaultCheckInterval), Rule: above(time.Duration(0)),
 			Usage: "how often the server checks that its Milvus collection still exists; a lost one (Milvus restarted empty) is recreated and rebuilt from the graph"},
 		{Flag: "milvus-consistency", Component: compVector, On: engineCommands, Value: val(&c.MilvusConsistency, "Session"), Rule: oneOf{"Session", "Strong", "Bounded"},
-			Usage: "Milvus read consistency: Session (read-your-writes in this server, ~4 ms), Strong (across servers, one time tick ~200 ms per search), Bounded"},
+			Usage: "Milvus read consistency: Session (read-your-writes in this server, no time-tick wait), Strong (across servers, one time tick, about 200 ms, per search), Bounded"},
 
 		// Embedder
 		{Flag: "embedder", Component: compEmbedder, On: engineCommands, Value: val(&c.Embedder, "auto"), Rule: oneOf{"auto", "hash", "static", "openai"},
