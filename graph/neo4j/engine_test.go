@@ -1,8 +1,10 @@
 package neo4j_test
 
 import (
+	"context"
 	"log/slog"
 	"path/filepath"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -22,6 +24,13 @@ import (
 func journaledEngine(t *testing.T) (*memory.Engine, *neo4j.Store, *neo4j.VectorOutbox) {
 	t.Helper()
 	s := openStore(t)
+	eng, box := engineOver(t, s, s)
+	return eng, s, box
+}
+
+// engineOver is journaledEngine over g, which reads and writes through s.
+func engineOver(t *testing.T, s *neo4j.Store, g kgmem.GraphStore) (*memory.Engine, *neo4j.VectorOutbox) {
+	t.Helper()
 	const dim = 32
 	v, err := hnsw.Open(t.Context(), filepath.Join(t.TempDir(), "vectors.db"), dim, hnsw.Options{})
 	if err != nil {
@@ -33,12 +42,12 @@ func journaledEngine(t *testing.T) (*memory.Engine, *neo4j.Store, *neo4j.VectorO
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = box.Close() })
-	eng, err := memory.New(memory.Config{Graph: s, Vectors: v, Embedder: embed.NewHashing(dim), Outbox: box,
+	eng, err := memory.New(memory.Config{Graph: g, Vectors: v, Embedder: embed.NewHashing(dim), Outbox: box,
 		WriteLocks: nslock.Chain{new(nslock.Local), s.NamespaceLocks(time.Hour, nil)}, Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return eng, s, box
+	return eng, box
 }
 
 // TestIngestWritesInThreeTransactions pins the write transactions of an
@@ -74,5 +83,53 @@ func TestIngestWritesInThreeTransactions(t *testing.T) {
 	hits, err := eng.Search(ctx, memory.SearchRequest{Namespace: ns, Query: "Lisbon", Limit: 5})
 	if err != nil || len(hits.Episodes) == 0 {
 		t.Errorf("Search(Lisbon) = %+v, %v; want the message", hits, err)
+	}
+}
+
+// episodeReads counts the Episodes calls made of its store.
+type episodeReads struct {
+	kgmem.GraphStore
+	calls atomic.Int32
+}
+
+func (g *episodeReads) Episodes(ctx context.Context, ns kgmem.Namespace, ids []string) ([]kgmem.Episode, error) {
+	g.calls.Add(1)
+	return g.GraphStore.Episodes(ctx, ns, ids)
+}
+
+// TestSearchReadsEpisodesOnce: on Neo4j the thread retriever learns the
+// roles of the turns around its anchors (it walks neither to nor from an
+// assistant's turn) with their places in the thread, so a search reads
+// episodes once, for the results it shows. It read them a second time, for
+// the roles.
+func TestSearchReadsEpisodesOnce(t *testing.T) {
+	s := openStore(t)
+	g := &episodeReads{GraphStore: s}
+	eng, _ := engineOver(t, s, g)
+	ctx := t.Context()
+	const ns = kgmem.Namespace("thread")
+	_, err := eng.Ingest(ctx, memory.IngestRequest{Namespace: ns, ThreadID: "th", Messages: []episodes.Message{
+		{ID: "m1", Role: "user", Name: "Ann", Content: "what did you research last week?"},
+		{ID: "m2", Role: "user", Name: "Bob", Content: "adoption agencies, mostly"},
+		{ID: "m3", Role: "assistant", Content: "That sounds like a big step."},
+		{ID: "m4", Role: "user", Name: "Ann", Content: "and the research on schools?"},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := g.calls.Load()
+	res, err := eng.Search(ctx, memory.SearchRequest{Namespace: ns, Query: "research", Limit: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := map[string]bool{}
+	for _, ep := range res.Episodes {
+		found[ep.Episode.MessageID] = true
+	}
+	if !found["m1"] || !found["m2"] {
+		t.Errorf("search found %v; want the matching turns and the one after (m1, m2)", found)
+	}
+	if n := g.calls.Load() - before; n != 1 {
+		t.Errorf("a search read episodes %d times; want once", n)
 	}
 }
