@@ -14,7 +14,7 @@ import (
 // them in its own transaction (lock.go), which spares the database a
 // transaction per write. With no lock held by this store, nobody would
 // release one soon, and a delete in the background takes them instead; so
-// does a release that failed.
+// does a release that failed, and so do appliedBacklog of them waiting.
 type appliedOps struct {
 	mu   sync.Mutex
 	seqs []int64
@@ -63,10 +63,15 @@ func (a *appliedOps) released(s *Store, failed []int64, log *slog.Logger) {
 	a.flushLocked(s, log)
 }
 
+// appliedBacklog is how many applied ops wait for a release at most: a
+// lock held long (an extraction's integration holds it through its LLM
+// calls) does not keep more of them in memory, nor in the database.
+const appliedBacklog = 256
+
 // flushLocked starts a background delete of what is queued when no held
-// lock's release will take it and none runs. a.mu is held.
+// lock's release will take it soon, and none runs. a.mu is held.
 func (a *appliedOps) flushLocked(s *Store, log *slog.Logger) {
-	if a.held > 0 || a.flushing || len(a.seqs) == 0 {
+	if a.flushing || len(a.seqs) == 0 || a.held > 0 && len(a.seqs) < appliedBacklog {
 		return
 	}
 	a.flushing = true

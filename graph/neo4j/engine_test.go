@@ -2,6 +2,7 @@ package neo4j_test
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"path/filepath"
 	"sync/atomic"
@@ -13,6 +14,7 @@ import (
 	"github.com/kgmem/kgmem/episodes"
 	"github.com/kgmem/kgmem/graph/neo4j"
 	"github.com/kgmem/kgmem/internal/nslock"
+	"github.com/kgmem/kgmem/internal/polltest"
 	"github.com/kgmem/kgmem/memory"
 	"github.com/kgmem/kgmem/vector/hnsw"
 )
@@ -132,4 +134,54 @@ func TestSearchReadsEpisodesOnce(t *testing.T) {
 	if n := g.calls.Load() - before; n != 1 {
 		t.Errorf("a search read episodes %d times; want once", n)
 	}
+}
+
+// TestAppliedOpsDeletedWithoutALock: applied vector ops wait for the
+// release of a lock the store holds, to be deleted in its transaction; with
+// no lock held they are deleted in the background, and so are they when
+// a lock stays held with appliedBacklog of them waiting.
+func TestAppliedOpsDeletedWithoutALock(t *testing.T) {
+	s := openStore(t)
+	ctx := t.Context()
+	box, err := s.VectorOutbox(ctx, "applied-test", time.Hour, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = box.Close() })
+	stored := func() int64 {
+		n, err := s.StoredVectorOps(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	addDone := func(n int) {
+		t.Helper()
+		ops := make([]kgmem.VectorOp, n)
+		for i := range ops {
+			ops[i] = kgmem.VectorOp{Namespace: "applied", Kind: kgmem.KindEpisode, ID: fmt.Sprintf("ep_%d", i), Op: kgmem.VectorUpsert}
+		}
+		seqs, err := box.Add(ctx, ops)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := box.Done(seqs); err != nil {
+			t.Fatal(err)
+		}
+	}
+	addDone(3)
+	polltest.Until(t, 30*time.Second, "applied ops deleted with no lock held", func() bool { return stored() == 0 })
+
+	// A lock held for good: a few ops wait for its release, a backlog does not.
+	unlock, err := s.NamespaceLocks(time.Hour, nil).Lock(ctx, "held")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addDone(3)
+	if n := stored(); n != 3 {
+		t.Errorf("%d applied ops stored while a lock is held; want the 3, for its release", n)
+	}
+	addDone(300)
+	polltest.Until(t, 30*time.Second, "a backlog of applied ops deleted while a lock is held", func() bool { return stored() == 0 })
+	unlock()
 }
