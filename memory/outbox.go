@@ -133,8 +133,9 @@ func (e *Engine) OutboxDraining() bool { return e.outbox.draining.Load() }
 // (that would cost an fsync per request): it survives a killed process, and
 // only a machine crash inside the write itself, before any answer, can lose
 // it, which `server check` reports and `server reindex` repairs. Only a
-// journal that cannot be written fails the call before anything changes. The
-// caller holds the namespace lock.
+// journal that cannot be written fails the call before anything changes;
+// journaling is bounded by WriteTimeout, as the vector write is. The caller
+// holds the namespace lock.
 func (e *Engine) guardedWrite(ctx context.Context, ops []kgmem.VectorOp, graphWrite func() error, apply func(context.Context) error) error {
 	var seqs []uint64
 	if len(ops) > 0 {
@@ -153,8 +154,9 @@ func (e *Engine) guardedWrite(ctx context.Context, ops []kgmem.VectorOp, graphWr
 
 // guardedApply is guardedWrite of a change set: with an outbox kept in the
 // graph store's database (kgmem.JournalingOutbox), the ops are journaled in
-// the change set's own transaction rather than in one before it. wrap
-// wraps the graph write's error; after runs once the graph write returns.
+// the change set's own transaction rather than in one before it (the ops
+// are committed exactly when the change is). after runs once the graph
+// write returns.
 func (e *Engine) guardedApply(ctx context.Context, cs kgmem.ChangeSet, ops []kgmem.VectorOp, after func(), apply func(context.Context) error) error {
 	graphWrite := func(write func() error) func() error {
 		return func() error {
