@@ -55,6 +55,23 @@ type SharedVectorOutbox interface {
 	Close() error
 }
 
+// JournalingOutbox is a VectorOutbox kept in the engine's graph store's
+// own database (graph/neo4j's): it journals a change set's vector ops in
+// the change set's own transaction, so that the ops are committed exactly
+// when the change is, and a write costs the database one transaction
+// instead of two. The engine uses it only as the outbox of that same
+// store.
+type JournalingOutbox interface {
+	VectorOutbox
+	// Reserve numbers ops for ApplyJournaled; nothing is queued yet.
+	Reserve(ops []VectorOp) []QueuedVectorOp
+	// ApplyJournaled writes cs as GraphStore.Apply does and adds ops (from
+	// Reserve) to the outbox in the same transaction. On an error the ops
+	// are queued only when the transaction may have committed all the same
+	// (its answer was lost: ErrUnavailable, or the context ended).
+	ApplyJournaled(ctx context.Context, cs ChangeSet, ops []QueuedVectorOp) error
+}
+
 // InProcessStore is a store that runs inside this process (an embedded
 // database): its calls spend this process's CPU rather than wait on a
 // network, so a search's parts are not worth running in parallel once the

@@ -196,6 +196,12 @@ type ThreadNeighbor struct {
 	// at the end (loading every neighbour was a fifth of a loaded server's
 	// CPU).
 	ID string
+	// Role and OfRole are the roles of the neighbour and of the episode
+	// asked about, when RolesKnown: a store that reads them with the
+	// thread order (graph/neo4j) spares the thread retriever, which never
+	// walks to or from an assistant's turn, a read of the episodes.
+	Role, OfRole string
+	RolesKnown   bool
 }
 
 // MaxThreadWindow bounds ThreadNeighborsQuery.Window.

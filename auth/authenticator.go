@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync/atomic"
+	"time"
 
 	"github.com/kgmem/kgmem"
 )
@@ -22,12 +23,24 @@ type Authenticator struct {
 	admin   *Digest
 	store   *Store
 	enabled atomic.Bool
+	// start is when the authenticator was made; keylessUntil, measured
+	// from it, is until when the store's last count of no key stands
+	// (KeylessRecheck after it).
+	start        time.Time
+	keylessUntil atomic.Int64
 }
+
+// KeylessRecheck is how long a server that found no API key (and has no
+// admin key) keeps that answer before counting the keys again: a key
+// created through another server, or by `server keys create`, closes it
+// within this long. A key created through this process's key store closes
+// it at once.
+const KeylessRecheck = time.Second
 
 // NewAuthenticator checks adminKey (empty: no admin key) and combines it with
 // store (nil: no stored keys).
 func NewAuthenticator(adminKey string, store *Store) (*Authenticator, error) {
-	a := &Authenticator{store: store}
+	a := &Authenticator{store: store, start: time.Now()}
 	if adminKey != "" {
 		if len(adminKey) < MinAdminKeyLen {
 			return nil, fmt.Errorf("the admin key is %d characters; use at least %d random characters (e.g. openssl rand -hex 32)", len(adminKey), MinAdminKeyLen)
@@ -40,12 +53,21 @@ func NewAuthenticator(adminKey string, store *Store) (*Authenticator, error) {
 }
 
 // Enabled reports whether authentication is enforced: an admin key is set or
-// the store ever held a key. Once true it stays true.
+// the store ever held a key. Once true it stays true. A store found empty
+// is counted again after KeylessRecheck, not on every request; a key
+// created through the same Store enables it at once.
 func (a *Authenticator) Enabled(ctx context.Context) (bool, error) {
 	if a.enabled.Load() {
 		return true, nil
 	}
 	if a.store == nil {
+		return false, nil
+	}
+	if a.store.created.Load() {
+		a.enabled.Store(true)
+		return true, nil
+	}
+	if time.Since(a.start) < time.Duration(a.keylessUntil.Load()) {
 		return false, nil
 	}
 	n, err := a.store.Count(ctx)
@@ -54,8 +76,10 @@ func (a *Authenticator) Enabled(ctx context.Context) (bool, error) {
 	}
 	if n > 0 {
 		a.enabled.Store(true)
+		return true, nil
 	}
-	return n > 0, nil
+	a.keylessUntil.Store(int64(time.Since(a.start) + KeylessRecheck))
+	return false, nil
 }
 
 // Authenticate resolves a presented key. Any failure to recognise it is

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/kgmem/kgmem"
@@ -29,6 +30,9 @@ func (k Key) Principal() Principal {
 // them hashed.
 type Store struct {
 	rec KeyRecords
+	// created is set once a key was created through this Store: the
+	// Authenticators over it enforce keys at once.
+	created atomic.Bool
 }
 
 // NewStore returns a Store over rec.
@@ -71,6 +75,7 @@ func (s *Store) Create(ctx context.Context, req CreateRequest) (Key, string, err
 	if err := s.rec.Insert(ctx, StoredKey{Key: k, Digest: DigestOf(plain)}); err != nil {
 		return Key{}, "", err
 	}
+	s.created.Store(true)
 	return k, plain, nil
 }
 

@@ -58,7 +58,9 @@ type Config struct {
 	// Outbox journals every write's vector ops before its graph write and
 	// keeps those whose vector write fails for RunOutbox to retry. nil: an
 	// in-memory queue, used only while RunOutbox runs; without a drain loop a
-	// failed vector write is logged (repair: `server reindex`).
+	// failed vector write is logged (repair: `server reindex`). An outbox
+	// kept in Graph's own database (kgmem.JournalingOutbox) journals a
+	// change set's ops in the change set's transaction: it must be Graph's.
 	Outbox kgmem.VectorOutbox
 	// OutboxOptions tune vector write and recall deadlines and the drain.
 	OutboxOptions OutboxOptions

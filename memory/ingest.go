@@ -129,8 +129,8 @@ func (e *Engine) storeEpisodes(ctx context.Context, ns kgmem.Namespace, eps []kg
 // and writes the facts. Failures are warnings: the episodes stay. When ctx
 // ends before the facts are decided, or the graph is unavailable for their
 // write, it returns eps' ids as deferred (to be extracted again later);
-// decided facts are written even if ctx ended meanwhile, so paid LLM work
-// is not lost.
+// decided facts are written even if ctx ended meanwhile (within
+// factWriteLimit), so paid LLM work is not lost.
 func (e *Engine) extractFacts(ctx context.Context, req IngestRequest, eps []kgmem.Episode, now time.Time) (facts []kgmem.FactChange, usage kgmem.LLMUsage, warnings, deferred []string) {
 	facts = []kgmem.FactChange{}
 	later := func(stage string, err error) ([]kgmem.FactChange, kgmem.LLMUsage, []string, []string) {
@@ -138,7 +138,7 @@ func (e *Engine) extractFacts(ctx context.Context, req IngestRequest, eps []kgme
 		return []kgmem.FactChange{}, usage, append(warnings, "extraction did not finish within the request; the messages are stored, without facts yet"), episodeIDs(eps)
 	}
 	lost := func(err error) ([]kgmem.FactChange, kgmem.LLMUsage, []string, []string) {
-		if ctx.Err() != nil || errors.Is(err, kgmem.ErrUnavailable) {
+		if ctx.Err() != nil || errors.Is(err, kgmem.ErrUnavailable) || errors.Is(err, context.DeadlineExceeded) {
 			return later("writing extracted facts", err)
 		}
 		e.log.WarnContext(ctx, "writing extracted facts failed; episodes kept", "namespace", req.Namespace, "error", err)
@@ -164,7 +164,10 @@ func (e *Engine) extractFacts(ctx context.Context, req IngestRequest, eps []kgme
 	if len(changes.Facts)+len(changes.Entities)+len(changes.Mentions) == 0 {
 		return decided, usage, warnings, nil
 	}
-	wctx := context.WithoutCancel(ctx)
+	// Past the request's end, but bounded: a stalled graph must not hold
+	// the namespace lock, nor this call, for ever.
+	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), factWriteLimit)
+	defer cancel()
 	cs := kgmem.ChangeSet{Namespace: req.Namespace, Entities: changes.Entities, Facts: changes.Facts, Mentions: changes.Mentions}
 	if err := e.stampDecay(wctx, &cs, decided, now); err != nil {
 		return lost(err)
@@ -175,6 +178,12 @@ func (e *Engine) extractFacts(ctx context.Context, req IngestRequest, eps []kgme
 	syncChanges(decided, cs.Facts)
 	return decided, usage, warnings, nil
 }
+
+// factWriteLimit bounds writing the facts an extraction decided (their
+// embedding and their graph and vector writes), which outlives the request's
+// context so that paid LLM work is not lost; past it the extraction is
+// deferred, as when the graph is unavailable.
+const factWriteLimit = 30 * time.Second
 
 // IngestThreads is Ingest without extraction for several threads of ns at
 // once: the episodes all of reqs store go to the graph and the vector index

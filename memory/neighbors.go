@@ -83,20 +83,9 @@ func (e *Engine) withoutAssistantTurns(ctx context.Context, ns kgmem.Namespace, 
 	if len(near) == 0 {
 		return near, nil
 	}
-	ids := slices.Clone(anchors)
-	for _, n := range near {
-		ids = append(ids, n.ID)
-	}
-	slices.Sort(ids)
-	eps, err := e.graph.Episodes(ctx, ns, slices.Compact(ids))
+	assistant, err := e.assistantTurns(ctx, ns, anchors, near)
 	if err != nil {
-		return nil, fmt.Errorf("thread neighbours' roles: %w", err)
-	}
-	assistant := make(map[string]bool, len(eps))
-	for _, ep := range eps {
-		if ep.Role == episodes.RoleAssistant {
-			assistant[ep.ID] = true
-		}
+		return nil, err
 	}
 	// The nearest assistant's turn on each side of each anchor, as a
 	// distance (an anchor's side without one: absent).
@@ -122,6 +111,35 @@ func (e *Engine) withoutAssistantTurns(ctx context.Context, ns kgmem.Namespace, 
 		at, ok := stop[side{n.Of, sd}]
 		return ok && d >= at
 	}), nil
+}
+
+// assistantTurns are the anchors and neighbours of near that are an
+// assistant's turns: from the roles the store reported with the neighbours
+// when it did, else from the episodes, read.
+func (e *Engine) assistantTurns(ctx context.Context, ns kgmem.Namespace, anchors []string, near []kgmem.ThreadNeighbor) (map[string]bool, error) {
+	assistant := map[string]bool{}
+	if !slices.ContainsFunc(near, func(n kgmem.ThreadNeighbor) bool { return !n.RolesKnown }) {
+		for _, n := range near {
+			assistant[n.ID] = n.Role == episodes.RoleAssistant
+			assistant[n.Of] = n.OfRole == episodes.RoleAssistant
+		}
+		return assistant, nil
+	}
+	ids := slices.Clone(anchors)
+	for _, n := range near {
+		ids = append(ids, n.ID)
+	}
+	slices.Sort(ids)
+	eps, err := e.graph.Episodes(ctx, ns, slices.Compact(ids))
+	if err != nil {
+		return nil, fmt.Errorf("thread neighbours' roles: %w", err)
+	}
+	for _, ep := range eps {
+		if ep.Role == episodes.RoleAssistant {
+			assistant[ep.ID] = true
+		}
+	}
+	return assistant, nil
 }
 
 // sideOf splits a neighbour's offset into its side (-1 before, 1 after)

@@ -133,22 +133,61 @@ func (e *Engine) OutboxDraining() bool { return e.outbox.draining.Load() }
 // (that would cost an fsync per request): it survives a killed process, and
 // only a machine crash inside the write itself, before any answer, can lose
 // it, which `server check` reports and `server reindex` repairs. Only a
-// journal that cannot be written fails the call before anything changes. The
-// caller holds the namespace lock.
+// journal that cannot be written fails the call before anything changes;
+// journaling is bounded by WriteTimeout, as the vector write is. The caller
+// holds the namespace lock.
 func (e *Engine) guardedWrite(ctx context.Context, ops []kgmem.VectorOp, graphWrite func() error, apply func(context.Context) error) error {
-	o := e.outbox
 	var seqs []uint64
 	if len(ops) > 0 {
+		// Bounded: a stalled outbox (Neo4j's is a database write) must not
+		// hold the request, and the namespace lock, past its deadline.
+		actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), e.outbox.opts.WriteTimeout)
 		var err error
-		if seqs, err = o.box.Add(context.WithoutCancel(ctx), ops); err != nil {
+		seqs, err = e.outbox.box.Add(actx, ops)
+		cancel()
+		if err != nil {
 			return fmt.Errorf("journal vector writes: %w", err)
 		}
-		o.mu.Lock()
-		for _, s := range seqs {
-			o.inflight[s] = true
-		}
-		o.mu.Unlock()
 	}
+	return e.journaledWrite(ctx, ops, seqs, graphWrite, apply)
+}
+
+// guardedApply is guardedWrite of a change set: with an outbox kept in the
+// graph store's database (kgmem.JournalingOutbox), the ops are journaled in
+// the change set's own transaction rather than in one before it (the ops
+// are committed exactly when the change is). after runs once the graph
+// write returns.
+func (e *Engine) guardedApply(ctx context.Context, cs kgmem.ChangeSet, ops []kgmem.VectorOp, after func(), apply func(context.Context) error) error {
+	graphWrite := func(write func() error) func() error {
+		return func() error {
+			defer after()
+			if err := write(); err != nil {
+				return fmt.Errorf("write graph: %w", err)
+			}
+			return nil
+		}
+	}
+	jo, ok := e.outbox.box.(kgmem.JournalingOutbox)
+	if !ok || len(ops) == 0 {
+		return e.guardedWrite(ctx, ops, graphWrite(func() error { return e.graph.Apply(ctx, cs) }), apply)
+	}
+	queued := jo.Reserve(ops)
+	seqs := make([]uint64, len(queued))
+	for i, q := range queued {
+		seqs[i] = q.Seq
+	}
+	return e.journaledWrite(ctx, ops, seqs, graphWrite(func() error { return jo.ApplyJournaled(ctx, cs, queued) }), apply)
+}
+
+// journaledWrite is guardedWrite once ops are numbered seqs in the outbox
+// (or about to be, by graphWrite itself).
+func (e *Engine) journaledWrite(ctx context.Context, ops []kgmem.VectorOp, seqs []uint64, graphWrite func() error, apply func(context.Context) error) error {
+	o := e.outbox
+	o.mu.Lock()
+	for _, s := range seqs {
+		o.inflight[s] = true
+	}
+	o.mu.Unlock()
 	deferred := false // the ops were left for the drain loop
 	defer func() {
 		o.mu.Lock()

@@ -546,3 +546,68 @@ func TestOutboxKeepsOpsOfAnUnknownOutcome(t *testing.T) {
 		t.Errorf("after a lost answer and a re-post: %+v, want the episode and its vector", report)
 	}
 }
+
+// deadlineGraph records whether each change set with facts was applied
+// under a deadline.
+type deadlineGraph struct {
+	kgmem.GraphStore
+	factWrites, bounded atomic.Int32
+}
+
+func (g *deadlineGraph) Apply(ctx context.Context, cs kgmem.ChangeSet) error {
+	if len(cs.Facts) > 0 {
+		g.factWrites.Add(1)
+		if _, ok := ctx.Deadline(); ok {
+			g.bounded.Add(1)
+		}
+	}
+	return g.GraphStore.Apply(ctx, cs)
+}
+
+// deadlineOutbox records whether each journaling was bounded by a deadline.
+type deadlineOutbox struct {
+	kgmem.VectorOutbox
+	adds, bounded atomic.Int32
+}
+
+func (o *deadlineOutbox) Add(ctx context.Context, ops []kgmem.VectorOp) ([]uint64, error) {
+	o.adds.Add(1)
+	if _, ok := ctx.Deadline(); ok {
+		o.bounded.Add(1)
+	}
+	return o.VectorOutbox.Add(ctx, ops)
+}
+
+// TestWritesOutlivingTheRequestAreBounded: the writes an ingest makes past
+// its request's context (the journal of its vector ops, the facts an
+// extraction decided) run under a deadline of their own, so that a stalled
+// backend cannot hold the namespace's lock, and the call, for ever. Both
+// ran without one.
+func TestWritesOutlivingTheRequestAreBounded(t *testing.T) {
+	llm := faultScript(t)
+	vectors := openVectors(t, embed.NewHashing(256))
+	f := newFaultEngine(t, t.TempDir(), vectors, llm) // its stores, under an engine of our own
+	g := &deadlineGraph{GraphStore: f.graph}
+	box := &deadlineOutbox{VectorOutbox: f.box}
+	llmCfg := triples.LLMConfig{BaseURL: llm.URL(), Model: "test-model"}
+	x, err := triples.NewExtractor(llmCfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	eng, err := memory.New(memory.Config{Graph: g, Vectors: vectors, Embedder: embed.NewHashing(256), Extractor: x,
+		Integrator: triples.NewIntegrator(g, triples.IntegratorOptions{LLM: &llmCfg}), Outbox: box, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// No deadline on the request itself.
+	res, err := eng.Ingest(context.Background(), memory.IngestRequest{Namespace: "bounded", ThreadID: "t", Extract: true, Messages: faultMessages[:1]})
+	if err != nil || len(res.Facts) == 0 {
+		t.Fatalf("Ingest = %+v, %v; want its fact", res, err)
+	}
+	if n, b := g.factWrites.Load(), g.bounded.Load(); n == 0 || b != n {
+		t.Errorf("%d of %d fact writes ran under a deadline; want all", b, n)
+	}
+	if n, b := box.adds.Load(), box.bounded.Load(); n == 0 || b != n {
+		t.Errorf("%d of %d journalings of vector ops ran under a deadline; want all", b, n)
+	}
+}

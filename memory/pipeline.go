@@ -14,6 +14,8 @@ import (
 
 // The search pipeline, in one place:
 //
+//	settings  the namespace's recipe and decay model; meanwhile vector
+//	          recall as the recipe most likely asks it (vectorAhead)
 //	parse     keywords, named words, time expression, tense, "when"
 //	retrieve  vector | bm25                (at once; with entity linking and the decay model)
 //	fuse      weighted reciprocal rank fusion, per kind
@@ -52,6 +54,9 @@ type searchState struct {
 	res    SearchResult
 	// inline says the stages' parts run one after another (fanOut).
 	inline bool
+	// ahead is the vector recall started before the settings were read
+	// (nil: none).
+	ahead *vectorAhead
 }
 
 // parsedQuery is the question read once for every stage.

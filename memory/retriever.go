@@ -32,22 +32,33 @@ func (vectorRetriever) Name() string { return RetrieverVector }
 // Ranks implements retriever.
 func (vectorRetriever) Ranks(kgmem.Kind) bool { return true }
 
-// Retrieve embeds the query once and searches every requested kind at once.
-// A query with nothing to embed (punctuation only) gives no hits and no error.
+// Retrieve embeds the query once and searches every requested kind at once,
+// or takes the answer of the same search started before the namespace's
+// settings were read (vectorAhead).
 func (r vectorRetriever) Retrieve(ctx context.Context, st *searchState) ([]kgmem.Hit, error) {
-	vecs, err := r.e.embedder.Embed(ctx, []string{st.req.Query})
+	k := st.req.Limit * st.opts.Candidates
+	if hits, ok, err := st.ahead.answer(ctx, st.req.Include, k); ok {
+		return hits, err
+	}
+	return r.e.searchVectors(ctx, st.inline, st.req.Namespace, st.req.Query, st.req.Include, k)
+}
+
+// searchVectors embeds query and searches the k nearest vectors of each
+// kind of include in ns, at once (inline: one after another; fanOut). A
+// query with nothing to embed (punctuation only) gives no hits and no error.
+func (e *Engine) searchVectors(ctx context.Context, inline bool, ns kgmem.Namespace, query string, include []kgmem.Kind, k int) ([]kgmem.Hit, error) {
+	vecs, err := e.embedder.Embed(ctx, []string{query})
 	if err != nil {
 		return nil, fmt.Errorf("embed query: %w", err)
 	}
 	if kgmem.IsZeroVector(vecs[0]) {
 		return nil, nil
 	}
-	k := st.req.Limit * st.opts.Candidates
-	perKind := make([][]kgmem.Hit, len(st.req.Include))
-	g := st.fanOut()
-	for i, kind := range st.req.Include {
+	perKind := make([][]kgmem.Hit, len(include))
+	g := &fanOut{inline: inline}
+	for i, kind := range include {
 		g.Go(func() error {
-			hits, err := r.e.vectors.Search(ctx, kgmem.VectorQuery{Namespace: st.req.Namespace, Vector: vecs[0], Kinds: []kgmem.Kind{kind}, K: k})
+			hits, err := e.vectors.Search(ctx, kgmem.VectorQuery{Namespace: ns, Vector: vecs[0], Kinds: []kgmem.Kind{kind}, K: k})
 			perKind[i] = hits
 			return err
 		})

@@ -170,7 +170,12 @@ func (e *Engine) Search(ctx context.Context, req SearchRequest) (SearchResult, e
 	// and hold its decay parameters: read once for both.
 	var settings kgmem.NamespaceSettings
 	haveSettings := req.Recipe == "" || e.modelsFromSettings
+	inline := e.busy()
+	var ahead *vectorAhead
 	if haveSettings {
+		// Meanwhile, vector recall as the namespace most likely asks it.
+		ahead = e.searchVectorsAhead(ctx, req, inline)
+		defer ahead.stop()
 		var err error
 		if settings, err = e.graph.Settings(ctx, req.Namespace); err != nil {
 			return SearchResult{}, fmt.Errorf("settings of %q: %w", req.Namespace, err)
@@ -183,7 +188,7 @@ func (e *Engine) Search(ctx context.Context, req SearchRequest) (SearchResult, e
 	if len(req.Include) == 0 {
 		req.Include = recipe.kinds()
 	}
-	st := &searchState{req: req, opts: recipe.apply(e.search), query: parseQuery(req.Query), lists: map[string][]kgmem.Hit{}, inline: e.busy()}
+	st := &searchState{req: req, opts: recipe.apply(e.search), query: parseQuery(req.Query), lists: map[string][]kgmem.Hit{}, inline: inline, ahead: ahead}
 	plan := e.plan(req, st.opts, st.query)
 	order := plan.fusionOrder()
 

@@ -2,7 +2,6 @@ package memory
 
 import (
 	"context"
-	"fmt"
 	"strings"
 
 	"github.com/kgmem/kgmem"
@@ -21,14 +20,8 @@ func (e *Engine) write(ctx context.Context, cs kgmem.ChangeSet) error {
 		return err
 	}
 
-	return e.guardedWrite(ctx, upsertOps(cs.Namespace, records, zero),
-		func() error {
-			defer e.timelines.forget(cs.Namespace)
-			if err := e.graph.Apply(ctx, cs); err != nil {
-				return fmt.Errorf("write graph: %w", err)
-			}
-			return nil
-		},
+	return e.guardedApply(ctx, cs, upsertOps(cs.Namespace, records, zero),
+		func() { e.timelines.forget(cs.Namespace) },
 		func(ctx context.Context) error { return e.writeVectors(ctx, cs.Namespace, records, zero) })
 }
 

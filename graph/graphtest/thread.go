@@ -21,6 +21,9 @@ func testThreadNeighbors(t *testing.T, open Opener) {
 	ep := func(i int) kgmem.Episode {
 		e := Episode(ns, fmt.Sprintf("ep_th_%d", i), "Ann", fmt.Sprintf("turn %d", i))
 		e.MessageID = fmt.Sprintf("m%d", i)
+		if i%2 == 1 {
+			e.Role = "assistant"
+		}
 		return e
 	}
 	first := kgmem.ChangeSet{Namespace: ns}
@@ -40,6 +43,13 @@ func testThreadNeighbors(t *testing.T, open Opener) {
 	elsewhere := Episode("graph/thread-other", "ep_th_x", "Bob", "other namespace")
 	h.apply(kgmem.ChangeSet{Namespace: "graph/thread-other", Episodes: []kgmem.Episode{elsewhere}})
 
+	roleOf := func(id string) string {
+		var i int
+		if _, err := fmt.Sscanf(id, "ep_th_%d", &i); err == nil && i%2 == 1 {
+			return "assistant"
+		}
+		return "user"
+	}
 	type near struct {
 		of     string
 		offset int
@@ -70,6 +80,10 @@ func testThreadNeighbors(t *testing.T, open Opener) {
 			var have []near
 			for _, n := range got {
 				have = append(have, near{n.Of, n.Offset, n.ID})
+				// A store may report the roles (odd turns are the assistant's).
+				if n.RolesKnown && (n.Role != roleOf(n.ID) || n.OfRole != roleOf(n.Of)) {
+					t.Errorf("%s near %s: roles %q of %q, want %q of %q", n.ID, n.Of, n.Role, n.OfRole, roleOf(n.ID), roleOf(n.Of))
+				}
 			}
 			// Order within one id's list is nearest first per side; compare as sets of triples.
 			if len(have) != len(tc.want) {

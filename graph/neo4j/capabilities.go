@@ -18,6 +18,7 @@ var (
 	_ kgmem.VectorOutboxStore  = (*Store)(nil)
 	_ auth.SharedKeys          = (*Store)(nil)
 	_ kgmem.SharedVectorOutbox = (*VectorOutbox)(nil)
+	_ kgmem.JournalingOutbox   = (*VectorOutbox)(nil)
 )
 
 // OpenVectorOutbox implements kgmem.VectorOutboxStore: it opens the

@@ -47,3 +47,16 @@ func (s *Store) Read(ctx context.Context, query string) error {
 	_, err := s.read(ctx, query, nil)
 	return err
 }
+
+// WriteTransactions counts the write transactions the store has run.
+func (s *Store) WriteTransactions() int64 { return s.writes.Load() }
+
+// StoredVectorOps counts the vector outbox's nodes of the store's scope.
+func (s *Store) StoredVectorOps(ctx context.Context) (int64, error) {
+	recs, err := s.read(ctx, `MATCH (v:`+labelVectorOp+` {scope: $scope}) RETURN count(v)`, map[string]any{"scope": s.cfg.Scope})
+	if err != nil || len(recs) == 0 {
+		return 0, err
+	}
+	n, _ := recs[0].Values[0].(int64)
+	return n, nil
+}

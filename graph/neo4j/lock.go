@@ -96,6 +96,7 @@ func (l leaseLocks) Lock(ctx context.Context, ns kgmem.Namespace) (func(), error
 		case <-time.After(wait/2 + rand.N(wait/2+1)):
 		}
 	}
+	l.s.applied.hold()
 	stop, done := make(chan struct{}), make(chan struct{})
 	go l.renew(ns, params, stop, done)
 	return func() {
@@ -120,19 +121,28 @@ func (l leaseLocks) Lock(ctx context.Context, ns kgmem.Namespace) (func(), error
 	}, nil
 }
 
-// release gives the lock of ns up, within lockReleaseLimit.
+// release gives the lock of ns up, within lockReleaseLimit, and deletes
+// in the same transaction the vector outbox's ops applied meanwhile
+// (appliedOps), which are usually the ops of the write the lock guarded.
 func (l leaseLocks) release(ctx context.Context, ns kgmem.Namespace, params map[string]any) {
 	ctx, cancel := context.WithTimeout(ctx, lockReleaseLimit)
 	defer cancel()
+	applied := l.s.applied.take()
 	err := l.s.write(ctx, func(tx neo4j.ManagedTransaction) error {
 		_, err := run(ctx, tx, stablePlan+`MATCH (l:`+labelLock+` {scope: $scope, namespace: $ns}) WHERE l.owner = $token
 			REMOVE l.owner, l.expires`, params)
-		return err
+		if err != nil || len(applied) == 0 {
+			return err
+		}
+		return deleteApplied(ctx, tx, l.s.cfg.Scope, applied)
 	})
 	if err != nil {
 		// The lease expires by itself; the next writer waits that long.
 		l.log.Warn("releasing a namespace write lock failed; it expires by itself", "namespace", ns, "lease", l.lease, "error", err)
+		l.s.applied.released(l.s, applied, l.log)
+		return
 	}
+	l.s.applied.released(l.s, nil, l.log)
 }
 
 // renew extends the lease every third of it until stop closes.

@@ -2,6 +2,7 @@ package neo4j
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
@@ -181,33 +182,92 @@ func (o *VectorOutbox) take(ctx context.Context, where string) ([]kgmem.QueuedVe
 // Add writes ops to the database (committed, hence durable, when it
 // returns) and queues them here.
 func (o *VectorOutbox) Add(ctx context.Context, ops []kgmem.VectorOp) ([]uint64, error) {
-	queued := make([]kgmem.QueuedVectorOp, len(ops))
-	rows := make([]map[string]any, len(ops))
-	for i, op := range ops {
-		if !outbox.ValidOp(op) {
-			return nil, fmt.Errorf("outbox add: %w", kgmem.Invalidf(fmt.Sprintf("ops[%d]", i), "%+v is not a valid vector op", op))
-		}
-		// Random ids, unique across servers without a shared counter.
-		queued[i] = kgmem.QueuedVectorOp{Seq: uint64(rand.Int64N(1<<62) + 1), VectorOp: op}
-		rows[i] = map[string]any{"seq": int64(queued[i].Seq), "ns": string(op.Namespace), "kind": string(op.Kind), "id": op.ID, "op": string(op.Op)}
+	queued := o.Reserve(ops)
+	rows, err := opRows(queued)
+	if err != nil {
+		return nil, err
 	}
-	err := o.s.write(ctx, func(tx neo4j.ManagedTransaction) error {
-		_, err := run(ctx, tx, stablePlan+`UNWIND $rows AS r
-			CREATE (:`+labelVectorOp+` {scope: $scope, owner: $owner, seq: r.seq, ns: r.ns, kind: r.kind, id: r.id, op: r.op, at: timestamp()})`,
-			o.params(map[string]any{"rows": rows}))
-		return err
-	})
+	err = o.s.write(ctx, func(tx neo4j.ManagedTransaction) error { return o.journal(ctx, tx, rows) })
 	if err != nil {
 		return nil, fmt.Errorf("neo4j: journal vector writes: %w", err)
 	}
-	o.mu.Lock()
-	o.pending = append(o.pending, queued...)
-	o.mu.Unlock()
+	o.queue(queued)
 	seqs := make([]uint64, len(queued))
 	for i, q := range queued {
 		seqs[i] = q.Seq
 	}
 	return seqs, nil
+}
+
+// Reserve implements kgmem.JournalingOutbox: it numbers ops with random
+// ids, unique across servers without a shared counter.
+func (o *VectorOutbox) Reserve(ops []kgmem.VectorOp) []kgmem.QueuedVectorOp {
+	queued := make([]kgmem.QueuedVectorOp, len(ops))
+	for i, op := range ops {
+		queued[i] = kgmem.QueuedVectorOp{Seq: uint64(rand.Int64N(1<<62) + 1), VectorOp: op}
+	}
+	return queued
+}
+
+// ApplyJournaled implements kgmem.JournalingOutbox: it applies cs to the
+// outbox's store (as Store.Apply) and creates the nodes of ops in the same
+// transaction. The ops are queued here when it commits, and when its
+// outcome is unknown (the drain then makes the vectors match whatever the
+// graph holds).
+func (o *VectorOutbox) ApplyJournaled(ctx context.Context, cs kgmem.ChangeSet, ops []kgmem.QueuedVectorOp) error {
+	if err := validate(cs); err != nil {
+		return fmt.Errorf("neo4j: apply: %w", err)
+	}
+	rows, err := opRows(ops)
+	if err != nil {
+		return err
+	}
+	w, err := encodeChangeSet(o.s.key(cs.Namespace), cs)
+	if err != nil {
+		return fmt.Errorf("neo4j: apply: %w", err)
+	}
+	err = o.s.write(ctx, func(tx neo4j.ManagedTransaction) error {
+		if !cs.Empty() {
+			if err := w.apply(ctx, tx, cs); err != nil {
+				return err
+			}
+		}
+		return o.journal(ctx, tx, rows)
+	})
+	if err == nil || errors.Is(err, kgmem.ErrUnavailable) || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
+		o.queue(ops)
+	}
+	if err != nil {
+		return fmt.Errorf("neo4j: apply to %s with its vector writes journaled: %w", cs.Namespace, err)
+	}
+	return nil
+}
+
+// opRows are ops as query parameters, or an error naming the first invalid one.
+func opRows(ops []kgmem.QueuedVectorOp) ([]map[string]any, error) {
+	rows := make([]map[string]any, len(ops))
+	for i, q := range ops {
+		if !outbox.ValidOp(q.VectorOp) {
+			return nil, fmt.Errorf("outbox add: %w", kgmem.Invalidf(fmt.Sprintf("ops[%d]", i), "%+v is not a valid vector op", q.VectorOp))
+		}
+		rows[i] = map[string]any{"seq": int64(q.Seq), "ns": string(q.Namespace), "kind": string(q.Kind), "id": q.ID, "op": string(q.Op)}
+	}
+	return rows, nil
+}
+
+// journal creates the nodes of rows in tx.
+func (o *VectorOutbox) journal(ctx context.Context, tx neo4j.ManagedTransaction, rows []map[string]any) error {
+	_, err := run(ctx, tx, stablePlan+`UNWIND $rows AS r
+		CREATE (:`+labelVectorOp+` {scope: $scope, owner: $owner, seq: r.seq, ns: r.ns, kind: r.kind, id: r.id, op: r.op, at: timestamp()})`,
+		o.params(map[string]any{"rows": rows}))
+	return err
+}
+
+// queue adds ops, written to the database, to those queued here.
+func (o *VectorOutbox) queue(ops []kgmem.QueuedVectorOp) {
+	o.mu.Lock()
+	o.pending = append(o.pending, ops...)
+	o.mu.Unlock()
 }
 
 // Sync is a no-op: Add returns once its transaction is committed.
@@ -232,36 +292,33 @@ func (o *VectorOutbox) Len() int {
 }
 
 // Done deletes the applied ops from the queue here at once, and from the
-// database in the background (within outboxDoneLimit; Close waits for it):
-// the caller, a request that has written its vectors, is not held by a
-// stalled server past its deadline. Ops whose delete fails stay in the
-// database and are applied again later, which is harmless; the failure is
-// logged.
+// database later, off the caller's path (appliedOps): with the release of
+// a namespace lock this store holds, or else in the background, within
+// outboxDoneLimit (Close waits for it). The caller, a request that has
+// written its vectors, is not held by a stalled server past its deadline.
+// Ops whose delete fails stay in the database and are applied again later,
+// which is harmless; the failure is logged.
 func (o *VectorOutbox) Done(seqs []uint64) error {
 	if len(seqs) == 0 {
 		return nil
 	}
-	ids := make([]int64, len(seqs))
 	gone := make(map[uint64]bool, len(seqs))
-	for i, s := range seqs {
-		ids[i], gone[s] = int64(s), true
+	for _, s := range seqs {
+		gone[s] = true
 	}
+	var ids []int64
 	o.mu.Lock()
-	o.pending = slices.DeleteFunc(o.pending, func(q kgmem.QueuedVectorOp) bool { return gone[q.Seq] })
-	o.mu.Unlock()
-	o.s.background.Add(1)
-	go func() {
-		defer o.s.background.Done()
-		ctx, cancel := context.WithTimeout(context.Background(), outboxDoneLimit)
-		defer cancel()
-		err := o.s.write(ctx, func(tx neo4j.ManagedTransaction) error {
-			_, err := run(ctx, tx, stablePlan+`MATCH (v:`+labelVectorOp+` {scope: $scope}) WHERE v.seq IN $seqs DELETE v`, o.params(map[string]any{"seqs": ids}))
-			return err
-		})
-		if err != nil {
-			o.log.Warn("marking vector writes applied failed; they will be applied again", "ops", len(ids), "error", err)
+	o.pending = slices.DeleteFunc(o.pending, func(q kgmem.QueuedVectorOp) bool {
+		if gone[q.Seq] {
+			ids = append(ids, int64(q.Seq))
+			return true
 		}
-	}()
+		return false
+	})
+	o.mu.Unlock()
+	// Only ops queued here were written: the others (a write that failed
+	// before its commit) have no node to delete.
+	o.s.applied.add(o.s, ids, o.log)
 	return nil
 }
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/kgmem/kgmem"
 	"github.com/kgmem/kgmem/graph/topology"
@@ -23,9 +24,14 @@ type Store struct {
 	addr string
 	// topo caches namespaces' topologies for FactsOnly walks (topology.go).
 	topo *nscache.Cache[*topology.Topology]
-	// background counts the lock releases still running after their
-	// caller returned (lock.go); Close waits for them.
+	// background counts the lock releases and outbox deletes still
+	// running after their caller returned; Close waits for them.
 	background sync.WaitGroup
+	// applied holds the vector outbox's applied ops whose nodes are still
+	// to be deleted (applied.go).
+	applied appliedOps
+	// writes counts the write transactions run (tests read it).
+	writes atomic.Int64
 }
 
 var _ kgmem.GraphStore = (*Store)(nil)
@@ -131,6 +137,7 @@ func (s *Store) read(ctx context.Context, query string, params map[string]any) (
 // write runs fn in one managed write transaction, retried on transient
 // errors (execute), so fn must not have effects outside the transaction.
 func (s *Store) write(ctx context.Context, fn func(tx neo4j.ManagedTransaction) error) error {
+	s.writes.Add(1)
 	_, err := execute(ctx, s, neo4j.AccessModeWrite, func(tx neo4j.ManagedTransaction) (struct{}, error) {
 		return struct{}{}, fn(tx)
 	})

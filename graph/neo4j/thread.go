@@ -11,7 +11,8 @@ import (
 
 // Thread order: timestamp, then created_at, then seq (the place in the
 // change set that stored the episode), which matches the storage order the
-// embedded store uses.
+// embedded store uses. Each neighbour comes with its role, and each
+// episode asked about with its own (kgmem.ThreadNeighbor.RolesKnown).
 const (
 	// qThreadBefore lists, for each of $ids, the ids of the episodes just before it in
 	// its thread, nearest first.
@@ -22,9 +23,9 @@ const (
 			WHERE n.timestamp < a.timestamp OR (n.timestamp = a.timestamp AND (n.created_at < a.created_at
 				OR (n.created_at = a.created_at AND coalesce(n.seq, 0) < coalesce(a.seq, 0))))
 			WITH n ORDER BY n.timestamp DESC, n.created_at DESC, coalesce(n.seq, 0) DESC LIMIT $window
-			RETURN collect(n.id) AS near
+			RETURN collect([n.id, n.role]) AS near
 		}
-		RETURN id, near`
+		RETURN id, a.role, near`
 	// qThreadAfter lists, for each of $ids, the ids of the episodes just after it in
 	// its thread, nearest first.
 	qThreadAfter = stablePlan + `UNWIND $ids AS id
@@ -34,9 +35,9 @@ const (
 			WHERE n.timestamp > a.timestamp OR (n.timestamp = a.timestamp AND (n.created_at > a.created_at
 				OR (n.created_at = a.created_at AND coalesce(n.seq, 0) > coalesce(a.seq, 0))))
 			WITH n ORDER BY n.timestamp, n.created_at, coalesce(n.seq, 0) LIMIT $window
-			RETURN collect(n.id) AS near
+			RETURN collect([n.id, n.role]) AS near
 		}
-		RETURN id, near`
+		RETURN id, a.role, near`
 )
 
 // ThreadNeighbors returns the ids of the episodes up to q.Window places
@@ -71,13 +72,20 @@ func (s *Store) ThreadNeighbors(ctx context.Context, ns kgmem.Namespace, q kgmem
 			}
 			for _, rec := range recs {
 				id, _ := rec.Values[0].(string)
-				near, _ := rec.Values[1].([]any)
+				ofRole, _ := rec.Values[1].(string)
+				near, _ := rec.Values[2].([]any)
 				for i, raw := range near {
-					nid, ok := raw.(string)
-					if !ok {
+					pair, _ := raw.([]any)
+					var nid, role string
+					if len(pair) == 2 {
+						nid, _ = pair[0].(string)
+						role, _ = pair[1].(string)
+					}
+					if nid == "" {
 						return fmt.Errorf("neo4j: thread neighbors of %s in %s: an episode without an id", id, ns)
 					}
-					perSide[j] = append(perSide[j], kgmem.ThreadNeighbor{Of: id, Offset: side.sign * (i + 1), ID: nid})
+					perSide[j] = append(perSide[j], kgmem.ThreadNeighbor{Of: id, Offset: side.sign * (i + 1), ID: nid,
+						Role: role, OfRole: ofRole, RolesKnown: true})
 				}
 			}
 			return nil
