@@ -94,6 +94,7 @@ type config struct {
 	RerankCandidates int
 
 	SweepInterval     time.Duration
+	TTLSweepInterval  time.Duration
 	ReinforceInterval time.Duration
 
 	MaxBodyBytes   int64
@@ -186,6 +187,7 @@ func (c *config) bindFlags(fs *flag.FlagSet) {
 	dur(&c.RetrieverTimeout, "retriever-timeout", "KGMEM_RETRIEVER_TIMEOUT", d.RetrieverTimeout, "deadline of each search retriever; a late one is dropped with a warning")
 	dur(&c.SearchTimeout, "search-timeout", "KGMEM_SEARCH_TIMEOUT", d.Timeout, "deadline of one search end to end (at least --retriever-timeout): a retriever still running then is dropped with a warning, and a search that cannot load its results in time fails (504, or 503 when a backend did not answer)")
 	dur(&c.SweepInterval, "sweep-interval", "KGMEM_SWEEP_INTERVAL", time.Hour, "how often the forgetting sweep runs over every namespace (0: never)")
+	dur(&c.TTLSweepInterval, "ttl-sweep-interval", "KGMEM_TTL_SWEEP_INTERVAL", time.Minute, "how often the items whose TTL ran out are deleted, each sweep given at most this long (0: never; reads hide expired items all the same)")
 	dur(&c.ReinforceInterval, "reinforce-interval", "KGMEM_REINFORCE_INTERVAL", 5*time.Second, "how often recalls are applied to decay state")
 	fs.Int64Var(&c.MaxBodyBytes, "max-body-bytes", int64(c.envInt("KGMEM_MAX_BODY_BYTES", 8<<20)), "request body limit in bytes ($KGMEM_MAX_BODY_BYTES)")
 	dur(&c.RequestTimeout, "request-timeout", "KGMEM_REQUEST_TIMEOUT", 30*time.Second, "per-request deadline")
@@ -260,8 +262,8 @@ func (c *config) validate() error {
 	if c.GCHeadroomMiB < 0 || c.GCHeadroomMiB > maxGCHeadroomMiB {
 		return fmt.Errorf("--gc-headroom-mib is %d; use 0..%d", c.GCHeadroomMiB, maxGCHeadroomMiB)
 	}
-	if c.SweepInterval < 0 || c.ReinforceInterval <= 0 {
-		return fmt.Errorf("--sweep-interval must be >= 0 and --reinforce-interval > 0")
+	if c.SweepInterval < 0 || c.TTLSweepInterval < 0 || c.ReinforceInterval <= 0 {
+		return fmt.Errorf("--sweep-interval and --ttl-sweep-interval must be >= 0 and --reinforce-interval > 0")
 	}
 	if c.MilvusCheckInterval <= 0 {
 		return fmt.Errorf("--milvus-check-interval must be > 0")

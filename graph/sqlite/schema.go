@@ -8,7 +8,7 @@ import (
 
 // schemaVersion is the layout this package writes, kept in PRAGMA user_version.
 // Bump it and append a step to migrations when the layout changes.
-const schemaVersion = 10
+const schemaVersion = 11
 
 // ftsTokenizer is the tokenizer of every full-text table: Unicode word
 // boundaries, diacritics folded ("Zürich" finds "Zurich"), case folded, and
@@ -205,7 +205,13 @@ func migrations() [][]string {
 		// namespace), and keeping that index cost every extracting write
 		// (BenchmarkApplyExtractedBatch).
 		`DROP INDEX IF EXISTS mentions_entity`,
-	}, decayFromLearning()}
+	}, decayFromLearning(), {
+		// Version 11: an item's TTL (minutes, NULL for none) and expiry
+		// (NULL: never), and the expiries each namespace's sweep reads.
+		`ALTER TABLE items ADD COLUMN ttl_minutes REAL`,
+		`ALTER TABLE items ADD COLUMN expires_at INTEGER`,
+		`CREATE INDEX IF NOT EXISTS items_expires ON items (namespace, expires_at) WHERE expires_at IS NOT NULL`,
+	}}
 }
 
 // decayFromLearning is version 10: the forgetting curve starts when kgmem
