@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"regexp"
 )
 
 // schemaVersion is the layout this package writes, kept in PRAGMA user_version.
@@ -17,7 +18,8 @@ const schemaVersion = 11
 const ftsTokenizer = `porter unicode61 remove_diacritics 2`
 
 // migrations returns, at index i, the statements that take the schema from
-// version i to i+1. Every statement is idempotent.
+// version i to i+1. Every statement is idempotent (an ADD COLUMN, which
+// SQLite cannot make so, is skipped by migrate when the column exists).
 func migrations() [][]string {
 	return [][]string{{
 		// Every namespace that holds a record or settings; kept by Apply,
@@ -250,6 +252,12 @@ func migrate(ctx context.Context, db *sql.DB) error {
 	}
 	for v := version; v < schemaVersion; v++ {
 		for _, stmt := range migrations()[v] {
+			if done, err := columnExists(ctx, tx, stmt); err != nil || done {
+				if err != nil {
+					return fmt.Errorf("schema step %d: %w", v+1, err)
+				}
+				continue
+			}
 			if _, err := tx.ExecContext(ctx, stmt); err != nil {
 				return fmt.Errorf("schema step %d: %w", v+1, wrapErr(err))
 			}
@@ -265,4 +273,20 @@ func migrate(ctx context.Context, db *sql.DB) error {
 		return fmt.Errorf("commit schema: %w", wrapErr(err))
 	}
 	return nil
+}
+
+// addColumn matches a migration's ALTER TABLE … ADD COLUMN statement.
+var addColumn = regexp.MustCompile(`^ALTER TABLE (\w+) ADD COLUMN (\w+)`)
+
+// columnExists reports whether stmt adds a column the table already has.
+func columnExists(ctx context.Context, tx *sql.Tx, stmt string) (bool, error) {
+	m := addColumn.FindStringSubmatch(stmt)
+	if m == nil {
+		return false, nil
+	}
+	var n int
+	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM pragma_table_info(?) WHERE name = ?`, m[1], m[2]).Scan(&n); err != nil {
+		return false, fmt.Errorf("read the columns of %s: %w", m[1], wrapErr(err))
+	}
+	return n > 0, nil
 }
