@@ -197,7 +197,6 @@ func (e *Engine) Item(ctx context.Context, ns kgmem.Namespace, key string, read 
 // their TTL from now, in the graph and in items.
 func (e *Engine) refreshItems(ctx context.Context, ns kgmem.Namespace, items []kgmem.Item, now time.Time) error {
 	var expiries []kgmem.ItemExpiry
-	var refreshed []*kgmem.Item
 	for i := range items {
 		it := &items[i]
 		if it.ExpiresAt == nil || it.Expired(now) {
@@ -205,7 +204,6 @@ func (e *Engine) refreshItems(ctx context.Context, ns kgmem.Namespace, items []k
 		}
 		it.ExpiresAt = kgmem.ExpiryAfter(&it.TTL, now)
 		expiries = append(expiries, kgmem.ItemExpiry{ID: it.ID, ExpiresAt: *it.ExpiresAt})
-		refreshed = append(refreshed, it)
 	}
 	if len(expiries) == 0 {
 		return nil
@@ -235,7 +233,9 @@ func (e *Engine) DeleteItem(ctx context.Context, ns kgmem.Namespace, key string)
 		return fmt.Errorf("read item: %w", err)
 	}
 	if len(old) == 0 {
-		return kgmem.NotFoundf("key", "no item with key %q in namespace %q", key, ns)
+		// Not in the graph: its vector, should one be left, goes all the
+		// same, and the graph's answer is the 404.
+		return e.deleteItem(ctx, kgmem.Item{ID: id, Namespace: ns, Key: key})
 	}
 	return e.deleteItem(ctx, old[0])
 }
