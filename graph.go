@@ -42,8 +42,16 @@ type GraphStore interface {
 	DeleteItem(ctx context.Context, ns Namespace, id string) error
 	// ItemNamespaces lists, sorted, the namespaces that hold at least one
 	// item and are prefix or below it (segment by segment: "a" covers
-	// "a/b", not "ab"); an empty prefix lists them all.
-	ItemNamespaces(ctx context.Context, prefix Namespace) ([]Namespace, error)
+	// "a/b", not "ab"); an empty prefix lists them all. When liveAt is not
+	// zero, only the namespaces holding an item not expired at liveAt.
+	ItemNamespaces(ctx context.Context, prefix Namespace, liveAt time.Time) ([]Namespace, error)
+	// ExpiredItems lists the ids of up to limit items of ns that expired
+	// at or before at, soonest expired first.
+	ExpiredItems(ctx context.Context, ns Namespace, at time.Time, limit int) ([]string, error)
+	// RefreshItems sets the expiry of the items of ns that are still live
+	// at at (an expiry after it); the others, expired or missing, are left
+	// alone, so a refresh never revives an expired item.
+	RefreshItems(ctx context.Context, ns Namespace, expiries []ItemExpiry, at time.Time) error
 
 	// Entity returns one entity, or an error wrapping ErrNotFound.
 	Entity(ctx context.Context, ns Namespace, id string) (Entity, error)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -14,8 +15,10 @@ import (
 // Item is a JSON document addressed by a key within a namespace: the record
 // LangGraph's stores keep (BaseStore items). Unlike an episode, which is a
 // message kept verbatim, an item is overwritten by a put with the same key
-// and can be deleted; like every record kind it is searchable (BM25 and
-// vector over Text), decays and is reinforced when recalled.
+// and can be deleted or given a TTL; like every record kind it is
+// searchable (BM25 and vector over Text), and the forgetting curve weighs it
+// in search and is reinforced when it is recalled, but the forgetting sweep
+// never forgets it: an item lives until it is deleted or expires.
 type Item struct {
 	// ID is ItemID(Namespace, Key).
 	ID        string    `json:"id"`
@@ -35,6 +38,53 @@ type Item struct {
 	CreatedAt time.Time  `json:"created_at"`
 	UpdatedAt time.Time  `json:"updated_at"`
 	Decay     DecayState `json:"decay"`
+	// TTL is the item's time to live in minutes, as LangGraph's stores take
+	// it: the item expires TTL minutes after it was put, or after a read
+	// that refreshed it. Zero with a nil ExpiresAt means it never expires.
+	TTL float64 `json:"ttl,omitempty"`
+	// ExpiresAt is when the item expires (nil: never). An expired item is
+	// hidden from reads and deleted by the TTL sweeper.
+	ExpiresAt *time.Time `json:"expires_at,omitempty"`
+}
+
+// Expired reports whether the item has expired at t.
+func (it Item) Expired(t time.Time) bool {
+	return it.ExpiresAt != nil && !t.Before(*it.ExpiresAt)
+}
+
+// ExpiryAfter returns when an item with this TTL expires if put or
+// refreshed at t: nil when it has none.
+func ExpiryAfter(ttl *float64, t time.Time) *time.Time {
+	if ttl == nil {
+		return nil
+	}
+	at := t.Add(time.Duration(*ttl * float64(time.Minute))).Truncate(time.Millisecond)
+	return &at
+}
+
+// ItemExpiry sets one item's expiry (GraphStore.RefreshItems).
+type ItemExpiry struct {
+	ID        string
+	ExpiresAt time.Time
+}
+
+// MaxItemTTL bounds an item's TTL in minutes (100 years).
+const MaxItemTTL = 100 * 365 * 24 * 60
+
+// CheckItemTTL validates a TTL in minutes: nil (no expiry) or a number
+// from 0 (expires at once) to MaxItemTTL.
+func CheckItemTTL(field string, ttl *float64) error {
+	switch {
+	case ttl == nil:
+		return nil
+	case math.IsNaN(*ttl) || math.IsInf(*ttl, 0):
+		return Invalidf(field, "must be a finite number of minutes")
+	case *ttl < 0:
+		return Invalidf(field, "is %v, must be a number of minutes >= 0 (0 expires the item at once), or null for no expiry", *ttl)
+	case *ttl > MaxItemTTL:
+		return Invalidf(field, "is %v minutes, at most %d (100 years) allowed", *ttl, MaxItemTTL)
+	}
+	return nil
 }
 
 // Item limits.

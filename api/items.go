@@ -25,7 +25,7 @@ func (s *Server) putItem(c echo.Context) error {
 		return kgmem.Invalidf("value", "is required")
 	}
 	res, err := s.engine.PutItem(c.Request().Context(), memory.PutItemRequest{
-		Namespace: ns, Key: body.Key, Value: body.Value, Index: body.IndexFields(), Extract: body.Extract,
+		Namespace: ns, Key: body.Key, Value: body.Value, Index: body.IndexFields(), Extract: body.Extract, TTL: body.TTL,
 	})
 	if err != nil {
 		return err
@@ -50,12 +50,38 @@ func itemParams(c echo.Context) (kgmem.Namespace, string, error) {
 	return ns, key, err
 }
 
+// itemRead is what an item read takes for items with a TTL: refresh_ttl
+// (default true, as LangGraph's) and include_expired (default false).
+func itemRead(refreshTTL *bool, includeExpired bool) memory.ItemRead {
+	return memory.ItemRead{RefreshTTL: refreshTTL == nil || *refreshTTL, IncludeExpired: includeExpired}
+}
+
+// itemReadParams reads ?refresh_ttl= and ?include_expired=.
+func itemReadParams(c echo.Context) (memory.ItemRead, error) {
+	refresh, err := boolParam(c, "refresh_ttl")
+	if err != nil {
+		return memory.ItemRead{}, err
+	}
+	include, err := boolParam(c, "include_expired")
+	if err != nil {
+		return memory.ItemRead{}, err
+	}
+	if !c.QueryParams().Has("refresh_ttl") {
+		return itemRead(nil, include), nil
+	}
+	return itemRead(&refresh, include), nil
+}
+
 func (s *Server) getItem(c echo.Context) error {
 	ns, key, err := itemParams(c)
 	if err != nil {
 		return err
 	}
-	it, err := s.engine.Item(c.Request().Context(), ns, key)
+	read, err := itemReadParams(c)
+	if err != nil {
+		return err
+	}
+	it, err := s.engine.Item(c.Request().Context(), ns, key, read)
 	if err != nil {
 		return err
 	}
@@ -85,6 +111,7 @@ func (s *Server) searchItems(c echo.Context) error {
 	items, warnings, err := s.engine.SearchItems(c.Request().Context(), memory.ItemSearchRequest{
 		Prefix: kgmem.Namespace(body.NamespacePrefix), Query: body.Query, Filter: filter,
 		Limit: body.Limit, Offset: body.Offset, Reinforce: body.Reinforce == nil || *body.Reinforce,
+		Read: itemRead(body.RefreshTTL, body.IncludeExpired),
 	})
 	if err != nil {
 		return err
@@ -93,7 +120,8 @@ func (s *Server) searchItems(c echo.Context) error {
 }
 
 // listItemNamespaces lists the namespaces with items below ?prefix= (all
-// when absent) that the key may read.
+// when absent) that the key may read: those with a live item, or with any
+// item when ?include_expired=true.
 func (s *Server) listItemNamespaces(c echo.Context) error {
 	raw, err := queryParam(c, "prefix")
 	if err != nil {
@@ -105,7 +133,11 @@ func (s *Server) listItemNamespaces(c echo.Context) error {
 			return err
 		}
 	}
-	all, err := s.engine.ItemNamespaces(c.Request().Context(), prefix)
+	include, err := boolParam(c, "include_expired")
+	if err != nil {
+		return err
+	}
+	all, err := s.engine.ItemNamespaces(c.Request().Context(), prefix, include)
 	if err != nil {
 		return err
 	}

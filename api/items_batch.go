@@ -18,6 +18,7 @@ type itemBatch struct {
 	put    memory.PutItemRequest
 	ns     kgmem.Namespace
 	key    string
+	read   memory.ItemRead
 	search memory.ItemSearchRequest
 }
 
@@ -53,7 +54,7 @@ func (s *Server) batchItems(c echo.Context) error {
 			}
 		case wire.ItemOpGet:
 			var it kgmem.Item
-			if it, err = s.engine.Item(ctx, op.ns, op.key); err == nil {
+			if it, err = s.engine.Item(ctx, op.ns, op.key, op.read); err == nil {
 				res = wire.ItemOpResult{Status: http.StatusOK, Item: &it}
 			}
 		case wire.ItemOpDelete:
@@ -114,9 +115,12 @@ func (s *Server) checkItemOp(op wire.ItemOp) (itemBatch, error) {
 		if err := kgmem.CheckItemKey("key", op.Key); err != nil {
 			return b, err
 		}
-		b.ns, b.key = ns, op.Key
+		b.ns, b.key, b.read = ns, op.Key, itemRead(op.RefreshTTL, op.IncludeExpired)
 		if op.Op != wire.ItemOpPut {
 			return b, nil
+		}
+		if err := kgmem.CheckItemTTL("ttl", op.TTL); err != nil {
+			return b, err
 		}
 		if len(op.Value) == 0 {
 			return b, kgmem.Invalidf("value", "is required")
@@ -128,7 +132,7 @@ func (s *Server) checkItemOp(op wire.ItemOp) (itemBatch, error) {
 		if _, err := kgmem.ItemText(op.Value, index); err != nil {
 			return b, err
 		}
-		b.put = memory.PutItemRequest{Namespace: ns, Key: op.Key, Value: op.Value, Index: index, Extract: op.Extract}
+		b.put = memory.PutItemRequest{Namespace: ns, Key: op.Key, Value: op.Value, Index: index, Extract: op.Extract, TTL: op.TTL}
 		return b, nil
 	case wire.ItemOpSearch:
 		filter, err := kgmem.ParseItemFilter(op.Filter)
@@ -136,7 +140,8 @@ func (s *Server) checkItemOp(op wire.ItemOp) (itemBatch, error) {
 			return b, err
 		}
 		b.search = memory.ItemSearchRequest{Prefix: kgmem.Namespace(op.NamespacePrefix), Query: op.Query, Filter: filter,
-			Limit: op.Limit, Offset: op.Offset, Reinforce: op.Reinforce == nil || *op.Reinforce}
+			Limit: op.Limit, Offset: op.Offset, Reinforce: op.Reinforce == nil || *op.Reinforce,
+			Read: itemRead(op.RefreshTTL, op.IncludeExpired)}
 		return b, s.engine.CheckItemSearch(&b.search)
 	case "":
 		return b, kgmem.Invalidf("op", "is required: put, get, delete or search")
@@ -163,6 +168,9 @@ func onlyMembersOf(op wire.ItemOp) error {
 		{"limit", op.Limit != 0, []string{wire.ItemOpSearch}},
 		{"offset", op.Offset != 0, []string{wire.ItemOpSearch}},
 		{"reinforce", op.Reinforce != nil, []string{wire.ItemOpSearch}},
+		{"ttl", op.TTL != nil, []string{wire.ItemOpPut}},
+		{"refresh_ttl", op.RefreshTTL != nil, []string{wire.ItemOpGet, wire.ItemOpSearch}},
+		{"include_expired", op.IncludeExpired, []string{wire.ItemOpGet, wire.ItemOpSearch}},
 	}
 	if !slices.Contains([]string{wire.ItemOpPut, wire.ItemOpGet, wire.ItemOpDelete, wire.ItemOpSearch}, op.Op) {
 		return nil // the kind itself is refused

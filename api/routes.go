@@ -79,6 +79,11 @@ var (
 	qAfter = param{Name: "after", Schema: map[string]any{"type": "string"}, Description: "Cursor: the `next` of the previous page"}
 	qPage  = param{Name: "limit", Schema: map[string]any{"type": "integer", "minimum": 1, "maximum": 1000, "default": 100}}
 	qKey   = param{Name: "key", Required: true, Schema: itemKeySchema()}
+	// qRefreshTTL and qIncludeExpired are an item read's TTL parameters.
+	qRefreshTTL = param{Name: "refresh_ttl", Schema: map[string]any{"type": "boolean", "default": true},
+		Description: "Extend the expiry of each item returned that has a TTL to its TTL from now (LangGraph's refresh_ttl); an expired item is never refreshed"}
+	qIncludeExpired = param{Name: "include_expired", Schema: map[string]any{"type": "boolean", "default": false},
+		Description: "Also return the item when its TTL ran out and the sweeper has not deleted it yet (LangGraph's omit_expired false)"}
 )
 
 // Error descriptions shared by routes.
@@ -231,7 +236,7 @@ func routeTable() []route {
 			},
 			Errors: map[int]string{409: errNoLLM, 422: "Well formed, but breaks a rule the schema cannot state (a key over 1024 bytes in fewer characters, an index field or filter operator that does not parse, a prefix spanning more than 1000 namespaces or 100000 items), a value nested deeper than 32 levels or over 64 KiB as compact JSON; nothing changed"}},
 		{Method: http.MethodGet, Path: "/v1/items", OperationID: "getItem", Summary: "One item by key",
-			Access: access{right: auth.Read, ns: nsQuery}, Handler: (*Server).getItem, Query: []param{qNamespace, qKey},
+			Access: access{right: auth.Read, ns: nsQuery}, Handler: (*Server).getItem, Query: []param{qNamespace, qKey, qRefreshTTL, qIncludeExpired},
 			Responses: []response{{Status: 200, Description: "OK", Body: typ[kgmem.Item]()}},
 			Errors:    map[int]string{404: errNoItem, 422: errItemRule}},
 		{Method: http.MethodDelete, Path: "/v1/items", OperationID: "deleteItem", Summary: "Delete one item by key",
@@ -250,7 +255,8 @@ func routeTable() []route {
 			Errors:    map[int]string{422: errItemRule}},
 		{Method: http.MethodGet, Path: "/v1/items/namespaces", OperationID: "listItemNamespaces", Summary: "Namespaces holding items that the key may read",
 			Access: access{right: auth.Read, ns: nsKeyScope}, Handler: (*Server).listItemNamespaces,
-			Query:     []param{{Name: "prefix", Schema: refSchema("Namespace"), Description: "Only this namespace and those below it"}},
+			Query: []param{{Name: "prefix", Schema: refSchema("Namespace"), Description: "Only this namespace and those below it"},
+				{Name: "include_expired", Schema: map[string]any{"type": "boolean", "default": false}, Description: "Also list the namespaces whose items all expired and await the sweeper"}},
 			Responses: []response{{Status: 200, Description: "OK", Body: typ[wire.ItemNamespaceList]()}}},
 
 		{Method: http.MethodPost, Path: "/mcp", OperationID: "mcp", Summary: "The MCP streamable HTTP endpoint",

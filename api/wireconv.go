@@ -129,5 +129,5 @@ func wireSweepStats(s decay.SweepStats) wire.SweepStats {
 		return wire.SweepCounts{Scanned: c.Scanned, Forgotten: c.Forgotten, Pinned: c.Pinned, AlreadyForgotten: c.AlreadyForgotten}
 	}
 	return wire.SweepStats{Facts: counts(s.Facts), Entities: counts(s.Entities), Episodes: counts(s.Episodes),
-		Items: counts(s.Items), Disabled: s.Disabled}
+		Items: counts(s.Items), ExpiredItems: s.ExpiredItems, Disabled: s.Disabled}
 }

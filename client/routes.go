@@ -314,12 +314,31 @@ func (c *Client) PutItem(ctx context.Context, req wire.ItemRequest) (res wire.It
 	return res, status == http.StatusCreated, err
 }
 
-// GetItem returns one item by key (GET /v1/items); a missing key is an
-// *Error with status 404 (errors.Is(err, kgmem.ErrNotFound)).
-func (c *Client) GetItem(ctx context.Context, ns kgmem.Namespace, key string) (kgmem.Item, error) {
+// ItemReadOption says how an item read treats items with a TTL.
+type ItemReadOption func(url.Values)
+
+// RefreshTTL sets whether a read extends the expiry of the items it
+// returns to their TTL from now (refresh_ttl; the server's default is
+// true, as LangGraph's).
+func RefreshTTL(refresh bool) ItemReadOption {
+	return func(q url.Values) { q.Set("refresh_ttl", strconv.FormatBool(refresh)) }
+}
+
+// IncludeExpired makes a read also return the items whose TTL ran out that
+// the sweeper has not deleted yet (include_expired).
+func IncludeExpired() ItemReadOption {
+	return func(q url.Values) { q.Set("include_expired", "true") }
+}
+
+// GetItem returns one item by key (GET /v1/items); a missing or expired
+// key is an *Error with status 404 (errors.Is(err, kgmem.ErrNotFound)).
+func (c *Client) GetItem(ctx context.Context, ns kgmem.Namespace, key string, opts ...ItemReadOption) (kgmem.Item, error) {
 	var out kgmem.Item
 	q := nsQuery(ns)
 	q.Set("key", key)
+	for _, o := range opts {
+		o(q)
+	}
 	_, err := c.do(ctx, call{method: http.MethodGet, path: "/v1/items", query: q, out: &out})
 	return out, err
 }
@@ -349,12 +368,18 @@ func (c *Client) BatchItems(ctx context.Context, ops []wire.ItemOp) ([]wire.Item
 	return out.Results, err
 }
 
-// ListItemNamespaces lists the namespaces holding items below prefix (every
-// one the key may read when prefix is empty; GET /v1/items/namespaces).
-func (c *Client) ListItemNamespaces(ctx context.Context, prefix kgmem.Namespace) ([]kgmem.Namespace, error) {
+// ListItemNamespaces lists the namespaces holding live items below prefix
+// (every one the key may read when prefix is empty; GET
+// /v1/items/namespaces); IncludeExpired lists those holding only expired
+// items too.
+func (c *Client) ListItemNamespaces(ctx context.Context, prefix kgmem.Namespace, opts ...ItemReadOption) ([]kgmem.Namespace, error) {
 	var out wire.ItemNamespaceList
 	q := url.Values{}
 	setString(q, "prefix", string(prefix))
+	for _, o := range opts {
+		o(q)
+	}
+	q.Del("refresh_ttl") // a listing refreshes nothing
 	_, err := c.do(ctx, call{method: http.MethodGet, path: "/v1/items/namespaces", query: q, out: &out})
 	return out.Namespaces, err
 }

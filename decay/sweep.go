@@ -37,7 +37,12 @@ type SweepStats struct {
 	Facts    SweepCounts `json:"facts"`
 	Entities SweepCounts `json:"entities"`
 	Episodes SweepCounts `json:"episodes"`
-	Items    SweepCounts `json:"items"`
+	// Items are never forgotten: an item lives until it is deleted or its
+	// TTL runs out, so the sweep leaves them alone and Items stays zero.
+	Items SweepCounts `json:"items"`
+	// ExpiredItems counts the items whose TTL ran out that the sweep of
+	// the namespace deleted (memory.Engine.Sweep; decay.Sweep leaves it 0).
+	ExpiredItems int `json:"expired_items"`
 	// Disabled is true when the namespace's decay is off and nothing was scanned.
 	Disabled bool `json:"disabled,omitempty"`
 }
@@ -51,7 +56,9 @@ func (s SweepStats) Total() SweepCounts {
 // model's forget threshold: it pages through every fact (current and
 // historical), entity and episode of ns and sets DecayState.ForgottenAt = now
 // on those due (see Model.Due), writing each page's changes with one SetDecay
-// call. It never deletes, never forgets pinned or evergreen records, and leaves
+// call. Items are exempt: they are kept until deleted or expired (their
+// TTL), as LangGraph's stores keep them, and the forgetting curve only
+// weighs them in search. It never deletes, never forgets pinned or evergreen records, and leaves
 // already forgotten ones untouched. Records never anchored in time are aged
 // from their creation time. When the model is disabled it does nothing.
 //
@@ -87,13 +94,6 @@ func Sweep(ctx context.Context, store kgmem.GraphStore, ns kgmem.Namespace, mode
 	})
 	if err != nil {
 		return stats, fmt.Errorf("sweep episodes of %s: %w", ns, err)
-	}
-	stats.Items, err = sweepKind(ctx, store, ns, model, now, func(page kgmem.Page) ([]record, error) {
-		items, err := store.ListItems(ctx, ns, page)
-		return mapRecords(items, itemRecord), err
-	})
-	if err != nil {
-		return stats, fmt.Errorf("sweep items of %s: %w", ns, err)
 	}
 	return stats, nil
 }

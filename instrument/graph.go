@@ -56,9 +56,18 @@ func (s *graph) DeleteItem(ctx context.Context, ns kgmem.Namespace, id string) e
 	return s.e.observe(s.backend, "DeleteItem", s.g.DeleteItem(ctx, ns, id))
 }
 
-func (s *graph) ItemNamespaces(ctx context.Context, prefix kgmem.Namespace) ([]kgmem.Namespace, error) {
-	v, err := s.g.ItemNamespaces(ctx, prefix)
+func (s *graph) ItemNamespaces(ctx context.Context, prefix kgmem.Namespace, liveAt time.Time) ([]kgmem.Namespace, error) {
+	v, err := s.g.ItemNamespaces(ctx, prefix, liveAt)
 	return v, s.e.observe(s.backend, "ItemNamespaces", err)
+}
+
+func (s *graph) ExpiredItems(ctx context.Context, ns kgmem.Namespace, at time.Time, limit int) ([]string, error) {
+	v, err := s.g.ExpiredItems(ctx, ns, at, limit)
+	return v, s.e.observe(s.backend, "ExpiredItems", err)
+}
+
+func (s *graph) RefreshItems(ctx context.Context, ns kgmem.Namespace, expiries []kgmem.ItemExpiry, at time.Time) error {
+	return s.e.observe(s.backend, "RefreshItems", s.g.RefreshItems(ctx, ns, expiries, at))
 }
 
 func (s *graph) Entity(ctx context.Context, ns kgmem.Namespace, id string) (kgmem.Entity, error) {

@@ -127,19 +127,29 @@ func (e *Engine) Restore(ctx context.Context, ns kgmem.Namespace, refs []decay.R
 	return err
 }
 
-// Sweep soft-forgets the records of ns whose retention fell below the
-// namespace's threshold. Nothing is deleted.
+// Sweep runs the sweeps of ns now: it deletes the items whose TTL ran out
+// (as the TTL sweeper does) and soft-forgets the records whose retention
+// fell below the namespace's threshold (nothing else is deleted).
 func (e *Engine) Sweep(ctx context.Context, ns kgmem.Namespace) (decay.SweepStats, error) {
+	if _, err := kgmem.ParseNamespace(string(ns)); err != nil {
+		return decay.SweepStats{}, fmt.Errorf("sweep: %w", err)
+	}
 	model, err := e.models(ctx, ns)
 	if err != nil {
 		return decay.SweepStats{}, fmt.Errorf("decay parameters of %q: %w", ns, err)
 	}
+	expired, err := e.sweepExpired(ctx, ns)
+	if err != nil {
+		return decay.SweepStats{ExpiredItems: expired}, err
+	}
 	unlock, err := e.lockNamespace(ctx, ns)
 	if err != nil {
-		return decay.SweepStats{}, err
+		return decay.SweepStats{ExpiredItems: expired}, err
 	}
 	defer unlock()
-	return decay.Sweep(ctx, e.graph, ns, model, e.now())
+	stats, err := decay.Sweep(ctx, e.graph, ns, model, e.now())
+	stats.ExpiredItems = expired
+	return stats, err
 }
 
 // SweepAll sweeps every namespace and returns the stats per namespace.

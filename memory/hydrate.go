@@ -13,7 +13,7 @@ import (
 
 // hydrate loads the records behind the fused candidates (cands) of kinds,
 // drops what the request excludes (history, forgotten, not valid at AsOf,
-// deleted since indexing), scores each — the speaker bonus for episodes said
+// deleted since indexing, expired items), scores each — the speaker bonus for episodes said
 // by someone the query names, the forgetting-curve weight, then the priors —
 // and keeps the top of each kind (diversified by MMR when MMRLambda < 1).
 func (e *Engine) hydrate(ctx context.Context, st *searchState, cands map[kgmem.Kind][]*fused, kinds []kgmem.Kind) error {
@@ -42,6 +42,7 @@ func (e *Engine) hydrate(ctx context.Context, st *searchState, cands map[kgmem.K
 	if opts.SpeakerWeight > 0 {
 		speakerBonus = opts.SpeakerWeight / (opts.RRFK + 1)
 	}
+	now := e.now() // an expired item is hidden whatever AsOf says
 	res := &st.res
 	// The kinds load at once; each writes only its own field.
 	g := st.fanOut()
@@ -112,7 +113,7 @@ func (e *Engine) hydrate(ctx context.Context, st *searchState, cands map[kgmem.K
 			func(ids []string) ([]kgmem.Item, error) { return e.graph.Items(ctx, ns, ids) },
 			func(it kgmem.Item) string { return it.ID },
 			func(it kgmem.Item) bool {
-				return visible(it.Decay) && (req.AsOf.IsZero() || !it.CreatedAt.After(req.AsOf))
+				return visible(it.Decay) && !it.Expired(now) && (req.AsOf.IsZero() || !it.CreatedAt.After(req.AsOf))
 			},
 			func(it kgmem.Item, s *Score) { weigh(s, it.Decay, 0, func(prior) float64 { return 1 }) },
 			func(it kgmem.Item, s Score) ItemResult { return ItemResult{Item: it, Score: &s} },

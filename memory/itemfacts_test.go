@@ -96,7 +96,7 @@ func TestItemExtractionNeedsAnLLM(t *testing.T) {
 	if !errors.Is(err, memory.ErrExtractionDisabled) {
 		t.Errorf("extract without an LLM: %v, want ErrExtractionDisabled", err)
 	}
-	if nss, _ := h.engine.ItemNamespaces(context.Background(), ""); len(nss) != 0 {
+	if nss, _ := h.engine.ItemNamespaces(context.Background(), "", false); len(nss) != 0 {
 		t.Errorf("the refused put stored items in %v", nss)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/kgmem/kgmem"
@@ -46,6 +47,21 @@ type PutItemRequest struct {
 	// Extract turns the item's text into facts with the configured LLM,
 	// the item as their provenance (itemfacts.go).
 	Extract bool
+	// TTL is the item's time to live in minutes (kgmem.CheckItemTTL): it
+	// expires that long after this put, or after a read that refreshes it;
+	// nil never expires.
+	TTL *float64
+}
+
+// ItemRead says how a read treats items with a TTL.
+type ItemRead struct {
+	// RefreshTTL extends the expiry of each live item returned to its TTL
+	// from now, as LangGraph's refresh_ttl does.
+	RefreshTTL bool
+	// IncludeExpired also returns the items that expired and the TTL
+	// sweeper has not deleted yet (LangGraph's omit_expired false); they
+	// are never refreshed.
+	IncludeExpired bool
 }
 
 // PutItemResult is the item as stored, whether the put created it, and
@@ -81,6 +97,9 @@ func (e *Engine) PutItem(ctx context.Context, req PutItemRequest) (PutItemResult
 	if err := kgmem.CheckItemValue("value", req.Value); err != nil {
 		return PutItemResult{}, err
 	}
+	if err := kgmem.CheckItemTTL("ttl", req.TTL); err != nil {
+		return PutItemResult{}, err
+	}
 	text, err := kgmem.ItemText(req.Value, req.Index)
 	if err != nil {
 		return PutItemResult{}, err
@@ -99,7 +118,10 @@ func (e *Engine) PutItem(ctx context.Context, req PutItemRequest) (PutItemResult
 	}
 	now := e.now()
 	it := kgmem.Item{ID: kgmem.ItemID(ns, req.Key), Namespace: ns, Key: req.Key, Value: compact.Bytes(), Text: text,
-		CreatedAt: now, UpdatedAt: now, Decay: model.Initial(0, now)}
+		CreatedAt: now, UpdatedAt: now, Decay: model.Initial(0, now), ExpiresAt: kgmem.ExpiryAfter(req.TTL, now)}
+	if req.TTL != nil {
+		it.TTL = *req.TTL
+	}
 	// The LLM call is made before taking the namespace's lock, as ingest does.
 	var x *extraction
 	var warnings []string
@@ -120,9 +142,14 @@ func (e *Engine) PutItem(ctx context.Context, req PutItemRequest) (PutItemResult
 	}
 	var stale []string
 	if len(old) == 1 {
+		stale = old[0].FactIDs
+	}
+	// An expired item the sweeper has not deleted yet is replaced as if
+	// it were gone: the put creates the key anew.
+	live := len(old) == 1 && !old[0].Expired(now)
+	if live {
 		it.CreatedAt = old[0].CreatedAt
 		it.Decay = model.Reinforce(old[0].Decay, 0, now)
-		stale = old[0].FactIDs
 	}
 	facts := itemFactChanges{cs: kgmem.ChangeSet{Namespace: ns}, changes: []kgmem.FactChange{}}
 	if x != nil || len(stale) > 0 {
@@ -139,13 +166,14 @@ func (e *Engine) PutItem(ctx context.Context, req PutItemRequest) (PutItemResult
 	if x != nil {
 		e.metrics.ingested(0, facts.changes, facts.usage)
 	}
-	return PutItemResult{Item: it, Created: len(old) == 0, Facts: facts.changes, Usage: facts.usage,
+	return PutItemResult{Item: it, Created: !live, Facts: facts.changes, Usage: facts.usage,
 		Warnings: nonNil(append(warnings, facts.warnings...))}, nil
 }
 
 // Item returns the item (namespace, key), or an error wrapping
-// kgmem.ErrNotFound.
-func (e *Engine) Item(ctx context.Context, ns kgmem.Namespace, key string) (kgmem.Item, error) {
+// kgmem.ErrNotFound; an expired item is not found unless read includes
+// it.
+func (e *Engine) Item(ctx context.Context, ns kgmem.Namespace, key string, read ItemRead) (kgmem.Item, error) {
 	if err := kgmem.CheckItemKey("key", key); err != nil {
 		return kgmem.Item{}, err
 	}
@@ -153,10 +181,37 @@ func (e *Engine) Item(ctx context.Context, ns kgmem.Namespace, key string) (kgme
 	if err != nil {
 		return kgmem.Item{}, fmt.Errorf("read item: %w", err)
 	}
-	if len(items) == 0 {
+	now := e.now()
+	if len(items) == 0 || (items[0].Expired(now) && !read.IncludeExpired) {
 		return kgmem.Item{}, kgmem.NotFoundf("key", "no item with key %q in namespace %q", key, ns)
 	}
+	if read.RefreshTTL {
+		if err := e.refreshItems(ctx, ns, items, now); err != nil {
+			return kgmem.Item{}, err
+		}
+	}
 	return items[0], nil
+}
+
+// refreshItems extends the expiry of the live items of ns with a TTL to
+// their TTL from now, in the graph and in items.
+func (e *Engine) refreshItems(ctx context.Context, ns kgmem.Namespace, items []kgmem.Item, now time.Time) error {
+	var expiries []kgmem.ItemExpiry
+	for i := range items {
+		it := &items[i]
+		if it.ExpiresAt == nil || it.Expired(now) {
+			continue
+		}
+		it.ExpiresAt = kgmem.ExpiryAfter(&it.TTL, now)
+		expiries = append(expiries, kgmem.ItemExpiry{ID: it.ID, ExpiresAt: *it.ExpiresAt})
+	}
+	if len(expiries) == 0 {
+		return nil
+	}
+	if err := e.graph.RefreshItems(ctx, ns, expiries, now); err != nil {
+		return fmt.Errorf("refresh the TTL of %d items: %w", len(expiries), err)
+	}
+	return nil
 }
 
 // DeleteItem hard-deletes the item (namespace, key) and its vector; an
@@ -177,8 +232,19 @@ func (e *Engine) DeleteItem(ctx context.Context, ns kgmem.Namespace, key string)
 	if err != nil {
 		return fmt.Errorf("read item: %w", err)
 	}
-	if len(old) == 1 && len(old[0].FactIDs) > 0 {
-		it := old[0]
+	if len(old) == 0 {
+		// Not in the graph: its vector, should one be left, goes all the
+		// same, and the graph's answer is the 404.
+		return e.deleteItem(ctx, kgmem.Item{ID: id, Namespace: ns, Key: key})
+	}
+	return e.deleteItem(ctx, old[0])
+}
+
+// deleteItem hard-deletes it and its vector, its facts losing it as a
+// source first; the caller holds the namespace's lock.
+func (e *Engine) deleteItem(ctx context.Context, it kgmem.Item) error {
+	ns, key := it.Namespace, it.Key
+	if len(it.FactIDs) > 0 {
 		facts, err := e.itemFacts(ctx, &it, it.FactIDs, nil, e.now())
 		if err != nil {
 			return err
@@ -187,10 +253,10 @@ func (e *Engine) DeleteItem(ctx context.Context, ns kgmem.Namespace, key string)
 			return fmt.Errorf("update the facts of item %q: %w", key, err)
 		}
 	}
-	keys := []kgmem.VectorKey{{Kind: kgmem.KindItem, ID: id}}
+	keys := []kgmem.VectorKey{{Kind: kgmem.KindItem, ID: it.ID}}
 	return e.guardedWrite(ctx, deleteOps(ns, keys),
 		func() error {
-			err := e.graph.DeleteItem(ctx, ns, id)
+			err := e.graph.DeleteItem(ctx, ns, it.ID)
 			if errors.Is(err, kgmem.ErrNotFound) {
 				return kgmem.NotFoundf("key", "no item with key %q in namespace %q", key, ns)
 			}
@@ -203,18 +269,28 @@ func (e *Engine) DeleteItem(ctx context.Context, ns kgmem.Namespace, key string)
 }
 
 // ItemNamespaces lists the namespaces with items that prefix covers (every
-// one when prefix is empty), sorted.
-func (e *Engine) ItemNamespaces(ctx context.Context, prefix kgmem.Namespace) ([]kgmem.Namespace, error) {
+// one when prefix is empty), sorted: those holding a live item, or any
+// item when includeExpired.
+func (e *Engine) ItemNamespaces(ctx context.Context, prefix kgmem.Namespace, includeExpired bool) ([]kgmem.Namespace, error) {
 	if prefix != "" {
 		if _, err := kgmem.ParseNamespace(string(prefix)); err != nil {
 			return nil, err
 		}
 	}
-	nss, err := e.graph.ItemNamespaces(ctx, prefix)
+	nss, err := e.graph.ItemNamespaces(ctx, prefix, e.liveAt(includeExpired))
 	if err != nil {
 		return nil, fmt.Errorf("list item namespaces: %w", err)
 	}
 	return nss, nil
+}
+
+// liveAt is the instant item reads hide what expired by: now, or the zero
+// time (hide nothing) when they include expired items.
+func (e *Engine) liveAt(includeExpired bool) time.Time {
+	if includeExpired {
+		return time.Time{}
+	}
+	return e.now()
 }
 
 // ItemSearchRequest searches the items of a namespace and of every
@@ -233,6 +309,8 @@ type ItemSearchRequest struct {
 	Limit, Offset int
 	// Reinforce records the ranked items returned as recalled.
 	Reinforce bool
+	// Read refreshes the TTL of the items returned, or includes expired ones.
+	Read ItemRead
 }
 
 // SearchItems answers an item search the way LangGraph's stores do: with a
@@ -245,14 +323,15 @@ func (e *Engine) SearchItems(ctx context.Context, req ItemSearchRequest) ([]Item
 	if err := e.validateItemSearch(&req); err != nil {
 		return nil, nil, err
 	}
-	nss, err := e.graph.ItemNamespaces(ctx, req.Prefix)
+	live := e.liveAt(req.Read.IncludeExpired)
+	nss, err := e.graph.ItemNamespaces(ctx, req.Prefix, live)
 	if err != nil {
 		return nil, nil, fmt.Errorf("list item namespaces: %w", err)
 	}
 	if len(nss) > MaxItemSearchNamespaces {
 		return nil, nil, kgmem.Unprocessablef("namespace_prefix", "spans %d namespaces with items, at most %d can be searched at once; use a longer prefix", len(nss), MaxItemSearchNamespaces)
 	}
-	matched, err := e.matchingItems(ctx, nss, req.Filter)
+	matched, err := e.matchingItems(ctx, nss, req.Filter, live)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -276,6 +355,11 @@ func (e *Engine) SearchItems(ctx context.Context, req ItemSearchRequest) ([]Item
 	}
 	out = out[min(req.Offset, len(out)):]
 	out = out[:min(req.Limit, len(out))]
+	if req.Read.RefreshTTL {
+		if err := e.refreshResults(ctx, out); err != nil {
+			return nil, nil, err
+		}
+	}
 	if req.Reinforce {
 		byNS := map[kgmem.Namespace][]decay.Ref{}
 		for _, r := range out {
@@ -318,9 +402,34 @@ func (e *Engine) validateItemSearch(req *ItemSearchRequest) error {
 	return nil
 }
 
+// refreshResults refreshes the TTL of the live items of a search's page.
+func (e *Engine) refreshResults(ctx context.Context, out []ItemResult) error {
+	now := e.now()
+	byNS := map[kgmem.Namespace][]int{}
+	for i, r := range out {
+		if r.ExpiresAt != nil && !r.Expired(now) {
+			byNS[r.Namespace] = append(byNS[r.Namespace], i)
+		}
+	}
+	for ns, idx := range byNS {
+		items := make([]kgmem.Item, len(idx))
+		for j, i := range idx {
+			items[j] = out[i].Item
+		}
+		if err := e.refreshItems(ctx, ns, items, now); err != nil {
+			return err
+		}
+		for j, i := range idx {
+			out[i].Item = items[j]
+		}
+	}
+	return nil
+}
+
 // matchingItems reads every item of nss whose value matches filter, most
-// recently updated first (then by namespace and key).
-func (e *Engine) matchingItems(ctx context.Context, nss []kgmem.Namespace, filter kgmem.ItemFilter) ([]kgmem.Item, error) {
+// recently updated first (then by namespace and key); with a liveAt, only
+// those not expired then.
+func (e *Engine) matchingItems(ctx context.Context, nss []kgmem.Namespace, filter kgmem.ItemFilter, liveAt time.Time) ([]kgmem.Item, error) {
 	var out []kgmem.Item
 	scanned := 0
 	for _, ns := range nss {
@@ -334,7 +443,7 @@ func (e *Engine) matchingItems(ctx context.Context, nss []kgmem.Namespace, filte
 				return nil, kgmem.Unprocessablef("namespace_prefix", "spans more than %d items, the most one item search reads; use a longer prefix", MaxItemSearchScan)
 			}
 			for _, it := range page {
-				if filter.Match(it.Value) {
+				if (liveAt.IsZero() || !it.Expired(liveAt)) && filter.Match(it.Value) {
 					out = append(out, it)
 				}
 			}

@@ -2,6 +2,7 @@ package memory_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"log/slog"
 	"path/filepath"
@@ -28,29 +29,7 @@ import (
 // each other's writes: one entity per name, one current fact of a
 // single-valued relation, one fact per repeated triple.
 func TestReplicasSerialiseWrites(t *testing.T) {
-	uri := testenv.Neo4jURI(t)
-	scope := "r" + strings.ReplaceAll(kgmem.NewID(""), "_", "")
-	emb := embed.NewHashing(64)
-	var engines []*memory.Engine
-	var graph *neo4j.Store
-	for i := range 3 {
-		g, err := neo4j.Open(t.Context(), neo4j.Config{URI: uri, Scope: scope})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { _ = g.Close() })
-		v, err := hnsw.Open(t.Context(), filepath.Join(t.TempDir(), fmt.Sprintf("v%d.db", i)), emb.Dimension(), hnsw.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { _ = v.Close() })
-		locks := nslock.Chain{new(nslock.Local), g.NamespaceLocks(0, nil)}
-		eng, err := memory.New(memory.Config{Graph: g, Vectors: v, Embedder: emb, WriteLocks: locks, Logger: slog.New(slog.DiscardHandler)})
-		if err != nil {
-			t.Fatal(err)
-		}
-		engines, graph = append(engines, eng), g
-	}
+	engines, graph := replicaEngines(t, 3)
 	const ns = kgmem.Namespace("team/one")
 	t.Cleanup(func() { _, _ = engines[0].PurgeNamespace(t.Context(), ns) })
 	var wg sync.WaitGroup
@@ -163,4 +142,85 @@ func TestVectorWritesOutliveTheirServer(t *testing.T) {
 		return err == nil && rep.Consistent() && rep.GraphRecords > 0 && b.OutboxDepth() == 0
 	})
 	t.Logf("%d vector writes of the dead server applied by another", queued)
+}
+
+// replicaEngines opens n engines on one Neo4j scope, each with its own
+// connection, vectors and in-process locks chained before the database's
+// lease locks — n servers — and returns them with the last one's store.
+func replicaEngines(t *testing.T, n int) ([]*memory.Engine, *neo4j.Store) {
+	t.Helper()
+	uri := testenv.Neo4jURI(t)
+	scope := "r" + strings.ReplaceAll(kgmem.NewID(""), "_", "")
+	emb := embed.NewHashing(64)
+	var engines []*memory.Engine
+	var graph *neo4j.Store
+	for i := range n {
+		g, err := neo4j.Open(t.Context(), neo4j.Config{URI: uri, Scope: scope})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = g.Close() })
+		v, err := hnsw.Open(t.Context(), filepath.Join(t.TempDir(), fmt.Sprintf("v%d.db", i)), emb.Dimension(), hnsw.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = v.Close() })
+		locks := nslock.Chain{new(nslock.Local), g.NamespaceLocks(0, nil)}
+		eng, err := memory.New(memory.Config{Graph: g, Vectors: v, Embedder: emb, WriteLocks: locks, Logger: slog.New(slog.DiscardHandler)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		engines, graph = append(engines, eng), g
+	}
+	return engines, graph
+}
+
+// TestReplicasSweepExpiredItemsOnce: three servers on one Neo4j database
+// sweep expired items at once; each expired item is deleted exactly once,
+// no sweep fails on another's deletion, and live items stay.
+func TestReplicasSweepExpiredItemsOnce(t *testing.T) {
+	engines, graph := replicaEngines(t, 3)
+	nss := []kgmem.Namespace{"ttl/r1", "ttl/r2"}
+	t.Cleanup(func() {
+		for _, ns := range nss {
+			_, _ = engines[0].PurgeNamespace(context.Background(), ns)
+		}
+	})
+	zero, hour := 0.0, 60.0
+	expired := 0
+	for _, ns := range nss {
+		for k := range 12 {
+			ttl := &zero
+			if k%4 == 0 {
+				ttl = &hour
+			} else {
+				expired++
+			}
+			if _, err := engines[k%3].PutItem(t.Context(), memory.PutItemRequest{Namespace: ns, Key: fmt.Sprint("k", k),
+				Value: json.RawMessage(`{"n":1}`), TTL: ttl}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	deleted := make([]int, len(engines))
+	var wg sync.WaitGroup
+	for i, eng := range engines {
+		wg.Go(func() {
+			n, err := eng.SweepExpiredItems(t.Context())
+			if err != nil {
+				t.Errorf("replica %d: %v", i, err)
+			}
+			deleted[i] = n
+		})
+	}
+	wg.Wait()
+	if total := deleted[0] + deleted[1] + deleted[2]; total != expired {
+		t.Errorf("the replicas deleted %v expired items, %d in all; want %d", deleted, total, expired)
+	}
+	for _, ns := range nss {
+		left, err := graph.ListItems(t.Context(), ns, kgmem.Page{Limit: 100})
+		if err != nil || len(left) != 3 {
+			t.Errorf("%s after the sweeps: %d items (%v), want the 3 live ones", ns, len(left), err)
+		}
+	}
 }

@@ -225,12 +225,16 @@ type CurvePoint struct {
 }
 
 // SweepStats is the body of POST /v1/namespaces/{namespace}/sweep: what one
-// forgetting sweep did, per kind.
+// sweep did, per kind.
 type SweepStats struct {
 	Facts    SweepCounts `json:"facts"`
 	Entities SweepCounts `json:"entities"`
 	Episodes SweepCounts `json:"episodes"`
-	Items    SweepCounts `json:"items"`
+	// Items are exempt from forgetting (they live until deleted or
+	// expired): their counts stay zero.
+	Items SweepCounts `json:"items"`
+	// ExpiredItems counts the items whose TTL ran out that the sweep deleted.
+	ExpiredItems int `json:"expired_items"`
 	// Disabled is true when the namespace's decay is off and nothing was scanned.
 	Disabled bool `json:"disabled,omitempty"`
 }

@@ -215,6 +215,10 @@ type ItemRequest struct {
 	// item as their provenance; rewriting or deleting the item later
 	// updates them.
 	Extract bool `json:"extract,omitempty"`
+	// TTL is the item's time to live in minutes, as LangGraph's stores
+	// take it: it expires that long after this put, or after a read that
+	// refreshes it (0 expires it at once); absent or null, never.
+	TTL *float64 `json:"ttl,omitempty"`
 }
 
 // ItemPutResult is the body of PUT /v1/items: the item as stored, and what
@@ -290,6 +294,12 @@ type ItemSearchRequest struct {
 	Offset int `json:"offset,omitempty"`
 	// Reinforce records the ranked items returned as recalled (default true).
 	Reinforce *bool `json:"reinforce,omitempty"`
+	// RefreshTTL extends the expiry of the items returned that have a TTL
+	// to their TTL from now (default true, as LangGraph's refresh_ttl).
+	RefreshTTL *bool `json:"refresh_ttl,omitempty"`
+	// IncludeExpired also returns the items whose TTL ran out that the
+	// sweeper has not deleted yet (LangGraph's omit_expired false).
+	IncludeExpired bool `json:"include_expired,omitempty"`
 }
 
 // ItemList is the body of POST /v1/items/search.
@@ -325,9 +335,10 @@ type ItemBatchRequest struct {
 }
 
 // ItemOp is one operation of an item batch. Op is "put" (Namespace, Key,
-// Value, Index, Extract, as PUT /v1/items), "get" or "delete" (Namespace,
+// Value, Index, Extract, TTL, as PUT /v1/items), "get" (Namespace, Key,
+// RefreshTTL, IncludeExpired, as GET /v1/items), "delete" (Namespace,
 // Key) or "search" (NamespacePrefix, Query, Filter, Limit, Offset,
-// Reinforce, as POST /v1/items/search).
+// Reinforce, RefreshTTL, IncludeExpired, as POST /v1/items/search).
 type ItemOp struct {
 	Op              string          `json:"op"`
 	Namespace       kgmem.Namespace `json:"namespace,omitempty"`
@@ -341,6 +352,9 @@ type ItemOp struct {
 	Limit           int             `json:"limit,omitempty"`
 	Offset          int             `json:"offset,omitempty"`
 	Reinforce       *bool           `json:"reinforce,omitempty"`
+	TTL             *float64        `json:"ttl,omitempty"`
+	RefreshTTL      *bool           `json:"refresh_ttl,omitempty"`
+	IncludeExpired  bool            `json:"include_expired,omitempty"`
 }
 
 // ItemBatchResult is the body of POST /v1/items/batch: one result per

@@ -98,6 +98,7 @@ type config struct {
 	RerankCandidates int
 
 	SweepInterval     time.Duration
+	TTLSweepInterval  time.Duration
 	ReinforceInterval time.Duration
 
 	MaxBodyBytes   int64
@@ -242,6 +243,8 @@ func (c *config) settings() []setting {
 		// Forgetting
 		{Flag: "sweep-interval", Component: compForgetting, On: engineCommands, Value: val(&c.SweepInterval, time.Hour), Rule: atLeast(time.Duration(0)), Zero: "never",
 			Usage: "how often the forgetting sweep runs over every namespace"},
+		{Flag: "ttl-sweep-interval", Component: compForgetting, On: cmdServe, Value: val(&c.TTLSweepInterval, time.Minute), Rule: atLeast(time.Duration(0)), Zero: "never",
+			Usage: "how often the items whose TTL ran out are deleted, each sweep given at most this long (reads hide expired items all the same)"},
 		{Flag: "reinforce-interval", Component: compForgetting, On: engineCommands, Value: val(&c.ReinforceInterval, 5*time.Second), Rule: above(time.Duration(0)),
 			Usage: "how often recalls are applied to decay state"},
 

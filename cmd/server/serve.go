@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net"
@@ -50,6 +51,9 @@ func serve(ctx context.Context, cfg *config) error {
 
 	if cfg.SweepInterval > 0 {
 		go sweepEvery(ctx, b.engine, cfg.SweepInterval, log)
+	}
+	if cfg.TTLSweepInterval > 0 {
+		go sweepExpiredEvery(ctx, b.engine, cfg.TTLSweepInterval, log)
 	}
 	authn, keyStore, err := openAuth(ctx, cfg, cfg.Security.AdminKey)
 	if err != nil {
@@ -121,5 +125,33 @@ func sweepEvery(ctx context.Context, engine *memory.Engine, every time.Duration,
 			forgotten += st.Total().Forgotten
 		}
 		log.Info("forgetting sweep done", "namespaces", len(stats), "forgotten", forgotten)
+	}
+}
+
+// sweepExpiredEvery deletes the items whose TTL ran out at each interval
+// until ctx ends, each sweep given at most one interval: what a sweep
+// leaves, the next one deletes.
+func sweepExpiredEvery(ctx context.Context, engine *memory.Engine, every time.Duration, log *slog.Logger) {
+	tick := time.NewTicker(every)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		sctx, cancel := context.WithTimeout(ctx, every)
+		deleted, err := engine.SweepExpiredItems(sctx)
+		cancel()
+		switch {
+		case ctx.Err() != nil:
+			return
+		case errors.Is(err, context.DeadlineExceeded):
+			log.Warn("TTL sweep stopped at its deadline; the next one goes on", "deleted", deleted, "deadline", every)
+		case err != nil:
+			log.Error("TTL sweep failed", "deleted", deleted, "error", err)
+		case deleted > 0:
+			log.Info("TTL sweep done", "deleted", deleted)
+		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/kgmem/kgmem"
 )
@@ -137,7 +138,7 @@ func testReadsBesideDeletes(t *testing.T, open Opener) {
 			if _, err := h.s.Items(h.ctx, ns, ids); err != nil {
 				errs <- fmt.Errorf("Items beside deletes: %w", err)
 			}
-			if _, err := h.s.ItemNamespaces(h.ctx, "conc"); err != nil {
+			if _, err := h.s.ItemNamespaces(h.ctx, "conc", time.Now()); err != nil {
 				errs <- fmt.Errorf("ItemNamespaces beside deletes: %w", err)
 			}
 		}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/kgmem/kgmem"
 )
@@ -107,7 +108,7 @@ func testItems(t *testing.T, open Opener) {
 		h.apply(kgmem.ChangeSet{Namespace: "mem/episodes-only", Episodes: []kgmem.Episode{Episode("mem/episodes-only", "ep_io", "Ann", "hi")}})
 		nss := func(prefix kgmem.Namespace) []string {
 			t.Helper()
-			got, err := h.s.ItemNamespaces(h.ctx, prefix)
+			got, err := h.s.ItemNamespaces(h.ctx, prefix, time.Time{})
 			if err != nil {
 				t.Fatalf("ItemNamespaces(%q): %v", prefix, err)
 			}
@@ -129,6 +130,65 @@ func testItems(t *testing.T, open Opener) {
 		}
 		sameIDs(t, "ItemNamespaces after purge", nss("mem"), []string{"mem", "mem/u1/deep"})
 	})
+	t.Run("Expiry", func(t *testing.T) {
+		h := newH(t, open)
+		ns, other := kgmem.Namespace("items/ttl"), kgmem.Namespace("items/ttl/other")
+		expiring := func(ns kgmem.Namespace, key string, ttl float64, expires int) kgmem.Item {
+			it := Item(ns, key, `{"v":"`+key+`"}`, key)
+			at := at(expires)
+			it.TTL, it.ExpiresAt = ttl, &at
+			return it
+		}
+		gone, soon, later := expiring(ns, "gone", 60, 3), expiring(ns, "soon", 0.5, 5), expiring(ns, "later", 90, 8)
+		never := Item(ns, "never", `{"v":"never"}`, "never")
+		h.apply(kgmem.ChangeSet{Namespace: ns, Items: []kgmem.Item{later, never, soon, gone}})
+		h.apply(kgmem.ChangeSet{Namespace: other, Items: []kgmem.Item{expiring(other, "old", 1, 2)}})
+		for _, it := range []kgmem.Item{gone, soon, later, never} {
+			checkItem(t, h.items(ns, it.ID)[0], it)
+		}
+		expired := func(ns kgmem.Namespace, at time.Time, limit int) []string {
+			t.Helper()
+			ids, err := h.s.ExpiredItems(h.ctx, ns, at, limit)
+			if err != nil {
+				t.Fatalf("ExpiredItems: %v", err)
+			}
+			return ids
+		}
+		sameIDs(t, "expired at 2h", expired(ns, at(2), 10), nil)
+		sameIDs(t, "expired at 5h (inclusive), soonest first", expired(ns, at(5), 10), []string{gone.ID, soon.ID})
+		sameIDs(t, "expired at 9h, limit 2", expired(ns, at(9), 2), []string{gone.ID, soon.ID})
+		sameIDs(t, "expired in the other namespace", expired(other, at(9), 10), []string{kgmem.ItemID(other, "old")})
+
+		live := func(prefix kgmem.Namespace, liveAt time.Time) []string {
+			t.Helper()
+			got, err := h.s.ItemNamespaces(h.ctx, prefix, liveAt)
+			if err != nil {
+				t.Fatalf("ItemNamespaces: %v", err)
+			}
+			return stringsOf(got)
+		}
+		sameIDs(t, "namespaces live at 1h", live("items", at(1)), []string{string(ns), string(other)})
+		sameIDs(t, "namespaces live at 2h (the other's only item expired)", live("items", at(2)), []string{string(ns)})
+		sameIDs(t, "namespaces whatever their expiry", live("items", time.Time{}), []string{string(ns), string(other)})
+
+		// A refresh at 4h extends the live items and leaves the expired one.
+		err := h.s.RefreshItems(h.ctx, ns, []kgmem.ItemExpiry{{ID: gone.ID, ExpiresAt: at(20)}, {ID: soon.ID, ExpiresAt: at(21)},
+			{ID: never.ID, ExpiresAt: at(22)}, {ID: "it_missing", ExpiresAt: at(23)}}, at(4))
+		if err != nil {
+			t.Fatalf("RefreshItems: %v", err)
+		}
+		soon2 := soon
+		soon2.ExpiresAt = new(at(21))
+		checkItem(t, h.items(ns, soon.ID)[0], soon2)
+		checkItem(t, h.items(ns, gone.ID)[0], gone)
+		checkItem(t, h.items(ns, never.ID)[0], never)
+		sameIDs(t, "expired at 9h after the refresh", expired(ns, at(9), 10), []string{gone.ID, later.ID})
+
+		// A put without a TTL clears the expiry.
+		h.apply(kgmem.ChangeSet{Namespace: ns, Items: []kgmem.Item{Item(ns, "gone", `{"v":"back"}`, "back")}})
+		sameIDs(t, "expired after the put clearing the TTL", expired(ns, at(9), 10), []string{later.ID})
+		wantErr(t, "ExpiredItems with a negative limit", func() error { _, err := h.s.ExpiredItems(h.ctx, ns, at(9), -1); return err }(), kgmem.ErrInvalid)
+	})
 	t.Run("Invalid", func(t *testing.T) {
 		h := newH(t, open)
 		ns := kgmem.Namespace("items/bad")
@@ -142,7 +202,7 @@ func testItems(t *testing.T, open Opener) {
 			err := h.s.Apply(h.ctx, kgmem.ChangeSet{Namespace: ns, Items: []kgmem.Item{it}})
 			wantErr(t, name, err, kgmem.ErrInvalid)
 		}
-		if got, _ := h.s.ItemNamespaces(h.ctx, ""); len(got) != 0 {
+		if got, _ := h.s.ItemNamespaces(h.ctx, "", time.Time{}); len(got) != 0 {
 			t.Errorf("a refused change set wrote items in %v", got)
 		}
 	})
@@ -178,4 +238,9 @@ func checkItem(t *testing.T, got, want kgmem.Item) {
 	checkTime(t, "item created_at", got.CreatedAt, want.CreatedAt)
 	checkTime(t, "item updated_at", got.UpdatedAt, want.UpdatedAt)
 	checkDecay(t, "item decay", got.Decay, want.Decay)
+	checkEqual(t, "item ttl", got.TTL, want.TTL)
+	checkEqual(t, "item has an expiry", got.ExpiresAt != nil, want.ExpiresAt != nil)
+	if got.ExpiresAt != nil && want.ExpiresAt != nil {
+		checkTime(t, "item expires_at", *got.ExpiresAt, *want.ExpiresAt)
+	}
 }

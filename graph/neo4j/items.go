@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"time"
 
 	"github.com/kgmem/kgmem"
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
@@ -19,6 +20,9 @@ func itemProps(key string, it kgmem.Item) map[string]any {
 		"ft_scope": scopeToken(key), "ft_en": foldText(it.Text),
 	}
 	decayProps(p, it.Decay)
+	if it.ExpiresAt != nil {
+		p["ttl_minutes"], p["expires_at"] = it.TTL, it.ExpiresAt.UTC()
+	}
 	return p
 }
 
@@ -28,6 +32,9 @@ func decodeItem(ns kgmem.Namespace, m map[string]any) (kgmem.Item, error) {
 	it := kgmem.Item{
 		ID: p.str("id"), Namespace: ns, Key: p.str("key"), Value: json.RawMessage(p.str("value")), Text: p.str("text"), FactIDs: p.strings("fact_ids"),
 		CreatedAt: p.time("created_at"), UpdatedAt: p.time("updated_at"), Decay: p.decay(),
+	}
+	if at := p.time("expires_at"); !at.IsZero() {
+		it.ExpiresAt, it.TTL = &at, p.float("ttl_minutes")
 	}
 	if p.err != nil {
 		return it, fmt.Errorf("decode item %s: %w", it.ID, p.err)
@@ -109,18 +116,23 @@ func (s *Store) DeleteItem(ctx context.Context, ns kgmem.Namespace, id string) e
 }
 
 // ItemNamespaces lists, in byte order, the namespaces of this store's scope
-// with items that prefix covers (all of them when prefix is empty).
-func (s *Store) ItemNamespaces(ctx context.Context, prefix kgmem.Namespace) ([]kgmem.Namespace, error) {
-	query := `MATCH (i:` + labelItem + `) RETURN DISTINCT i.namespace AS ns ORDER BY ns`
+// with items that prefix covers (all of them when prefix is empty); with a
+// liveAt, only those holding an item not expired then.
+func (s *Store) ItemNamespaces(ctx context.Context, prefix kgmem.Namespace, liveAt time.Time) ([]kgmem.Namespace, error) {
+	where := `true`
 	params := map[string]any{}
 	if prefix != "" {
 		if err := checkNamespace(prefix); err != nil {
 			return nil, fmt.Errorf("neo4j: item namespaces: %w", err)
 		}
-		query = `MATCH (i:` + labelItem + `) WHERE i.namespace = $key OR i.namespace STARTS WITH $below
-			RETURN DISTINCT i.namespace AS ns ORDER BY ns`
-		params = map[string]any{"key": s.key(prefix), "below": s.key(prefix) + "/"}
+		where = `(i.namespace = $key OR i.namespace STARTS WITH $below)`
+		params["key"], params["below"] = s.key(prefix), s.key(prefix)+"/"
 	}
+	if !liveAt.IsZero() {
+		where += ` AND (i.expires_at IS NULL OR i.expires_at > $live)`
+		params["live"] = liveAt.UTC()
+	}
+	query := `MATCH (i:` + labelItem + `) WHERE ` + where + ` RETURN DISTINCT i.namespace AS ns ORDER BY ns`
 	recs, err := s.read(ctx, query, params)
 	if err != nil {
 		return nil, fmt.Errorf("neo4j: item namespaces: %w", err)
@@ -133,4 +145,52 @@ func (s *Store) ItemNamespaces(ctx context.Context, prefix kgmem.Namespace) ([]k
 		}
 	}
 	return out, nil
+}
+
+// ExpiredItems lists the ids of up to limit items of ns expired at or
+// before at, soonest expired first.
+func (s *Store) ExpiredItems(ctx context.Context, ns kgmem.Namespace, at time.Time, limit int) ([]string, error) {
+	if err := checkNamespace(ns); err != nil {
+		return nil, fmt.Errorf("neo4j: expired items: %w", err)
+	}
+	limit, err := checkLimit("limit", limit, defaultPageLimit)
+	if err != nil {
+		return nil, fmt.Errorf("neo4j: expired items: %w", err)
+	}
+	recs, err := s.read(ctx, `MATCH (i:`+labelItem+` {namespace: $ns}) WHERE i.expires_at <= $at
+		RETURN i.id AS id ORDER BY i.expires_at, i.id LIMIT $limit`,
+		map[string]any{"ns": s.key(ns), "at": at.UTC(), "limit": int64(limit)})
+	if err != nil {
+		return nil, fmt.Errorf("neo4j: expired items of %s: %w", ns, err)
+	}
+	ids := make([]string, 0, len(recs))
+	for _, rec := range recs {
+		id, _ := rec.Values[0].(string)
+		ids = append(ids, id)
+	}
+	return ids, nil
+}
+
+// RefreshItems sets the expiry of the items of ns still live at at.
+func (s *Store) RefreshItems(ctx context.Context, ns kgmem.Namespace, expiries []kgmem.ItemExpiry, at time.Time) error {
+	if err := checkNamespace(ns); err != nil {
+		return fmt.Errorf("neo4j: refresh items: %w", err)
+	}
+	if len(expiries) == 0 {
+		return nil
+	}
+	rows := make([]map[string]any, len(expiries))
+	for i, e := range expiries {
+		rows[i] = map[string]any{"id": e.ID, "expires_at": e.ExpiresAt.UTC()}
+	}
+	err := s.write(ctx, func(tx neo4j.ManagedTransaction) error {
+		_, err := run(ctx, tx, `UNWIND $rows AS row MATCH (i:`+labelItem+` {namespace: $ns, id: row.id})
+			WHERE i.expires_at > $at SET i.expires_at = row.expires_at`,
+			map[string]any{"ns": s.key(ns), "rows": rows, "at": at.UTC()})
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("neo4j: refresh items of %s: %w", ns, err)
+	}
+	return nil
 }

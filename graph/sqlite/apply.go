@@ -355,7 +355,7 @@ type storedFact struct {
 // without text has none.
 func (a *applier) upsertItem(it kgmem.Item) error {
 	args := append([]any{it.Namespace, it.ID, it.Key, string(it.Value), it.Text, jsonList(it.FactIDs), millis(it.CreatedAt), millis(it.UpdatedAt)},
-		decayArgs(it.Decay)...)
+		append(decayArgs(it.Decay), itemTTL(it), millis(deref(it.ExpiresAt)))...)
 	var rid int64
 	if err := a.stmt(a.st.upsertItem).QueryRowContext(a.ctx, args...).Scan(&rid); err != nil {
 		return fmt.Errorf("upsert: %w", err)

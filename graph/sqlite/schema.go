@@ -4,11 +4,12 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"regexp"
 )
 
 // schemaVersion is the layout this package writes, kept in PRAGMA user_version.
 // Bump it and append a step to migrations when the layout changes.
-const schemaVersion = 10
+const schemaVersion = 11
 
 // ftsTokenizer is the tokenizer of every full-text table: Unicode word
 // boundaries, diacritics folded ("Zürich" finds "Zurich"), case folded, and
@@ -17,7 +18,8 @@ const schemaVersion = 10
 const ftsTokenizer = `porter unicode61 remove_diacritics 2`
 
 // migrations returns, at index i, the statements that take the schema from
-// version i to i+1. Every statement is idempotent.
+// version i to i+1. Every statement is idempotent (an ADD COLUMN, which
+// SQLite cannot make so, is skipped by migrate when the column exists).
 func migrations() [][]string {
 	return [][]string{{
 		// Every namespace that holds a record or settings; kept by Apply,
@@ -205,7 +207,13 @@ func migrations() [][]string {
 		// namespace), and keeping that index cost every extracting write
 		// (BenchmarkApplyExtractedBatch).
 		`DROP INDEX IF EXISTS mentions_entity`,
-	}, decayFromLearning()}
+	}, decayFromLearning(), {
+		// Version 11: an item's TTL (minutes, NULL for none) and expiry
+		// (NULL: never), and the expiries each namespace's sweep reads.
+		`ALTER TABLE items ADD COLUMN ttl_minutes REAL`,
+		`ALTER TABLE items ADD COLUMN expires_at INTEGER`,
+		`CREATE INDEX IF NOT EXISTS items_expires ON items (namespace, expires_at) WHERE expires_at IS NOT NULL`,
+	}}
 }
 
 // decayFromLearning is version 10: the forgetting curve starts when kgmem
@@ -244,6 +252,12 @@ func migrate(ctx context.Context, db *sql.DB) error {
 	}
 	for v := version; v < schemaVersion; v++ {
 		for _, stmt := range migrations()[v] {
+			if done, err := columnExists(ctx, tx, stmt); err != nil || done {
+				if err != nil {
+					return fmt.Errorf("schema step %d: %w", v+1, err)
+				}
+				continue
+			}
 			if _, err := tx.ExecContext(ctx, stmt); err != nil {
 				return fmt.Errorf("schema step %d: %w", v+1, wrapErr(err))
 			}
@@ -259,4 +273,20 @@ func migrate(ctx context.Context, db *sql.DB) error {
 		return fmt.Errorf("commit schema: %w", wrapErr(err))
 	}
 	return nil
+}
+
+// addColumn matches a migration's ALTER TABLE … ADD COLUMN statement.
+var addColumn = regexp.MustCompile(`^ALTER TABLE (\w+) ADD COLUMN (\w+)`)
+
+// columnExists reports whether stmt adds a column the table already has.
+func columnExists(ctx context.Context, tx *sql.Tx, stmt string) (bool, error) {
+	m := addColumn.FindStringSubmatch(stmt)
+	if m == nil {
+		return false, nil
+	}
+	var n int
+	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM pragma_table_info(?) WHERE name = ?`, m[1], m[2]).Scan(&n); err != nil {
+		return false, fmt.Errorf("read the columns of %s: %w", m[1], wrapErr(err))
+	}
+	return n > 0, nil
 }

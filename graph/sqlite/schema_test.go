@@ -3,6 +3,7 @@ package sqlite_test
 import (
 	"database/sql"
 	"testing"
+	"time"
 
 	"github.com/kgmem/kgmem"
 	"github.com/kgmem/kgmem/graph/graphtest"
@@ -98,5 +99,58 @@ func TestOpenStartsCurvesAtLearningTime(t *testing.T) {
 	}
 	if version < 10 {
 		t.Errorf("after Open: schema version %d, want 10 or later", version)
+	}
+}
+
+// TestOpenAddsItemExpiry: a file at schema version 10 has items without a
+// TTL or expiry; opening it adds them (its items never expire) and records
+// version 11, after which items keep an expiry.
+func TestOpenAddsItemExpiry(t *testing.T) {
+	ns := kgmem.Namespace("schema/ttl")
+	old := graphtest.Item(ns, "old", `{"v":1}`, "old")
+	s, path := openTemp(t)
+	if err := s.Apply(t.Context(), kgmem.ChangeSet{Namespace: ns, Items: []kgmem.Item{old}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	for _, q := range []string{`DROP INDEX items_expires`, `ALTER TABLE items DROP COLUMN expires_at`,
+		`ALTER TABLE items DROP COLUMN ttl_minutes`, `PRAGMA user_version = 10`} {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+
+	s, err = sqlite.Open(t.Context(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	got, err := s.Items(t.Context(), ns, []string{old.ID})
+	if err != nil || len(got) != 1 || got[0].ExpiresAt != nil {
+		t.Fatalf("the old item after Open: %+v, %v; want it, without an expiry", got, err)
+	}
+	expiring := graphtest.Item(ns, "new", `{"v":2}`, "new")
+	at := time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)
+	expiring.TTL, expiring.ExpiresAt = 5, &at
+	if err := s.Apply(t.Context(), kgmem.ChangeSet{Namespace: ns, Items: []kgmem.Item{expiring}}); err != nil {
+		t.Fatal(err)
+	}
+	ids, err := s.ExpiredItems(t.Context(), ns, at, 10)
+	if err != nil || len(ids) != 1 || ids[0] != expiring.ID {
+		t.Errorf("ExpiredItems after Open = %v, %v; want [%s]", ids, err, expiring.ID)
+	}
+	var version int
+	if err := db.QueryRow(`PRAGMA user_version`).Scan(&version); err != nil {
+		t.Fatal(err)
+	}
+	if version < 11 {
+		t.Errorf("after Open: schema version %d, want 11 or later", version)
 	}
 }

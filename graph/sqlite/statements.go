@@ -230,13 +230,14 @@ func prepareWrites(ctx context.Context, db *sql.DB) (*writeStmts, error) {
 	}
 	w.upsertItem = prep(`
 		INSERT INTO items (namespace, id, key, value, text, fact_ids, created_at, updated_at,
-			stability, reinforced_at, reinforcements, pinned, forgotten_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+			stability, reinforced_at, reinforcements, pinned, forgotten_at, ttl_minutes, expires_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (namespace, id) DO UPDATE SET
 			key = excluded.key, value = excluded.value, text = excluded.text, fact_ids = excluded.fact_ids,
 			created_at = excluded.created_at, updated_at = excluded.updated_at,
 			stability = excluded.stability, reinforced_at = excluded.reinforced_at,
-			reinforcements = excluded.reinforcements, pinned = excluded.pinned, forgotten_at = excluded.forgotten_at
+			reinforcements = excluded.reinforcements, pinned = excluded.pinned, forgotten_at = excluded.forgotten_at,
+			ttl_minutes = excluded.ttl_minutes, expires_at = excluded.expires_at
 		RETURNING rid`)
 	w.addMention = prep(`INSERT OR IGNORE INTO mentions (namespace, episode_id, entity_id) VALUES (?, ?, ?)`)
 	w.nextVersion = prep(`UPDATE graph_versions SET version = version + 1 WHERE namespace = '' RETURNING version`)

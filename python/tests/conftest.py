@@ -59,8 +59,11 @@ class Server:
         # The hash embedder on both pairs, whatever this machine has installed:
         # --embedder auto would take the static model where it is (CI), and
         # score-sensitive tests must not depend on the machine.
+        # The server's own TTL sweeper is off: the TTL tests sweep from the
+        # store when they mean to (start_ttl_sweeper), so an expired item a
+        # test reads on purpose is never deleted under it.
         args = [str(binary), "serve", "--addr", self.url.removeprefix("http://"), "--data-dir", str(data), "--ui=false",
-                "--embedder", "hash", *flags]
+                "--embedder", "hash", "--ttl-sweep-interval", "0", *flags]
         if pair == "neo4j+milvus":
             # A scope of its own: API keys live in Neo4j, and another suite's
             # key in the shared scope would close this server.

@@ -213,10 +213,14 @@ def strength(namespace: str, refs: Sequence[Ref]) -> Call[list[JSON]]:
     return Call("POST", "/v1/strength", _member("records"), body={"namespace": namespace, "refs": [dict(r) for r in refs]})
 
 
-def put_item(namespace: str, key: str, value: Mapping[str, Any], *, index: IndexSpec = None, extract: bool = False) -> Call[tuple[JSON, bool]]:
+def put_item(namespace: str, key: str, value: Mapping[str, Any], *, index: IndexSpec = None, extract: bool = False,
+             ttl: float | None = None) -> Call[tuple[JSON, bool]]:
+    """ttl: minutes to live (0 expires at once); None never expires."""
     body: JSON = {"namespace": namespace, "key": key, "value": dict(value)}
     if extract:
         body["extract"] = True
+    if ttl is not None:
+        body["ttl"] = ttl
     if index is False:
         body["index"] = False
     elif index is not None:
@@ -224,8 +228,16 @@ def put_item(namespace: str, key: str, value: Mapping[str, Any], *, index: Index
     return Call("PUT", "/v1/items", _created, body=body)
 
 
-def get_item(namespace: str, key: str) -> Call[JSON]:
-    return Call("GET", "/v1/items", _json, {"namespace": namespace, "key": key})
+def get_item(namespace: str, key: str, *, refresh_ttl: bool | None = None, include_expired: bool = False) -> Call[JSON]:
+    """refresh_ttl: extend the item's expiry to its TTL from now (the
+    server's default: True); include_expired: also return it when expired
+    and not yet swept."""
+    params: dict[str, str | Sequence[str]] = {"namespace": namespace, "key": key}
+    if refresh_ttl is not None:
+        params["refresh_ttl"] = "true" if refresh_ttl else "false"
+    if include_expired:
+        params["include_expired"] = "true"
+    return Call("GET", "/v1/items", _json, params)
 
 
 def delete_item(namespace: str, key: str) -> Call[None]:
@@ -240,14 +252,19 @@ def search_items(
     limit: int | None = None,
     offset: int | None = None,
     reinforce: bool | None = None,
+    refresh_ttl: bool | None = None,
+    include_expired: bool | None = None,
 ) -> Call[JSON]:
     body = _drop_none({"namespace_prefix": namespace_prefix, "query": query, "filter": dict(filter) if filter else None,
-                       "limit": limit, "offset": offset, "reinforce": reinforce})
+                       "limit": limit, "offset": offset, "reinforce": reinforce, "refresh_ttl": refresh_ttl,
+                       "include_expired": include_expired})
     return Call("POST", "/v1/items/search", _json, body=body)
 
 
-def list_item_namespaces(prefix: str | None = None) -> Call[list[str]]:
-    return Call("GET", "/v1/items/namespaces", _member("namespaces"), _params(prefix=prefix))
+def list_item_namespaces(prefix: str | None = None, *, include_expired: bool = False) -> Call[list[str]]:
+    """The namespaces holding live items below prefix; include_expired also
+    those whose items all expired and await the sweeper."""
+    return Call("GET", "/v1/items/namespaces", _member("namespaces"), _params(prefix=prefix, include_expired=include_expired))
 
 
 MAX_BATCH_OPS = 1000
@@ -256,7 +273,8 @@ MAX_BATCH_OPS = 1000
 
 def batch_items(ops: Sequence[Mapping[str, Any]]) -> Call[list[JSON]]:
     """Item operations in one request: each op is {"op": "put", "namespace",
-    "key", "value", "index"?, "extract"?}, {"op": "get" | "delete",
+    "key", "value", "index"?, "extract"?, "ttl"?}, {"op": "get", "namespace",
+    "key", "refresh_ttl"?, "include_expired"?}, {"op": "delete",
     "namespace", "key"} or {"op": "search", "namespace_prefix", ...}; the
     answer is one result per op, in order, each with its own "status"."""
     return Call("POST", "/v1/items/batch", _member("results"), body={"ops": [dict(o) for o in ops]})

@@ -26,14 +26,21 @@ How BaseStore maps onto kgmem:
   item requests of a round (put, get, delete, search pages) together in
   POST /v1/items/batch requests of up to 1,000 operations; the async calls
   made at once on one event loop are grouped into one batch;
-- TTL is not supported (``supports_ttl`` is False): kgmem forgets by its
-  forgetting curve instead.
+- TTL is supported (``supports_ttl``): a put's ``ttl`` (minutes) is the
+  item's kgmem TTL, ``refresh_ttl`` on get and search extends it as
+  LangGraph's stores do, and ``TTLConfig`` is taken (``default_ttl``,
+  ``refresh_on_read``, ``omit_expired``, ``sweep_interval_minutes``). The
+  server hides what expired from every read (``omit_expired`` True) or, as
+  LangGraph's default, shows it until the server's sweeper deletes it;
+  ``start_ttl_sweeper`` also sweeps from the store. Items are exempt from
+  kgmem's forgetting: an item lives until it is deleted or expires.
 """
 
 from __future__ import annotations
 
 import asyncio
 import math
+import threading
 
 import httpx
 from collections.abc import Awaitable, Callable, Generator, Iterable, Sequence
@@ -51,6 +58,7 @@ from langgraph.store.base import (
     Result,
     SearchItem,
     SearchOp,
+    TTLConfig,
 )
 
 try:
@@ -112,14 +120,23 @@ class KgmemStore(BaseStore):
             searched when a put names none (default: the whole value). kgmem
             embeds with the server's model, so ``dims``, ``embed`` and the
             vector index's settings are refused with a ValueError.
+        ttl: LangGraph's TTL configuration: ``default_ttl`` (minutes) for
+            puts that give none, ``refresh_on_read`` (default True),
+            ``omit_expired`` (default False: an expired item is read until
+            the server's sweeper deletes it; True hides it at once) and
+            ``sweep_interval_minutes`` for ``start_ttl_sweeper``.
     """
 
-    supports_ttl: bool = False
+    supports_ttl: bool = True
 
     def __init__(self, url: str = DEFAULT_URL, api_key: str | None = None, *, extract: bool = False,
                  client: KgmemClient | None = None, async_client: AsyncKgmemClient | None = None,
-                 max_connections: int | None = None, index: dict[str, Any] | None = None) -> None:
+                 max_connections: int | None = None, index: dict[str, Any] | None = None,
+                 ttl: TTLConfig | None = None) -> None:
         self.extract = extract
+        self.ttl_config = None if ttl is None else TTLConfig(**ttl)
+        self._sweeper: threading.Thread | None = None
+        self._sweeper_stop = threading.Event()
         self.fields = _index_fields(index)
         self.client = client or KgmemClient(url, api_key)
         self._url, self._api_key, self._max_connections = url, api_key, max_connections
@@ -152,10 +169,14 @@ class KgmemStore(BaseStore):
 
     # --- BaseStore ---
 
+    @property
+    def _omit_expired(self) -> bool:
+        return bool(self.ttl_config and self.ttl_config.get("omit_expired"))
+
     def batch(self, ops: Iterable[Op]) -> list[Result]:
         ops = list(ops)
         _split(ops)
-        return _raise_first(_drive(_batch_plan(ops, self.extract, self.fields), self.client))
+        return _raise_first(_drive(_batch_plan(ops, self.extract, self.fields, self._omit_expired), self.client))
 
     async def abatch(self, ops: Iterable[Op]) -> list[Result]:
         """Runs ops; the async calls made at the same time on one event loop
@@ -183,7 +204,7 @@ class KgmemStore(BaseStore):
             group, q.pending = q.pending, []
             ops = [op for mine, _ in group for op in mine]
             try:
-                outcomes = await _adrive(_batch_plan(ops, self.extract, self.fields), c)
+                outcomes = await _adrive(_batch_plan(ops, self.extract, self.fields, self._omit_expired), c)
             except BaseException as e:  # noqa: BLE001 - handed to every caller
                 for _, fut in group:
                     if not fut.done():
@@ -201,6 +222,64 @@ class KgmemStore(BaseStore):
                     fut.set_exception(err)
                 else:
                     fut.set_result(part)
+
+
+    # --- TTL sweeping, as LangGraph's SQL stores have it ---
+
+    def sweep_ttl(self) -> int:
+        """Deletes the expired items of every namespace the key reads now
+        (POST /v1/namespaces/{ns}/sweep, which also runs the namespace's
+        forgetting sweep) and returns how many it deleted. The server does
+        the same on its own every ``--ttl-sweep-interval``."""
+        deleted = 0
+        for ns in self.client.list_item_namespaces(include_expired=True):
+            deleted += int(self.client.sweep(ns).get("expired_items", 0))
+        return deleted
+
+    def start_ttl_sweeper(self, sweep_interval_minutes: float | None = None) -> threading.Thread:
+        """Sweeps (``sweep_ttl``) from this store every
+        ``sweep_interval_minutes`` (default: the TTL configuration's, else 5)
+        in a background thread until ``stop_ttl_sweeper``; returns the thread."""
+        if self._sweeper is not None and self._sweeper.is_alive():
+            return self._sweeper
+        interval = sweep_interval_minutes or (self.ttl_config or {}).get("sweep_interval_minutes") or 5
+        self._sweeper_stop.clear()
+        stop = self._sweeper_stop
+
+        def loop() -> None:
+            while not stop.wait(interval * 60):
+                try:
+                    self.sweep_ttl()
+                except KgmemError:
+                    pass  # the next sweep tries again; the server sweeps too
+
+        self._sweeper = threading.Thread(target=loop, name="kgmem-ttl-sweeper", daemon=True)
+        self._sweeper.start()
+        return self._sweeper
+
+    def stop_ttl_sweeper(self, timeout: float | None = None) -> bool:
+        """Stops the store's sweeper thread; True when it has stopped (or
+        none ran) within timeout seconds."""
+        if self._sweeper is None:
+            return True
+        self._sweeper_stop.set()
+        self._sweeper.join(timeout)
+        stopped = not self._sweeper.is_alive()
+        if stopped:
+            self._sweeper = None
+        return stopped
+
+
+class AsyncKgmemStore(KgmemStore):
+    """KgmemStore whose TTL sweeper methods are coroutines, as those of
+    LangGraph's async stores (AsyncPostgresStore, AsyncSqliteStore) are;
+    everything else is KgmemStore's."""
+
+    async def start_ttl_sweeper(self, sweep_interval_minutes: float | None = None) -> threading.Thread:  # type: ignore[override]
+        return KgmemStore.start_ttl_sweeper(self, sweep_interval_minutes)
+
+    async def stop_ttl_sweeper(self, timeout: float | None = None) -> bool:  # type: ignore[override]
+        return await asyncio.to_thread(KgmemStore.stop_ttl_sweeper, self, timeout)
 
 
 class _Queue:
@@ -245,7 +324,7 @@ Steps = Generator[list[Call[Any]], list[Outcome], list[Outcome]]
 at once, answered by their outcomes; the return is one outcome per op."""
 
 
-def _batch_plan(ops: list[Op], extract: bool, fields: list[str] | None) -> Steps:
+def _batch_plan(ops: list[Op], extract: bool, fields: list[str] | None, omit_expired: bool = False) -> Steps:
     """A batch as LangGraph's InMemoryStore runs it: its reads (each
     distinct one once) see the store as it was before the batch, then its
     writes apply, the last write of a key winning. Every operation's
@@ -258,7 +337,7 @@ def _batch_plan(ops: list[Op], extract: bool, fields: list[str] | None) -> Steps
     for _, op in reads:
         key = _dedupe_key(op)
         if key is None or key not in distinct:
-            plans.append(_plan(op, extract, fields))
+            plans.append(_plan(op, extract, fields, omit_expired))
             if key is not None:
                 distinct[key] = len(plans) - 1
             slot.append(len(plans) - 1)
@@ -268,7 +347,7 @@ def _batch_plan(ops: list[Op], extract: bool, fields: list[str] | None) -> Steps
     for (i, _), j in zip(reads, slot):
         outcomes[i] = done[j]
     last = _last_writes(writes)
-    done = yield from _lockstep([_plan(op, extract, fields) for _, op in last])
+    done = yield from _lockstep([_plan(op, extract, fields, omit_expired) for _, op in last])
     for (i, _), o in zip(last, done):
         outcomes[i] = o
     return outcomes
@@ -350,8 +429,15 @@ def _as_op(c: Call[Any]) -> dict[str, Any] | None:
     match c.method, c.path:
         case "PUT", "/v1/items":
             return None if c.body.get("extract") else {"op": "put", **c.body}
-        case ("GET" | "DELETE") as method, "/v1/items":
-            return {"op": "get" if method == "GET" else "delete", "namespace": c.params["namespace"], "key": c.params["key"]}
+        case "GET", "/v1/items":
+            op: dict[str, Any] = {"op": "get", "namespace": c.params["namespace"], "key": c.params["key"]}
+            if "refresh_ttl" in c.params:
+                op["refresh_ttl"] = c.params["refresh_ttl"] == "true"
+            if "include_expired" in c.params:
+                op["include_expired"] = c.params["include_expired"] == "true"
+            return op
+        case "DELETE", "/v1/items":
+            return {"op": "delete", "namespace": c.params["namespace"], "key": c.params["key"]}
         case "POST", "/v1/items/search":
             return {"op": "search", **c.body}
     return None
@@ -484,12 +570,13 @@ async def _atry(a: Awaitable[Any]) -> Outcome:
         return e
 
 
-def _plan(op: Op, extract: bool, fields: list[str] | None = None) -> Plan:
+def _plan(op: Op, extract: bool, fields: list[str] | None = None, omit_expired: bool = False) -> Plan:
     """The requests of one operation and its result."""
     match op:
-        case GetOp(namespace=ns, key=key):
+        case GetOp(namespace=ns, key=key, refresh_ttl=refresh):
             try:
-                (it,) = yield [_calls.get_item(to_namespace(ns), _server_key(key))]
+                (it,) = yield [_calls.get_item(to_namespace(ns), _server_key(key), refresh_ttl=refresh,
+                                               include_expired=not omit_expired)]
             except NotFoundError:
                 return None
             return _item(it)
@@ -501,17 +588,18 @@ def _plan(op: Op, extract: bool, fields: list[str] | None = None) -> Plan:
             return None
         case PutOp(namespace=ns, key=key, value=value, index=index, ttl=ttl):
             _check_ttl(ttl)
-            yield [_calls.put_item(to_namespace(ns), _server_key(key), value, index=_index(index, fields), extract=extract)]
+            yield [_calls.put_item(to_namespace(ns), _server_key(key), value, index=_index(index, fields), extract=extract,
+                                   ttl=ttl)]
             return None
         case SearchOp():
-            return (yield from _search(op))
+            return (yield from _search(op, omit_expired))
         case ListNamespacesOp():
-            (namespaces,) = yield [_calls.list_item_namespaces(_list_prefix(op))]
+            (namespaces,) = yield [_calls.list_item_namespaces(_list_prefix(op), include_expired=not omit_expired)]
             return _list_namespaces(op, namespaces)
     raise ValueError(f"KgmemStore: unknown operation {op!r}")
 
 
-def _search(op: SearchOp) -> Plan:
+def _search(op: SearchOp, omit_expired: bool = False) -> Plan:
     """A search as LangGraph's stores answer it, any limit and offset: the
     server's pages (at most 100 items) are read until the page is full; the
     empty prefix searches each top-level namespace and merges them."""
@@ -524,7 +612,7 @@ def _search(op: SearchOp) -> Plan:
     if op.namespace_prefix:
         prefixes = [to_namespace(op.namespace_prefix)]
     else:
-        (namespaces,) = yield [_calls.list_item_namespaces()]
+        (namespaces,) = yield [_calls.list_item_namespaces(include_expired=not omit_expired)]
         prefixes = _roots(namespaces)
     if not prefixes:
         return []
@@ -533,10 +621,11 @@ def _search(op: SearchOp) -> Plan:
     # what it returns once it has all of it.
     single = len(prefixes) == 1 and op.limit <= _PAGE
     reinforce = None if single else False
+    read = {"refresh_ttl": op.refresh_ttl, "include_expired": not omit_expired}
     if len(prefixes) == 1:
-        found = (yield from _pages(prefixes, query, flt, op.offset, op.limit, reinforce))[0]
+        found = (yield from _pages(prefixes, query, flt, op.offset, op.limit, reinforce, read))[0]
     else:
-        per_root = yield from _pages(prefixes, query, flt, 0, op.offset + op.limit, reinforce)
+        per_root = yield from _pages(prefixes, query, flt, 0, op.offset + op.limit, reinforce, read)
         found = _merge([it for r in per_root for it in r])[op.offset: op.offset + op.limit]
     if not single and query:
         yield from _reinforce(found)
@@ -544,9 +633,10 @@ def _search(op: SearchOp) -> Plan:
 
 
 def _pages(prefixes: list[str], query: str | None, flt: dict[str, Any] | None, start: int, count: int,
-           reinforce: bool | None) -> Generator[list[Call[Any]], list[Any], list[list[dict[str, Any]]]]:
+           reinforce: bool | None, read: dict[str, bool]) -> Generator[list[Call[Any]], list[Any], list[list[dict[str, Any]]]]:
     """Up to count results of each prefix from offset start, page by page
-    (the prefixes' pages requested together)."""
+    (the prefixes' pages requested together); read says how expiring items
+    are read (refresh_ttl, include_expired)."""
     out: list[list[dict[str, Any]]] = [[] for _ in prefixes]
     # Past the server's largest offset there is nothing: no search reads more items.
     pending = list(range(len(prefixes))) if start <= _MAX_OFFSET else []
@@ -556,7 +646,7 @@ def _pages(prefixes: list[str], query: str | None, flt: dict[str, Any] | None, s
             limit = min(_PAGE, count - len(out[i]))
             asked.append((i, limit))
         answers = yield [_calls.search_items(prefixes[i], query=query, filter=flt, limit=limit,
-                                             offset=start + len(out[i]), reinforce=reinforce) for i, limit in asked]
+                                             offset=start + len(out[i]), reinforce=reinforce, **read) for i, limit in asked]
         pending = []
         for (i, limit), res in zip(asked, answers):
             out[i].extend(res["items"])
@@ -638,8 +728,11 @@ def _store_key(key: str) -> str:
 
 
 def _check_ttl(ttl: Any) -> None:
-    if ttl is not None:
-        raise NotImplementedError("KgmemStore does not support TTL (supports_ttl is False); kgmem forgets by its forgetting curve")
+    """A TTL is None (never expires) or a number of minutes >= 0."""
+    if ttl is None:
+        return
+    if isinstance(ttl, bool) or not isinstance(ttl, (int, float)) or not math.isfinite(ttl) or ttl < 0:
+        raise ValueError(f"KgmemStore: ttl must be None or a number of minutes >= 0, not {ttl!r}")
 
 
 _INDEX_KEYS = frozenset({"fields"})

@@ -19,8 +19,6 @@ FILTER_TOP_LEVEL = ("a filter member names a top-level member of the value, as I
                     "(SqliteStore reads 'a.b' as a nested path)")
 FILTER_ANY_KEY = ("a filter member is matched as data, never spliced into SQL: any member name is "
                   "accepted and matches the values that have it (SqliteStore refuses unusual keys)")
-TTL = ("TTL is not supported (supports_ttl is False; a put with a ttl raises NotImplementedError, "
-       "tests/test_store_batch.py): kgmem fades items by its forgetting curve")
 INTERNALS = "tests AsyncPostgresStore's connection pool, not BaseStore behaviour"
 
 # Test (file::name, without parameters) -> (kind, reason).
@@ -42,12 +40,6 @@ MARKS: dict[str, tuple[str, str]] = {
     "test_postgres_async_store.py::test_embed_with_path": ("xfail", SCORE),
     "test_postgres_async_store.py::test_no_running_loop": ("xfail", SYNC_IN_LOOP),
     "test_postgres_async_store.py::test_abatch_uses_single_pool_checkout": ("xfail", INTERNALS),
-    **{f"test_postgres_{f}.py::{t}": ("xfail", TTL)
-       for f in ("store", "async_store")
-       for t in ("test_store_ttl", "test_omit_expired_filters_read_paths",
-                 "test_omit_expired_disabled_preserves_expired_rows",
-                 "test_omit_expired_refresh_ttl_only_refreshes_live_rows",
-                 "test_omit_expired_search_pagination")},
 }
 
 

@@ -31,7 +31,12 @@ from langgraph.store.postgres import AsyncPostgresStore
 from tests.langgraph_suites.embed_test_utils import CharacterEmbeddings
 from tests.langgraph_suites.kgmem_fixture import (  # kgmem: was tests.conftest (a Postgres server's)
     VECTOR_TYPES,
+    expire_now,
+    new_async_store,
     new_store,
+    row_exists,
+    set_update_order,
+    stored_expires_at,
 )
 
 TTL_SECONDS = 6
@@ -40,9 +45,14 @@ TTL_MINUTES = TTL_SECONDS / 60
 
 @pytest.fixture(scope="function")
 async def store(request) -> AsyncIterator[AsyncPostgresStore]:
-    """kgmem: a KgmemStore on the live test server (was an AsyncPostgresStore
-    in a fresh database, plain, pipelined or pooled, with a TTL sweeper)."""
-    yield new_store()
+    """kgmem: a KgmemStore on the live test server, its sweeper methods
+    coroutines (was an AsyncPostgresStore in a fresh database, plain,
+    pipelined or pooled, with a TTL configuration). Its TTL configuration is
+    LangGraph's but for default_ttl: no test here relies on it, and over
+    HTTP a test may outlast 6 seconds."""
+    store = new_async_store(ttl={"refresh_on_read": True, "sweep_interval_minutes": TTL_MINUTES / 2})
+    yield store
+    await store.stop_ttl_sweeper()
 
 
 async def test_no_running_loop(store: AsyncPostgresStore) -> None:
@@ -642,32 +652,17 @@ async def _aexpire_now(
     store: AsyncPostgresStore, ns: tuple[str, ...], key: str
 ) -> None:
     """Backdate a row's expires_at into the past without deleting it (unswept)."""
-    async with store._cursor() as cur:
-        await cur.execute(
-            "UPDATE store SET expires_at = NOW() - INTERVAL '1 minute' "
-            "WHERE prefix = %s AND key = %s",
-            (".".join(ns), key),
-        )
+    await asyncio.to_thread(expire_now, store, ns, key)  # kgmem: through the API (was SQL)
 
 
 async def _arow_exists(
     store: AsyncPostgresStore, ns: tuple[str, ...], key: str
 ) -> bool:
-    async with store._cursor() as cur:
-        await cur.execute(
-            "SELECT COUNT(*) AS n FROM store WHERE prefix = %s AND key = %s",
-            (".".join(ns), key),
-        )
-        return (await cur.fetchone())["n"] == 1
+    return await asyncio.to_thread(row_exists, store, ns, key)  # kgmem: through the API (was SQL)
 
 
 async def _astored_expires_at(store: AsyncPostgresStore, ns: tuple[str, ...], key: str):
-    async with store._cursor() as cur:
-        await cur.execute(
-            "SELECT expires_at FROM store WHERE prefix = %s AND key = %s",
-            (".".join(ns), key),
-        )
-        return (await cur.fetchone())["expires_at"]
+    return await asyncio.to_thread(stored_expires_at, store, ns, key)  # kgmem: through the API (was SQL)
 
 
 async def test_omit_expired_filters_read_paths(store: AsyncPostgresStore) -> None:
@@ -756,13 +751,7 @@ async def test_omit_expired_search_pagination(store: AsyncPostgresStore) -> None
     # updated_at DESC orders these a, expired, b, c, so the expired row sits inside
     # the first limit=2 window. Correct (pre-LIMIT) filtering yields live pages
     # [a, b] then [c]; post-LIMIT filtering would underfill page 1 to just [a].
-    async with store._cursor() as cur:
-        for key, secs in seconds_ago.items():
-            await cur.execute(
-                "UPDATE store SET updated_at = NOW() - (%s * INTERVAL '1 second') "
-                "WHERE prefix = %s AND key = %s",
-                (secs, ".".join(ns), key),
-            )
+    await asyncio.to_thread(set_update_order, store, ns, seconds_ago)  # kgmem: through the API (was SQL)
 
     page1 = await store.asearch(ns, limit=2, offset=0)
     page2 = await store.asearch(ns, limit=2, offset=2)

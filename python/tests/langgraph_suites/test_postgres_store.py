@@ -32,7 +32,11 @@ from langgraph.store.postgres.base import (
 from tests.langgraph_suites.embed_test_utils import CharacterEmbeddings
 from tests.langgraph_suites.kgmem_fixture import (  # kgmem: was tests.conftest (a Postgres server's)
     VECTOR_TYPES,
+    expire_now,
     new_store,
+    row_exists,
+    set_update_order,
+    stored_expires_at,
 )
 
 TTL_SECONDS = 6
@@ -41,9 +45,14 @@ TTL_MINUTES = TTL_SECONDS / 60
 
 @pytest.fixture(scope="function")
 def store(request) -> PostgresStore:
-    """kgmem: a KgmemStore on the live test server (was a PostgresStore in a
-    fresh database, plain, pipelined or pooled, with a TTL sweeper)."""
-    yield new_store()
+    """kgmem: a KgmemStore on the live test server with a TTL sweeper (was a
+    PostgresStore in a fresh database, plain, pipelined or pooled, with a
+    TTL sweeper). Its TTL configuration is LangGraph's but for default_ttl:
+    no test here relies on it, and over HTTP a test may outlast 6 seconds."""
+    store = new_store(ttl={"refresh_on_read": True, "sweep_interval_minutes": TTL_MINUTES / 2})
+    store.start_ttl_sweeper()
+    yield store
+    store.stop_ttl_sweeper()
 
 
 def test_batch_order(store: PostgresStore) -> None:
@@ -913,30 +922,15 @@ def test_store_ttl(store):
 
 def _expire_now(store: PostgresStore, ns: tuple[str, ...], key: str) -> None:
     """Backdate a row's expires_at into the past without deleting it (unswept)."""
-    with store._cursor() as cur:
-        cur.execute(
-            "UPDATE store SET expires_at = NOW() - INTERVAL '1 minute' "
-            "WHERE prefix = %s AND key = %s",
-            (".".join(ns), key),
-        )
+    expire_now(store, ns, key)  # kgmem: through the API (was SQL)
 
 
 def _row_exists(store: PostgresStore, ns: tuple[str, ...], key: str) -> bool:
-    with store._cursor() as cur:
-        cur.execute(
-            "SELECT COUNT(*) AS n FROM store WHERE prefix = %s AND key = %s",
-            (".".join(ns), key),
-        )
-        return cur.fetchone()["n"] == 1
+    return row_exists(store, ns, key)  # kgmem: through the API (was SQL)
 
 
 def _stored_expires_at(store: PostgresStore, ns: tuple[str, ...], key: str):
-    with store._cursor() as cur:
-        cur.execute(
-            "SELECT expires_at FROM store WHERE prefix = %s AND key = %s",
-            (".".join(ns), key),
-        )
-        return cur.fetchone()["expires_at"]
+    return stored_expires_at(store, ns, key)  # kgmem: through the API (was SQL)
 
 
 def test_omit_expired_filters_read_paths(store: PostgresStore) -> None:
@@ -1024,13 +1018,7 @@ def test_omit_expired_search_pagination(store: PostgresStore) -> None:
     # updated_at DESC orders these a, expired, b, c, so the expired row sits inside
     # the first limit=2 window. Correct (pre-LIMIT) filtering yields live pages
     # [a, b] then [c]; post-LIMIT filtering would underfill page 1 to just [a].
-    with store._cursor() as cur:
-        for key, secs in seconds_ago.items():
-            cur.execute(
-                "UPDATE store SET updated_at = NOW() - (%s * INTERVAL '1 second') "
-                "WHERE prefix = %s AND key = %s",
-                (secs, ".".join(ns), key),
-            )
+    set_update_order(store, ns, seconds_ago)  # kgmem: through the API (was SQL)
 
     page1 = store.search(ns, limit=2, offset=0)
     page2 = store.search(ns, limit=2, offset=2)
