@@ -313,9 +313,11 @@ func TestContractDeclaresTheLimits(t *testing.T) {
 		t.Fatal(err)
 	}
 	type bounds struct {
-		MaxLength        int `json:"maxLength"`
-		XMaxDepth        int `json:"x-max-depth"`
-		XMaxEncodedBytes int `json:"x-max-encoded-bytes"`
+		MaxLength        int      `json:"maxLength"`
+		XMaxDepth        int      `json:"x-max-depth"`
+		XMaxEncodedBytes int      `json:"x-max-encoded-bytes"`
+		Minimum          *float64 `json:"minimum"`
+		Maximum          float64  `json:"maximum"`
 	}
 	for _, tc := range []struct {
 		schema, property string
@@ -325,6 +327,7 @@ func TestContractDeclaresTheLimits(t *testing.T) {
 		{"Triple", "metadata", bounds{XMaxDepth: kgmem.MaxMetadataDepth, XMaxEncodedBytes: kgmem.MaxMetadataBytes}},
 		{"Message", "metadata", bounds{XMaxDepth: kgmem.MaxMetadataDepth, XMaxEncodedBytes: kgmem.MaxMetadataBytes}},
 		{"ItemRequest", "value", bounds{XMaxDepth: kgmem.MaxMetadataDepth, XMaxEncodedBytes: kgmem.MaxItemValueBytes}},
+		{"ItemRequest", "ttl", bounds{Minimum: new(float64(0)), Maximum: kgmem.MaxItemTTL}},
 	} {
 		prop, ok := doc.Components.Schemas[tc.schema].Properties[tc.property]
 		if !ok {
@@ -335,7 +338,8 @@ func TestContractDeclaresTheLimits(t *testing.T) {
 		if err := json.Unmarshal(prop, &got); err != nil {
 			t.Fatal(err)
 		}
-		if got != tc.want {
+		if got.MaxLength != tc.want.MaxLength || got.XMaxDepth != tc.want.XMaxDepth || got.XMaxEncodedBytes != tc.want.XMaxEncodedBytes ||
+			got.Maximum != tc.want.Maximum || (got.Minimum == nil) != (tc.want.Minimum == nil) || (got.Minimum != nil && *got.Minimum != *tc.want.Minimum) {
 			t.Errorf("%s.%s declares %+v, the server enforces %+v", tc.schema, tc.property, got, tc.want)
 		}
 	}

@@ -316,6 +316,7 @@ func propertyOverrides() map[string]string {
 		"Item.text":                          `{"description":"What search indexes (the index fields' text); empty: listed, never ranked"}`,
 		"Item.fact_ids":                      `{"description":"The facts extracted from the item (their episodes name the item's id)"}`,
 		"ItemRequest.index":                  `{"description":"What search indexes: absent or null the whole value, false nothing, or these field paths ('content', 'profile.name', 'tags[*]', 'list[0]')"}`,
+		"ItemRequest.ttl":                    fmt.Sprintf(`{"minimum":0,"maximum":%d,"description":"Time to live in minutes, as LangGraph's stores take it: the item expires this long after the put, or after a read that refreshes it (0 expires it at once); absent or null: never. Expired items are hidden from reads and deleted by the TTL sweeper"}`, kgmem.MaxItemTTL),
 		"ItemRequest.extract":                `{"default":false,"description":"Turn the item's text into facts with the configured LLM (409 when none is), the item as their provenance; rewriting or deleting the item later updates them"}`,
 		"ItemSearchRequest.namespace_prefix": `{"description":"The items of this namespace and of every namespace below it; the key must cover the whole prefix"}`,
 		"ItemSearchRequest.query":            `{"description":"Ranks the items (BM25 + vector, decay-weighted); empty or absent: list, most recently updated first","maxLength":4096}`,

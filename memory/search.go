@@ -129,8 +129,11 @@ var errRerankCount = errors.New("reranker returned a score count unlike the docu
 // ValidateSearch checks a request and fills in defaults.
 func (e *Engine) ValidateSearch(req *SearchRequest) error {
 	switch {
-	case strings.TrimSpace(req.Query) == "":
+	case req.Query == "":
 		return kgmem.Invalidf("query", "is empty")
+	case strings.TrimSpace(req.Query) == "":
+		// Well formed (the contract asks for a character, not a visible one).
+		return kgmem.Unprocessablef("query", "holds only white space")
 	case len(req.Query) > e.search.MaxQueryBytes:
 		return kgmem.TooLong("query", req.Query, e.search.MaxQueryBytes)
 	case !utf8.ValidString(req.Query):
