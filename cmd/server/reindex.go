@@ -63,6 +63,7 @@ type reindexSummary struct {
 // server keeps the index in memory and would not see the rebuild).
 func reindex(ctx context.Context, cfg *config, only []kgmem.Namespace, stdout io.Writer) error {
 	cfg.reembed = true
+	cfg.MilvusConsistency = maintenanceConsistency
 	log := cfg.logger()
 	b, err := openBackends(ctx, cfg, log)
 	if err != nil {
@@ -102,6 +103,14 @@ func reindex(ctx context.Context, cfg *config, only []kgmem.Namespace, stdout io
 	return nil
 }
 
+// maintenanceConsistency is the Milvus read consistency of check and
+// reindex, whatever --milvus-consistency says: they compare the graph with
+// every vector written so far, by any process. A Session read in a process
+// that wrote nothing reads Bounded, which misses the last few seconds of
+// other processes' writes (an import that just ended, a server's), and
+// check would report them missing and reindex write them again.
+const maintenanceConsistency = "Strong"
+
 // checkSummary is what check prints.
 type checkSummary struct {
 	Consistent bool                       `json:"consistent"`
@@ -112,6 +121,7 @@ type checkSummary struct {
 // the graph, both ways, prints a JSON report, and fails (non-zero exit) when
 // a vector lacks its record or a record lacks its vector.
 func check(ctx context.Context, cfg *config, only []kgmem.Namespace, stdout io.Writer) error {
+	cfg.MilvusConsistency = maintenanceConsistency
 	log := cfg.logger()
 	b, err := openBackends(ctx, cfg, log)
 	if err != nil {

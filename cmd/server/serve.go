@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"sync"
 	"time"
 
 	"github.com/kgmem/kgmem/api"
@@ -49,11 +50,18 @@ func serve(ctx context.Context, cfg *config) error {
 	defer b.close(log)
 	defer b.drainOutbox(ctx)() // before b.close closes the outbox
 
+	// The periodic sweeps end, and are waited for, before the backends
+	// close, however serve returns (a listener that fails ends it with ctx
+	// still alive).
+	background, stopBackground := context.WithCancel(ctx)
+	var sweeps sync.WaitGroup
+	defer sweeps.Wait()
+	defer stopBackground()
 	if cfg.SweepInterval > 0 {
-		go sweepEvery(ctx, b.engine, cfg.SweepInterval, log)
+		sweeps.Go(func() { sweepEvery(background, b.engine, cfg.SweepInterval, log) })
 	}
 	if cfg.TTLSweepInterval > 0 {
-		go sweepExpiredEvery(ctx, b.engine, cfg.TTLSweepInterval, log)
+		sweeps.Go(func() { sweepExpiredEvery(background, b.engine, cfg.TTLSweepInterval, log) })
 	}
 	authn, keyStore, err := openAuth(ctx, cfg, cfg.Security.AdminKey)
 	if err != nil {
