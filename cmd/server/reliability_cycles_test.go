@@ -333,7 +333,7 @@ func TestReliabilityNeo4jOutage(t *testing.T) {
 			})
 			if w.failed() {
 				w.mu.Lock()
-				t.Fatalf("during the outage (answers by status %v): %q", w.statuses, w.problems)
+				t.Fatalf("during the outage (answers by status %v): %q\nthe server's log ends:\n%s", w.statuses, w.problems, s.log())
 			}
 			// /readyz answers, and says not ready.
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)

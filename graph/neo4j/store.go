@@ -182,7 +182,12 @@ func mapErr(err error) error {
 			return err
 		}
 	}
-	if neo4j.IsConnectivityError(err) || neo4j.IsTransactionExecutionLimit(err) {
+	// The driver's IsConnectivityError and IsTransactionExecutionLimit do
+	// not look through wrapping, and a connection lost inside a transaction
+	// function comes back wrapped by the query that met it.
+	var lost *neo4j.ConnectivityError
+	var limit *neo4j.TransactionExecutionLimit
+	if errors.As(err, &lost) || errors.As(err, &limit) {
 		return fmt.Errorf("%w: %w", kgmem.ErrUnavailable, err)
 	}
 	var nerr *neo4j.Neo4jError
