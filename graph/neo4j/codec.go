@@ -319,3 +319,14 @@ func decodeFact(ns kgmem.Namespace, m map[string]any, subjectName, objectName st
 	}
 	return f, nil
 }
+
+// deletedWhileRead tells the properties of a node that a concurrent
+// transaction deleted after the query matched it and before it read them:
+// Neo4j reads committed data, and such a node comes back with no
+// properties. It is left out, as it would be by a read a moment later;
+// decoded, it would be a record of empty fields (an item whose value is
+// not JSON).
+func deletedWhileRead(props map[string]any) bool {
+	_, ok := props["id"]
+	return !ok
+}

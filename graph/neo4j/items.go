@@ -81,9 +81,18 @@ func (s *Store) items(ctx context.Context, ns kgmem.Namespace, query string, par
 	if err != nil {
 		return nil, err
 	}
+	return decodeItems(ns, recs)
+}
+
+// decodeItems reads records of item properties, leaving out items deleted
+// while they were read.
+func decodeItems(ns kgmem.Namespace, recs []*neo4j.Record) ([]kgmem.Item, error) {
 	out := make([]kgmem.Item, 0, len(recs))
 	for _, rec := range recs {
 		m, _ := rec.Values[0].(map[string]any)
+		if deletedWhileRead(m) {
+			continue
+		}
 		it, err := decodeItem(ns, m)
 		if err != nil {
 			return nil, err

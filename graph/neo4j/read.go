@@ -108,9 +108,18 @@ func (s *Store) episodes(ctx context.Context, ns kgmem.Namespace, query string, 
 	if err != nil {
 		return nil, err
 	}
+	return decodeEpisodes(ns, recs)
+}
+
+// decodeEpisodes reads records of episode properties, leaving out episodes
+// deleted while they were read.
+func decodeEpisodes(ns kgmem.Namespace, recs []*neo4j.Record) ([]kgmem.Episode, error) {
 	out := make([]kgmem.Episode, 0, len(recs))
 	for _, rec := range recs {
 		m, _ := rec.Values[0].(map[string]any)
+		if deletedWhileRead(m) {
+			continue
+		}
 		e, err := decodeEpisode(ns, m)
 		if err != nil {
 			return nil, err
@@ -207,6 +216,9 @@ func decodeEntities(ns kgmem.Namespace, recs []*neo4j.Record) ([]kgmem.Entity, e
 	out := make([]kgmem.Entity, 0, len(recs))
 	for _, rec := range recs {
 		m, _ := rec.Values[0].(map[string]any)
+		if deletedWhileRead(m) {
+			continue
+		}
 		e, err := decodeEntity(ns, m)
 		if err != nil {
 			return nil, err
@@ -304,6 +316,9 @@ func decodeFacts(ns kgmem.Namespace, recs []*neo4j.Record) ([]kgmem.Fact, error)
 	out := make([]kgmem.Fact, 0, len(recs))
 	for _, rec := range recs {
 		m, _ := rec.Values[0].(map[string]any)
+		if deletedWhileRead(m) {
+			continue
+		}
 		sn, _ := rec.Values[1].(string)
 		on, _ := rec.Values[2].(string)
 		f, err := decodeFact(ns, m, sn, on)
