@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"reflect"
 	"slices"
 	"strings"
@@ -18,10 +17,9 @@ import (
 	"github.com/kgmem/kgmem"
 	"github.com/kgmem/kgmem/api/wire"
 	"github.com/kgmem/kgmem/client"
+	"github.com/kgmem/kgmem/internal/openapidoc"
 )
 
-// methodOf maps each operationId of api/openapi.json to the client method
-// that calls it.
 // methodName is the client method of an operation: its operationId with
 // the first letter upper-cased, as docs/reference/vocabulary.md says, and
 // Go's spelling of an initialism.
@@ -36,34 +34,17 @@ func methodName(operationID string) string {
 // of api/routes.go, as go generate publishes it) has no client method of
 // the same name (methodName), context-first.
 func TestEveryRoute(t *testing.T) {
-	raw, err := os.ReadFile("../api/openapi.json")
+	ops, err := openapidoc.Operations("../api/openapi.json")
 	if err != nil {
-		t.Fatal(err)
-	}
-	var doc struct {
-		Paths map[string]map[string]json.RawMessage `json:"paths"`
-	}
-	if err := json.Unmarshal(raw, &doc); err != nil {
 		t.Fatal(err)
 	}
 	typ := reflect.TypeFor[*client.Client]()
 	ctxType := reflect.TypeFor[context.Context]()
-	for path, ops := range doc.Paths {
-		for verb, rawOp := range ops {
-			if !slices.Contains([]string{"get", "post", "put", "patch", "delete"}, verb) {
-				continue
-			}
-			var op struct {
-				OperationID string `json:"operationId"`
-			}
-			if err := json.Unmarshal(rawOp, &op); err != nil {
-				t.Fatalf("%s %s: %v", verb, path, err)
-			}
-			name := methodName(op.OperationID)
-			m, ok := typ.MethodByName(name)
-			if !ok || m.Type.NumIn() < 2 || m.Type.In(1) != ctxType {
-				t.Errorf("%s %s: client method %s missing or not context-first", strings.ToUpper(verb), path, name)
-			}
+	for _, op := range ops {
+		name := methodName(op.ID)
+		m, ok := typ.MethodByName(name)
+		if !ok || m.Type.NumIn() < 2 || m.Type.In(1) != ctxType {
+			t.Errorf("%s %s: client method %s missing or not context-first", op.Method, op.Path, name)
 		}
 	}
 }

@@ -2,7 +2,6 @@ package mcpserver_test
 
 import (
 	"context"
-	"encoding/json"
 	"os"
 	"reflect"
 	"regexp"
@@ -11,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/kgmem/kgmem/client"
+	"github.com/kgmem/kgmem/internal/openapidoc"
 	"github.com/kgmem/kgmem/procedural"
 )
 
@@ -61,25 +61,14 @@ func TestVocabulary(t *testing.T) {
 	}
 	ops, procedures := tables[0], tables[1]
 
-	raw, err := os.ReadFile("../api/openapi.json")
+	operations, err := openapidoc.Operations("../api/openapi.json")
 	if err != nil {
 		t.Fatal(err)
 	}
-	var doc struct {
-		Paths map[string]map[string]json.RawMessage `json:"paths"`
-	}
-	if err := json.Unmarshal(raw, &doc); err != nil {
-		t.Fatal(err)
-	}
 	var served []string
-	for _, verbs := range doc.Paths {
-		for verb, rawOp := range verbs {
-			var op struct {
-				OperationID string `json:"operationId"`
-			}
-			if verb != "parameters" && json.Unmarshal(rawOp, &op) == nil && op.OperationID != "" {
-				served = append(served, op.OperationID)
-			}
+	for _, op := range operations {
+		if op.ID != "" {
+			served = append(served, op.ID)
 		}
 	}
 

@@ -1,11 +1,12 @@
 package ui_test
 
 import (
-	"encoding/json"
 	"os"
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/kgmem/kgmem/internal/openapidoc"
 )
 
 // TestAPICallsUseTheVocabulary checks that every call of the explorer's API
@@ -13,25 +14,14 @@ import (
 // docs/reference/vocabulary.md says (an "Async" suffix marks the
 // background-job form of an operation).
 func TestAPICallsUseTheVocabulary(t *testing.T) {
-	raw, err := os.ReadFile("../api/openapi.json")
+	operations, err := openapidoc.Operations("../api/openapi.json")
 	if err != nil {
 		t.Fatal(err)
 	}
-	var doc struct {
-		Paths map[string]map[string]json.RawMessage `json:"paths"`
-	}
-	if err := json.Unmarshal(raw, &doc); err != nil {
-		t.Fatal(err)
-	}
 	ops := map[string]bool{}
-	for _, verbs := range doc.Paths {
-		for _, rawOp := range verbs {
-			var op struct {
-				OperationID string `json:"operationId"`
-			}
-			if json.Unmarshal(rawOp, &op) == nil && op.OperationID != "" {
-				ops[op.OperationID] = true
-			}
+	for _, op := range operations {
+		if op.ID != "" {
+			ops[op.ID] = true
 		}
 	}
 	src, err := os.ReadFile("src/api.ts")
