@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"slices"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -15,41 +14,69 @@ import (
 	"github.com/kgmem/kgmem/memory"
 )
 
-// settingsAfterVectors is a graph store whose settings answer, once armed,
-// only when the vector index was searched (or the caller's context ends).
+// settingsAfterVectors is a graph store whose settings, while its vector
+// index expects a search, answer only once that search reached the index
+// (or the caller's context ends).
 type settingsAfterVectors struct {
 	kgmem.GraphStore
-	armed    *atomic.Bool
-	searched <-chan struct{}
+	vectors *searchSignal
 }
 
 func (g settingsAfterVectors) Settings(ctx context.Context, ns kgmem.Namespace) (kgmem.NamespaceSettings, error) {
-	if !g.armed.Load() {
-		return g.GraphStore.Settings(ctx, ns)
+	if searched := g.vectors.expected(); searched != nil {
+		select {
+		case <-searched:
+		case <-ctx.Done():
+			return kgmem.NamespaceSettings{}, fmt.Errorf("settings waited for a vector search that never came: %w", ctx.Err())
+		}
 	}
-	select {
-	case <-g.searched:
-		return g.GraphStore.Settings(ctx, ns)
-	case <-ctx.Done():
-		return kgmem.NamespaceSettings{}, fmt.Errorf("settings waited for a vector search that never came: %w", ctx.Err())
-	}
+	return g.GraphStore.Settings(ctx, ns)
 }
 
-// searchSignal is a vector index that closes searched at its first search
-// and records the kinds each search asked for.
+// searchSignal is a vector index that records the kinds each search asked
+// for and, after expectSearch, closes the channel it returned at the next
+// search.
 type searchSignal struct {
 	kgmem.VectorIndex
-	once     sync.Once
-	searched chan struct{}
 	mu       sync.Mutex
+	searched chan struct{}
 	kinds    []kgmem.Kind
+}
+
+// expectSearch arms the signal for the next search and forgets the kinds
+// asked so far.
+func (v *searchSignal) expectSearch() {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	v.searched = make(chan struct{})
+	v.kinds = nil
+}
+
+// expected is the channel the next search closes; nil when none is expected.
+func (v *searchSignal) expected() <-chan struct{} {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if v.searched == nil {
+		return nil
+	}
+	return v.searched
+}
+
+// asked is the kinds the searches since expectSearch asked for.
+func (v *searchSignal) asked() []kgmem.Kind {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	return slices.Clone(v.kinds)
 }
 
 func (v *searchSignal) Search(ctx context.Context, q kgmem.VectorQuery) ([]kgmem.Hit, error) {
 	v.mu.Lock()
 	v.kinds = append(v.kinds, q.Kinds...)
+	if v.searched != nil {
+		close(v.searched)
+		v.searched = nil
+	}
 	v.mu.Unlock()
-	v.once.Do(func() { close(v.searched) })
 	return v.VectorIndex.Search(ctx, q)
 }
 
@@ -62,18 +89,17 @@ func (v *searchSignal) Search(ctx context.Context, q kgmem.VectorQuery) ([]kgmem
 func TestVectorRecallOverlapsSettings(t *testing.T) {
 	ctx := t.Context()
 	emb := embed.NewHashing(256)
-	vectors := &searchSignal{VectorIndex: openVectors(t, emb), searched: make(chan struct{})}
+	vectors := &searchSignal{VectorIndex: openVectors(t, emb)}
 	g := searchBackends(t)["sqlite"](t)
 	// A bound for the old order, whose settings read would wait for ever.
 	opts := memory.SearchOptions{Timeout: 10 * time.Second}
-	var armed atomic.Bool
-	e := newSearchEngineWith(t, settingsAfterVectors{GraphStore: g, armed: &armed, searched: vectors.searched}, memory.Config{Vectors: vectors, Search: opts})
+	e := newSearchEngineWith(t, settingsAfterVectors{GraphStore: g, vectors: vectors}, memory.Config{Vectors: vectors, Search: opts})
 	const ns = kgmem.Namespace("memtest/ahead")
 	if _, err := e.Ingest(ctx, memory.IngestRequest{Namespace: ns, ThreadID: "t", Messages: []episodes.Message{
 		{ID: "1", Role: episodes.RoleUser, Name: "Bob", Content: "Bob leads the Falcon team."}}}); err != nil {
 		t.Fatal(err)
 	}
-	armed.Store(true) // searches only: the ingest reads the settings too
+	vectors.expectSearch() // searches only: the ingest reads the settings too
 	res, err := e.Search(ctx, memory.SearchRequest{Namespace: ns, Query: "Who leads Falcon?"})
 	if err != nil {
 		t.Fatal(err)
@@ -87,9 +113,9 @@ func TestVectorRecallOverlapsSettings(t *testing.T) {
 	if err := e.PutSettings(ctx, ns, kgmem.NamespaceSettings{SearchRecipe: memory.RecipeMessages}); err != nil {
 		t.Fatal(err)
 	}
-	vectors.mu.Lock()
-	vectors.kinds = nil
-	vectors.mu.Unlock()
+	// The settings answer once the guess reached the index: it is asked,
+	// then dropped.
+	vectors.expectSearch()
 	res, err = e.Search(ctx, memory.SearchRequest{Namespace: ns, Query: "Who leads Falcon?"})
 	if err != nil {
 		t.Fatal(err)
@@ -97,9 +123,7 @@ func TestVectorRecallOverlapsSettings(t *testing.T) {
 	if !foundBy(res, memory.RetrieverVector) || len(res.Facts)+len(res.Entities) > 0 {
 		t.Errorf("the messages recipe's search: %+v", res)
 	}
-	vectors.mu.Lock()
-	asked := slices.Clone(vectors.kinds)
-	vectors.mu.Unlock()
+	asked := vectors.asked()
 	episodeSearches := 0
 	for _, k := range asked {
 		if k == kgmem.KindEpisode {
