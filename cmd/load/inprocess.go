@@ -13,6 +13,7 @@ import (
 	"github.com/kgmem/kgmem/decay"
 	"github.com/kgmem/kgmem/embed"
 	"github.com/kgmem/kgmem/graph/sqlite"
+	"github.com/kgmem/kgmem/instrument"
 	"github.com/kgmem/kgmem/internal/nslock"
 	"github.com/kgmem/kgmem/memory"
 	"github.com/kgmem/kgmem/vector/hnsw"
@@ -52,7 +53,9 @@ func startInProcess(ctx context.Context, dir string) (*inProcess, error) {
 		_, _ = v.Close(), g.Close()
 		return nil, fmt.Errorf("open recall journal: %w", err)
 	}
-	eng, err := memory.New(memory.Config{Graph: g, Vectors: v, Embedder: emb, Decay: models, Reinforcer: rf, WriteLocks: locks, Logger: quiet, Metrics: reg,
+	// Its store calls are timed on /metrics, as cmd/server's are.
+	calls := instrument.New(reg)
+	eng, err := memory.New(memory.Config{Graph: instrument.Graph(g, "sqlite", calls), Vectors: instrument.Vectors(v, "hnsw", calls), Embedder: emb, Decay: models, Reinforcer: rf, WriteLocks: locks, Logger: quiet, Metrics: reg,
 		InlineWhenBusy: true})
 	if err != nil {
 		_, _ = v.Close(), g.Close()

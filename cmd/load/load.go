@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -102,6 +103,58 @@ type Report struct {
 	// heap during the run over the requests it answered (0 when its metrics
 	// do not say). In-process, the clients' allocations count too.
 	KiBAllocatedPerRequest float64 `json:"kib_allocated_per_request"`
+	// Backends are the graph store and vector index calls the server made
+	// during the run, per request it answered, costliest backend first
+	// (empty when its metrics do not say).
+	Backends []BackendLoad `json:"backends,omitempty"`
+}
+
+// BackendLoad is what one backend answered during a run, per request.
+type BackendLoad struct {
+	Backend string `json:"backend"`
+	// CallsPerRequest is the calls the server made to it per request.
+	CallsPerRequest float64 `json:"calls_per_request"`
+	// MsPerRequest is the time those calls took, summed (calls a request
+	// makes at once each count): the backend's share of the latency.
+	MsPerRequest float64 `json:"ms_per_request"`
+	// Ops break it down by operation, costliest first.
+	Ops []OpLoad `json:"ops"`
+}
+
+// OpLoad is one operation of a backend during a run.
+type OpLoad struct {
+	Op              string  `json:"op"`
+	CallsPerRequest float64 `json:"calls_per_request"`
+	MsPerCall       float64 `json:"ms_per_call"`
+}
+
+// backendLoads are the calls made between two readings of the server's
+// metrics, over requests.
+func backendLoads(before, after map[string]map[string]Calls, requests float64) []BackendLoad {
+	var loads []BackendLoad
+	for backend, ops := range after {
+		l := BackendLoad{Backend: backend}
+		for op, c := range ops {
+			n, secs := c.Count-before[backend][op].Count, c.Seconds-before[backend][op].Seconds
+			if n <= 0 {
+				continue
+			}
+			l.CallsPerRequest += n / requests
+			l.MsPerRequest += secs * 1000 / requests
+			l.Ops = append(l.Ops, OpLoad{Op: op, CallsPerRequest: n / requests, MsPerCall: secs * 1000 / n})
+		}
+		if len(l.Ops) == 0 {
+			continue
+		}
+		slices.SortFunc(l.Ops, func(a, b OpLoad) int {
+			return cmp.Or(cmp.Compare(b.CallsPerRequest*b.MsPerCall, a.CallsPerRequest*a.MsPerCall), cmp.Compare(a.Op, b.Op))
+		})
+		loads = append(loads, l)
+	}
+	slices.SortFunc(loads, func(a, b BackendLoad) int {
+		return cmp.Or(cmp.Compare(b.MsPerRequest, a.MsPerRequest), cmp.Compare(a.Backend, b.Backend))
+	})
+	return loads
 }
 
 // sample is one request's outcome.
@@ -268,6 +321,7 @@ func Run(ctx context.Context, cfg Config, log io.Writer) (*Report, error) {
 		if baseline.AllocatedBytes > 0 {
 			rep.KiBAllocatedPerRequest = (end.AllocatedBytes - baseline.AllocatedBytes) / 1024 / requests
 		}
+		rep.Backends = backendLoads(baseline.Calls, end.Calls, requests)
 	}
 
 	// Clean up what the run wrote, then wait for the server to settle.
@@ -393,6 +447,13 @@ func (rep *Report) print(w io.Writer) {
 	}
 	if rep.KiBAllocatedPerRequest > 0 {
 		fmt.Fprintf(w, "server heap allocations %.1f KiB per request\n", rep.KiBAllocatedPerRequest)
+	}
+	for _, b := range rep.Backends {
+		var ops []string
+		for _, o := range b.Ops[:min(len(b.Ops), 6)] {
+			ops = append(ops, fmt.Sprintf("%s %.2f × %.1f ms", o.Op, o.CallsPerRequest, o.MsPerCall))
+		}
+		fmt.Fprintf(w, "%s: %.2f calls taking %.1f ms per request (%s)\n", b.Backend, b.CallsPerRequest, b.MsPerRequest, strings.Join(ops, ", "))
 	}
 	fmt.Fprintf(w, "server goroutines %d -> peak %d -> %d; heap in use %.1f -> peak %.1f -> %.1f MiB; RSS %.1f -> peak %.1f -> %.1f MiB\n",
 		rep.Baseline.Goroutines, rep.Peak.Goroutines, rep.After.Goroutines,

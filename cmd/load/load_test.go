@@ -59,6 +59,20 @@ func TestLoadShort(t *testing.T) {
 	if rep.KiBAllocatedPerRequest <= 0 || !strings.Contains(out.String(), "server heap allocations") {
 		t.Errorf("KiB allocated per request %v: the process's allocation counter was not read", rep.KiBAllocatedPerRequest)
 	}
+	// Every request reads the graph store; the searches ask the vector index.
+	calls := map[string]BackendLoad{}
+	for _, b := range rep.Backends {
+		calls[b.Backend] = b
+	}
+	for _, backend := range []string{"sqlite", "hnsw"} {
+		b := calls[backend]
+		if b.CallsPerRequest <= 0 || len(b.Ops) == 0 || !strings.Contains(out.String(), backend+": ") {
+			t.Errorf("%s: %+v, want its calls per request reported", backend, b)
+		}
+	}
+	if calls["sqlite"].CallsPerRequest < 1 {
+		t.Errorf("%.2f graph store calls per request, want at least one", calls["sqlite"].CallsPerRequest)
+	}
 }
 
 func TestLoadFlags(t *testing.T) {

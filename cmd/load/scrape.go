@@ -6,7 +6,9 @@ import (
 	"fmt"
 
 	kgclient "github.com/kgmem/kgmem/client"
+	"github.com/kgmem/kgmem/instrument"
 
+	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
 )
@@ -22,6 +24,16 @@ type Process struct {
 	// AllocatedBytes is what the process has allocated on its heap since it
 	// started (go_memstats_alloc_bytes_total): the collector's work follows it.
 	AllocatedBytes float64 `json:"allocated_bytes"`
+	// Calls are the graph store and vector index calls the server has made
+	// since it started, by backend and operation
+	// (kgmem_backend_call_duration_seconds; empty for a server without it).
+	Calls map[string]map[string]Calls `json:"calls,omitempty"`
+}
+
+// Calls are a number of backend calls and the time they took together.
+type Calls struct {
+	Count   float64 `json:"count"`
+	Seconds float64 `json:"seconds"`
 }
 
 // scrape reads the Go and process collector gauges from the server's /metrics.
@@ -60,5 +72,27 @@ func scrape(ctx context.Context, client *kgclient.Client) (Process, error) {
 	}
 	p.CPUSeconds = counter("process_cpu_seconds_total")
 	p.AllocatedBytes = counter("go_memstats_alloc_bytes_total")
+	p.Calls = backendCalls(fams[instrument.CallDuration])
 	return p, nil
+}
+
+// backendCalls reads the backend call histogram by backend and operation.
+func backendCalls(f *dto.MetricFamily) map[string]map[string]Calls {
+	calls := map[string]map[string]Calls{}
+	for _, m := range f.GetMetric() {
+		var backend, op string
+		for _, l := range m.GetLabel() {
+			switch l.GetName() {
+			case "backend":
+				backend = l.GetValue()
+			case "op":
+				op = l.GetValue()
+			}
+		}
+		if calls[backend] == nil {
+			calls[backend] = map[string]Calls{}
+		}
+		calls[backend][op] = Calls{Count: float64(m.GetHistogram().GetSampleCount()), Seconds: m.GetHistogram().GetSampleSum()}
+	}
+	return calls
 }

@@ -172,10 +172,18 @@ func openBackendsWith(ctx context.Context, cfg *config, log *slog.Logger, mode o
 			return nil, fmt.Errorf("configure reranker: %w", err)
 		}
 	}
-	// The engine's store calls count their failures on /metrics
-	// (kgmem_backend_errors_total by backend, operation and kind).
-	backendErrs := instrument.NewErrors(b.metrics)
-	graph, vectors := instrument.Graph(b.graph, cfg.Graph, backendErrs), instrument.Vectors(b.vectors, cfg.Vector, backendErrs)
+	// The engine's store calls are timed on /metrics, and their failures
+	// counted (kgmem_backend_call_duration_seconds by backend and
+	// operation; kgmem_backend_errors_total by backend, operation and kind).
+	backendMetrics := instrument.New(b.metrics)
+	graph, vectors := instrument.Graph(b.graph, cfg.Graph, backendMetrics), instrument.Vectors(b.vectors, cfg.Vector, backendMetrics)
+	if box != nil {
+		keeper := "file"
+		if _, kept := b.graph.(kgmem.VectorOutboxStore); kept {
+			keeper = cfg.Graph
+		}
+		box = instrument.Outbox(box, keeper, backendMetrics)
+	}
 	b.engine, err = memory.New(memory.Config{
 		Outbox: box,
 		Graph:  graph, Vectors: vectors, Embedder: embedder, Extractor: extractor, Logger: log,
