@@ -155,7 +155,13 @@ type TextQuery struct {
 	Kinds []Kind
 	// IncludeExpired also searches invalidated facts.
 	IncludeExpired bool
-	Limit          int
+	// Limit bounds the hits (a store's default when 0).
+	Limit int
+	// LimitEach applies Limit to each kind searched rather than to all of
+	// them together: the best Limit of every kind, best first overall, as
+	// one search per kind would find them, in one call (one round trip to a
+	// remote store instead of one per kind).
+	LimitEach bool
 }
 
 // Hit is one search result from a single retriever: a record and its score.

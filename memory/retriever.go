@@ -77,23 +77,27 @@ func (textRetriever) Name() string { return RetrieverBM25 }
 // Ranks implements retriever.
 func (textRetriever) Ranks(kgmem.Kind) bool { return true }
 
-// Retrieve searches every requested kind at once; with history or as_of
-// asked for, invalidated facts are searched too (the view drops what does
-// not belong to it later).
+// Retrieve searches the best candidates of every requested kind in one call
+// (one round trip to a remote store), or, when the search runs its parts
+// inline (fanOut: an in-process store on busy cores), one kind after
+// another. With history or as_of asked for, invalidated facts are searched
+// too (the view drops what does not belong to it later).
 func (r textRetriever) Retrieve(ctx context.Context, st *searchState) ([]kgmem.Hit, error) {
-	k := st.req.Limit * st.opts.Candidates
-	text := strings.Join(st.query.keywords, " ")
-	perKind := make([][]kgmem.Hit, len(st.req.Include))
-	g := st.fanOut()
-	for i, kind := range st.req.Include {
-		g.Go(func() error {
-			hits, err := r.e.graph.SearchText(ctx, st.req.Namespace, kgmem.TextQuery{Text: text, Kinds: []kgmem.Kind{kind}, IncludeExpired: st.req.IncludeHistory || !st.req.AsOf.IsZero() || st.query.time.expr != nil, Limit: k})
-			perKind[i] = hits
-			return err
-		})
+	q := kgmem.TextQuery{Text: strings.Join(st.query.keywords, " "), Kinds: st.req.Include, LimitEach: true,
+		IncludeExpired: st.req.IncludeHistory || !st.req.AsOf.IsZero() || st.query.time.expr != nil, Limit: st.req.Limit * st.opts.Candidates}
+	if !st.inline {
+		return r.e.graph.SearchText(ctx, st.req.Namespace, q)
 	}
-	err := g.Wait()
-	return lo.Flatten(perKind), err
+	var hits []kgmem.Hit
+	for _, kind := range st.req.Include {
+		q.Kinds = []kgmem.Kind{kind}
+		found, err := r.e.graph.SearchText(ctx, st.req.Namespace, q)
+		if err != nil {
+			return nil, err
+		}
+		hits = append(hits, found...)
+	}
+	return hits, nil
 }
 
 // threadRetriever ranks the episodes next to the best fused episode

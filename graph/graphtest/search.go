@@ -100,6 +100,30 @@ func testSearch(t *testing.T, open Opener) {
 			t.Fatalf("Limit 2: got %d hits %v", len(got), got)
 		}
 	})
+	t.Run("LimitEach", func(t *testing.T) {
+		// "sourdough" finds one fact, one episode and one entity: with Limit
+		// 1 each kind keeps its best, as a search of that kind alone would.
+		q := kgmem.TextQuery{Text: "sourdough", Limit: 1, LimitEach: true}
+		each := h.search(ns, q)
+		checkHits(t, each)
+		if ids := hitIDs(each); len(ids) != 3 || !slices.Contains(ids, bakes.ID) || !slices.Contains(ids, chat.ID) || !slices.Contains(ids, club.ID) {
+			t.Fatalf("Limit 1 of each kind: %v, want %s, %s and %s", each, bakes.ID, chat.ID, club.ID)
+		}
+		for _, k := range []kgmem.Kind{kgmem.KindFact, kgmem.KindEpisode, kgmem.KindEntity} {
+			alone := h.search(ns, kgmem.TextQuery{Text: "sourdough", Limit: 1, Kinds: []kgmem.Kind{k}})
+			if len(alone) != 1 || !slices.ContainsFunc(each, func(hit kgmem.Hit) bool { return hit.Kind == k && hit.ID == alone[0].ID }) {
+				t.Errorf("kind %s alone found %v; with the others %v", k, alone, each)
+			}
+		}
+		q.Kinds = []kgmem.Kind{kgmem.KindEpisode, kgmem.KindFact}
+		if ids := hitIDs(h.search(ns, q)); len(ids) != 2 || !slices.Contains(ids, bakes.ID) || !slices.Contains(ids, chat.ID) {
+			t.Errorf("Limit 1 of facts and episodes: %v, want %s and %s", ids, bakes.ID, chat.ID)
+		}
+		q.LimitEach = false
+		if got := h.search(ns, q); len(got) != 1 {
+			t.Errorf("Limit 1 of all: %v, want one hit", got)
+		}
+	})
 	t.Run("DefaultLimit", func(t *testing.T) {
 		h := newH(t, open)
 		ns := kgmem.Namespace("search/limit")

@@ -19,10 +19,11 @@ func TestStablePlansSeek(t *testing.T) {
 	}
 	t.Cleanup(func() { _ = s.Close() })
 	params := map[string]any{"ns": "plans/ns", "scope": "plans", "ids": []any{"a"}, "rows": []any{}, "window": int64(2),
-		"version": int64(1), "token": "t", "lease": int64(1000), "index": ftEpisode, "query": "x", "limit": int64(10)}
+		"version": int64(1), "token": "t", "lease": int64(1000), "limit": int64(10),
+		"searches": []any{map[string]any{"index": ftEpisode, "query": "x", "kind": "episode"}, map[string]any{"index": ftFact, "query": "x", "kind": "fact"}}}
 	for name, q := range map[string]string{
-		"thread before": qThreadBefore, "thread after": qThreadAfter,
-		"missing entities": qMissingEntities, "missing episodes": qMissingEpisodes, "insert episodes": qInsertEpisodes,
+		"thread neighbours": qThreadNeighbors,
+		"missing entities":  qMissingEntities, "missing episodes": qMissingEpisodes, "insert episodes": qInsertEpisodes,
 		"upsert entities": qUpsertEntities, "delete fact relationships": qDeleteFactRels, "create facts": qCreateFacts,
 		"upsert items": qUpsertItems, "mentions": qMentions, "take lock": qTakeLock, "full-text search": qSearch,
 		"bump version": qBumpVersion, "mark purging": qMarkPurging, "seeds and version": qSeedsAndVersion,

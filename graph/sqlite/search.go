@@ -40,7 +40,7 @@ func ftsSources() []ftsSource {
 // words of q.Text, best first. Scores are positive and higher is better;
 // they are comparable within one store, not across backends. Expired facts
 // are left out unless q.IncludeExpired. Limit 0 means 10; at most 1,000 hits
-// are returned.
+// are returned (of each kind, with q.LimitEach).
 //
 // Each kind is ranked in memory by the namespace's BM25 index of that kind
 // (package lexical; built on first use and again after each write, see
@@ -122,6 +122,9 @@ func (s *Store) SearchText(ctx context.Context, ns kgmem.Namespace, q kgmem.Text
 	slices.SortFunc(hits, func(a, b kgmem.Hit) int {
 		return cmp.Or(cmp.Compare(b.Score, a.Score), cmp.Compare(a.Kind, b.Kind), cmp.Compare(a.ID, b.ID))
 	})
+	if q.LimitEach {
+		return hits, nil
+	}
 	return hits[:min(limit, len(hits))], nil
 }
 
