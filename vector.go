@@ -65,5 +65,11 @@ type VectorQuery struct {
 	Vector    []float32
 	// Kinds restricts the search (empty: all kinds).
 	Kinds []Kind
-	K     int
+	// K bounds the hits.
+	K int
+	// KEach applies K to each kind searched rather than to all of them
+	// together: the K nearest of every kind, best first overall, as one
+	// search per kind would find them, in one call (one round trip to a
+	// remote index instead of one per kind).
+	KEach bool
 }

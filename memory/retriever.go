@@ -44,8 +44,8 @@ func (r vectorRetriever) Retrieve(ctx context.Context, st *searchState) ([]kgmem
 }
 
 // searchVectors embeds query and searches the k nearest vectors of each
-// kind of include in ns, at once (inline: one after another; fanOut). A
-// query with nothing to embed (punctuation only) gives no hits and no error.
+// kind of include in ns (perKind). A query with nothing to embed
+// (punctuation only) gives no hits and no error.
 func (e *Engine) searchVectors(ctx context.Context, inline bool, ns kgmem.Namespace, query string, include []kgmem.Kind, k int) ([]kgmem.Hit, error) {
 	vecs, err := e.embedder.Embed(ctx, []string{query})
 	if err != nil {
@@ -54,17 +54,30 @@ func (e *Engine) searchVectors(ctx context.Context, inline bool, ns kgmem.Namesp
 	if kgmem.IsZeroVector(vecs[0]) {
 		return nil, nil
 	}
-	perKind := make([][]kgmem.Hit, len(include))
+	return e.perKind(inline, include, func(kinds []kgmem.Kind) ([]kgmem.Hit, error) {
+		return e.vectors.Search(ctx, kgmem.VectorQuery{Namespace: ns, Vector: vecs[0], Kinds: kinds, K: k, KEach: true})
+	})
+}
+
+// perKind gathers the hits of every kind of kinds from search: from a
+// remote store in one call with them all (one round trip instead of one per
+// kind), from stores in this process (InlineWhenBusy) with a call per kind
+// through fanOut, at once on idle cores and one after another on busy ones.
+func (e *Engine) perKind(inline bool, kinds []kgmem.Kind, search func([]kgmem.Kind) ([]kgmem.Hit, error)) ([]kgmem.Hit, error) {
+	if !e.inlineWhenBusy {
+		return search(kinds)
+	}
+	found := make([][]kgmem.Hit, len(kinds))
 	g := &fanOut{inline: inline}
-	for i, kind := range include {
+	for i, kind := range kinds {
 		g.Go(func() error {
-			hits, err := e.vectors.Search(ctx, kgmem.VectorQuery{Namespace: ns, Vector: vecs[0], Kinds: []kgmem.Kind{kind}, K: k})
-			perKind[i] = hits
+			hits, err := search([]kgmem.Kind{kind})
+			found[i] = hits
 			return err
 		})
 	}
-	err = g.Wait()
-	return lo.Flatten(perKind), err
+	err := g.Wait()
+	return lo.Flatten(found), err
 }
 
 // textRetriever is full-text search (BM25) over the query's keywords, per
@@ -77,27 +90,17 @@ func (textRetriever) Name() string { return RetrieverBM25 }
 // Ranks implements retriever.
 func (textRetriever) Ranks(kgmem.Kind) bool { return true }
 
-// Retrieve searches the best candidates of every requested kind in one call
-// (one round trip to a remote store), or, when the search runs its parts
-// inline (fanOut: an in-process store on busy cores), one kind after
-// another. With history or as_of asked for, invalidated facts are searched
-// too (the view drops what does not belong to it later).
+// Retrieve searches the best candidates of every requested kind (perKind);
+// with history or as_of asked for, invalidated facts are searched too (the
+// view drops what does not belong to it later).
 func (r textRetriever) Retrieve(ctx context.Context, st *searchState) ([]kgmem.Hit, error) {
-	q := kgmem.TextQuery{Text: strings.Join(st.query.keywords, " "), Kinds: st.req.Include, LimitEach: true,
+	q := kgmem.TextQuery{Text: strings.Join(st.query.keywords, " "), LimitEach: true,
 		IncludeExpired: st.req.IncludeHistory || !st.req.AsOf.IsZero() || st.query.time.expr != nil, Limit: st.req.Limit * st.opts.Candidates}
-	if !st.inline {
+	return r.e.perKind(st.inline, st.req.Include, func(kinds []kgmem.Kind) ([]kgmem.Hit, error) {
+		q := q
+		q.Kinds = kinds
 		return r.e.graph.SearchText(ctx, st.req.Namespace, q)
-	}
-	var hits []kgmem.Hit
-	for _, kind := range st.req.Include {
-		q.Kinds = []kgmem.Kind{kind}
-		found, err := r.e.graph.SearchText(ctx, st.req.Namespace, q)
-		if err != nil {
-			return nil, err
-		}
-		hits = append(hits, found...)
-	}
-	return hits, nil
+	})
 }
 
 // threadRetriever ranks the episodes next to the best fused episode

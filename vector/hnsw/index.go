@@ -173,6 +173,9 @@ func (x *Index) Search(ctx context.Context, q kgmem.VectorQuery) ([]kgmem.Hit, e
 	slices.SortFunc(hits, func(a, b kgmem.Hit) int {
 		return cmp.Or(cmp.Compare(b.Score, a.Score), cmp.Compare(a.ID, b.ID))
 	})
+	if q.KEach {
+		return hits, nil
+	}
 	return hits[:min(q.K, len(hits))], nil
 }
 

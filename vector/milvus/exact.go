@@ -81,7 +81,24 @@ func (ix *Index) exactSearch(ctx context.Context, expr string, q kgmem.VectorQue
 	slices.SortFunc(out, func(a, b kgmem.Hit) int {
 		return cmp.Or(cmp.Compare(b.Score, a.Score), cmp.Compare(a.ID, b.ID))
 	})
-	return out[:min(q.K, len(out))], true, nil
+	return topK(out, q.K, q.KEach), true, nil
+}
+
+// topK is the first k of hits (sorted best first), or with each the first
+// k of each kind, in the same order.
+func topK(hits []kgmem.Hit, k int, each bool) []kgmem.Hit {
+	if !each {
+		return hits[:min(k, len(hits))]
+	}
+	kept := map[kgmem.Kind]int{}
+	out := hits[:0]
+	for _, h := range hits {
+		if kept[h.Kind] < k {
+			kept[h.Kind]++
+			out = append(out, h)
+		}
+	}
+	return out
 }
 
 // largeFor is how long a filter found to match more than ExactBelow

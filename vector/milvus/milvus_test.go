@@ -4,6 +4,9 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"fmt"
+	mrand "math/rand/v2"
+	"slices"
 	"testing"
 	"time"
 
@@ -71,3 +74,51 @@ func TestConformance(t *testing.T) {
 
 // testenvAddr returns the test Milvus address.
 func testenvAddr(t testing.TB) string { return testenv.MilvusAddr(t) }
+
+// TestKEachSearchedByMilvus: a KEach query too large to rank in this
+// process (exact search off) is one Milvus search per kind, and finds for
+// each kind what a search of that kind alone finds.
+func TestKEachSearchedByMilvus(t *testing.T) {
+	const dim, k = 8, 2
+	ctx := testCtx(t)
+	ix := openFresh(t, milvus.Config{Dim: dim, ConsistencyLevel: milvus.Session, ExactBelow: -1})
+	ns := kgmem.Namespace("keach/ns")
+	rng := mrand.New(mrand.NewPCG(7, 7))
+	var recs []kgmem.VectorRecord
+	for i := range 24 {
+		v := make([]float32, dim)
+		for j := range v {
+			v[j] = rng.Float32() - 0.5
+		}
+		recs = append(recs, kgmem.VectorRecord{ID: fmt.Sprintf("r%d", i), Namespace: ns, Kind: kgmem.AllKinds()[i%len(kgmem.AllKinds())], Vector: v})
+	}
+	if err := ix.Upsert(ctx, recs); err != nil {
+		t.Fatal(err)
+	}
+	q := recs[0].Vector
+	hits, err := ix.Search(ctx, kgmem.VectorQuery{Namespace: ns, Vector: q, K: k, KEach: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(hits) != k*len(kgmem.AllKinds()) {
+		t.Fatalf("%d hits %v, want %d of each of %d kinds", len(hits), hits, k, len(kgmem.AllKinds()))
+	}
+	for _, kind := range kgmem.AllKinds() {
+		alone, err := ix.Search(ctx, kgmem.VectorQuery{Namespace: ns, Vector: q, K: k, Kinds: []kgmem.Kind{kind}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got, want []string
+		for _, h := range hits {
+			if h.Kind == kind {
+				got = append(got, h.ID)
+			}
+		}
+		for _, h := range alone {
+			want = append(want, h.ID)
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("kind %s: %v, want %v as a search of it alone", kind, got, want)
+		}
+	}
+}

@@ -1,11 +1,14 @@
 package milvus
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/milvus-io/milvus-sdk-go/v2/client"
 	"github.com/milvus-io/milvus-sdk-go/v2/entity"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/kgmem/kgmem"
 )
@@ -14,17 +17,24 @@ import (
 const countField = "count(*)"
 
 // Search returns the q.K records of q.Namespace (and q.Kinds, when given)
-// nearest to q.Vector, best first, scored by cosine similarity.
+// nearest to q.Vector, best first, scored by cosine similarity; with
+// q.KEach, the q.K nearest of each kind. A small enough set is read in one
+// query and ranked here (exactSearch), whatever the kinds; a larger one is
+// searched by Milvus, one search per kind with q.KEach.
 func (ix *Index) Search(ctx context.Context, q kgmem.VectorQuery) ([]kgmem.Hit, error) {
 	if err := kgmem.CheckVectorQuery(q, ix.cfg.Dim, maxTopK); err != nil {
 		return nil, fmt.Errorf("milvus search: %w", err)
 	}
-	expr := namespaceExpr(q.Namespace, dedupKinds(q.Kinds))
+	kinds := dedupKinds(q.Kinds)
+	expr := namespaceExpr(q.Namespace, kinds)
 	if ix.cfg.ExactBelow > 0 {
 		hits, ok, err := ix.exactSearch(ctx, expr, q)
 		if err != nil || ok {
 			return hits, err
 		}
+	}
+	if q.KEach && len(kinds) != 1 {
+		return ix.searchEach(ctx, q, kinds)
 	}
 	sp := ix.search
 	if q.K > ix.cfg.Ef {
@@ -47,6 +57,34 @@ func (ix *Index) Search(ctx context.Context, q kgmem.VectorQuery) ([]kgmem.Hit, 
 	return hits(res[0])
 }
 
+// searchEach answers a KEach query of several kinds that is too large to
+// rank here: one Milvus search per kind, at once.
+func (ix *Index) searchEach(ctx context.Context, q kgmem.VectorQuery, kinds []kgmem.Kind) ([]kgmem.Hit, error) {
+	if len(kinds) == 0 {
+		kinds = kgmem.AllKinds()
+	}
+	perKind := make([][]kgmem.Hit, len(kinds))
+	g, gctx := errgroup.WithContext(ctx)
+	for i, k := range kinds {
+		g.Go(func() error {
+			one := q
+			one.Kinds, one.KEach = []kgmem.Kind{k}, false
+			hits, err := ix.Search(gctx, one)
+			perKind[i] = hits
+			return err
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	hits := slices.Concat(perKind...)
+	slices.SortFunc(hits, func(a, b kgmem.Hit) int {
+		return cmp.Or(cmp.Compare(b.Score, a.Score), cmp.Compare(a.ID, b.ID))
+	})
+	return hits, nil
+}
+
+// dedupKinds returns kinds without repeats, in their first order.
 func dedupKinds(kinds []kgmem.Kind) []kgmem.Kind {
 	seen := map[kgmem.Kind]bool{}
 	out := kinds[:0:0]

@@ -107,6 +107,37 @@ func testKindsFilter(t *testing.T, open Opener) {
 	}
 }
 
+// testKEach: with KEach, K bounds each kind, and each kind's hits are what a
+// search of that kind alone finds.
+func testKEach(t *testing.T, open Opener) {
+	const dim, n, k = 8, 60, 3
+	c, idx, g := ctx(t), open(t, dim), newGen(11)
+	upsert(t, c, idx, g.records(nsA, "e", n, dim)) // kinds cycle: n/len(AllKinds) of each
+	q := g.vec(dim)
+	for _, kinds := range [][]kgmem.Kind{nil, {kgmem.KindEntity, kgmem.KindEpisode}, {kgmem.KindFact}} {
+		hits := search(t, c, idx, kgmem.VectorQuery{Namespace: nsA, Vector: q, Kinds: kinds, K: k, KEach: true})
+		asked := kinds
+		if asked == nil {
+			asked = kgmem.AllKinds()
+		}
+		if len(hits) != k*len(asked) {
+			t.Errorf("Kinds=%v, K=%d each: got %d hits, want %d", kinds, k, len(hits), k*len(asked))
+		}
+		for _, kind := range asked {
+			alone := search(t, c, idx, kgmem.VectorQuery{Namespace: nsA, Vector: q, Kinds: []kgmem.Kind{kind}, K: k})
+			var got []string
+			for _, h := range hits {
+				if h.Kind == kind {
+					got = append(got, h.ID)
+				}
+			}
+			if !slices.Equal(got, ids(alone)) {
+				t.Errorf("Kinds=%v, kind %s: %v, want %v as a search of it alone", kinds, kind, got, ids(alone))
+			}
+		}
+	}
+}
+
 func testNamespaceIsolation(t *testing.T, open Opener) {
 	const dim, n = 8, 40
 	c, idx, g := ctx(t), open(t, dim), newGen(4)

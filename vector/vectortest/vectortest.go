@@ -32,6 +32,7 @@ func Run(t *testing.T, open func(t *testing.T, dim int) kgmem.VectorIndex) {
 		{"ExactMatchFirst", testExactMatchFirst},
 		{"KHonoured", testKHonoured},
 		{"KindsFilter", testKindsFilter},
+		{"KEach", testKEach},
 		{"NamespaceIsolation", testNamespaceIsolation},
 		{"UpsertReplaces", testUpsertReplaces},
 		{"Delete", testDelete},
