@@ -249,10 +249,15 @@ func waitReady(ctx context.Context, url string, exited <-chan error, within time
 func (r *CompareReport) print(w io.Writer) {
 	fmt.Fprintf(w, "backends: %s\n", r.Backends)
 	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
-	fmt.Fprintf(tw, "round\tbuild\treq/s\tserver CPU ms/req\tserver KiB allocated/req\tsearch p50 ms\tsearch p99 ms\tingest p99 ms\t5xx\n")
+	fmt.Fprintf(tw, "round\tbuild\treq/s\tserver CPU ms/req\tserver KiB allocated/req\tsearch p50 ms\tsearch p99 ms\tingest p99 ms\t5xx\tbackend calls/req\n")
 	for _, run := range r.Runs {
 		s, in := run.Report.Ops["search"], run.Report.Ops["ingest"]
-		fmt.Fprintf(tw, "%d\t%s\t%.0f\t%.2f\t%.1f\t%.1f\t%.1f\t%.1f\t%d\n", run.Round, run.Build, run.Report.TotalPerS, run.Report.CPUMsPerRequest, run.Report.KiBAllocatedPerRequest, s.P50Ms, s.P99Ms, in.P99Ms, run.Report.Errors5xx)
+		var calls []string
+		for _, b := range run.Report.Backends {
+			calls = append(calls, fmt.Sprintf("%s %.2f", b.Backend, b.CallsPerRequest))
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%.0f\t%.2f\t%.1f\t%.1f\t%.1f\t%.1f\t%d\t%s\n", run.Round, run.Build, run.Report.TotalPerS, run.Report.CPUMsPerRequest, run.Report.KiBAllocatedPerRequest, s.P50Ms, s.P99Ms, in.P99Ms, run.Report.Errors5xx,
+			cmp.Or(strings.Join(calls, ", "), "not reported"))
 	}
 	_ = tw.Flush()
 	fmt.Fprintf(w, "\ncandidate/baseline req/s: median %.2f, range %s (per round %s)\n", median(r.ThroughputRatios), spread(r.ThroughputRatios), list(r.ThroughputRatios))

@@ -201,8 +201,9 @@ func TestCompare(t *testing.T) {
 	var out bytes.Buffer
 	rep.print(&out)
 	if !strings.Contains(out.String(), "candidate/baseline req/s: median") || !strings.Contains(out.String(), "candidate/baseline server CPU per request: median") ||
-		!strings.Contains(out.String(), "candidate/baseline server heap allocated per request: median") {
-		t.Errorf("report:\n%s", out.String())
+		!strings.Contains(out.String(), "candidate/baseline server heap allocated per request: median") ||
+		strings.Count(out.String(), "sqlite ") != 2 {
+		t.Errorf("report (want each run's graph store calls per request):\n%s", out.String())
 	}
 	if err := rep.verdict(); err != nil {
 		t.Error(err)
