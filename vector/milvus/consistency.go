@@ -98,6 +98,27 @@ func (s *sessions) guarantee(ns kgmem.Namespace) []client.SearchQueryOptionFunc 
 	}
 }
 
+// recentlyDeleted reports whether this index deleted within deleteSettle.
+func (s *sessions) recentlyDeleted() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return !s.lastDelete.IsZero() && time.Since(s.lastDelete) < deleteSettle
+}
+
+// rankedReadOptions are the consistency options of a read whose rows are
+// ranked here (exactSearch), and the recent writes to lay over its rows:
+// at Session, with no delete within deleteSettle and every recent write of
+// ns held, Bounded and those writes (recentWrites), which cost no wait;
+// otherwise readOptions and none.
+func (ix *Index) rankedReadOptions(ns kgmem.Namespace, kinds []kgmem.Kind) ([]client.SearchQueryOptionFunc, map[string]recentRecord) {
+	if ix.level == entity.ClSession && !ix.sessions.recentlyDeleted() {
+		if recent, whole := ix.recent.of(ns, kinds); whole {
+			return []client.SearchQueryOptionFunc{client.WithSearchQueryConsistencyLevel(entity.ClBounded)}, recent
+		}
+	}
+	return ix.readOptions(ns), nil
+}
+
 // readOptions are the consistency options of a read of ns: the configured
 // level, except Session, which is kept per namespace (sessions.guarantee).
 func (ix *Index) readOptions(ns kgmem.Namespace) []client.SearchQueryOptionFunc {

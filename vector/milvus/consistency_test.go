@@ -1,6 +1,7 @@
 package milvus
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/milvus-io/milvus-sdk-go/v2/client"
@@ -78,5 +79,73 @@ func TestLargeFiltersAreForgottenOnDelete(t *testing.T) {
 	ix.deleted()
 	if ix.large.known("a") {
 		t.Fatal("a delete did not forget the large filters")
+	}
+}
+
+// TestRankedReadsLayRecentWritesOver: a Session read ranked here does not
+// wait for this index's last write: it reads Bounded and lays the vectors
+// this index wrote within the session window over the rows; after a
+// delete, or when the namespace's writes were not all held, it reads as
+// any other read.
+func TestRankedReadsLayRecentWritesOver(t *testing.T) {
+	rec := func(ns kgmem.Namespace, id string, kind kgmem.Kind) kgmem.VectorRecord {
+		return kgmem.VectorRecord{Namespace: ns, ID: id, Kind: kind, Vector: []float32{1, 0}}
+	}
+	tests := []struct {
+		name     string
+		setup    func(ix *Index)
+		kinds    []kgmem.Kind
+		level    entity.ConsistencyLevel
+		overlaid []string
+	}{
+		{"nothing written", func(*Index) {}, nil, entity.ClBounded, []string{}},
+		{"own writes", func(ix *Index) {
+			ix.sessions.wrote(100, []kgmem.Namespace{"a"})
+			ix.recent.wrote([]kgmem.VectorRecord{rec("a", "e1", kgmem.KindEpisode), rec("a", "f1", kgmem.KindFact), rec("b", "e2", kgmem.KindEpisode)})
+		}, nil, entity.ClBounded, []string{"e1", "f1"}},
+		{"of the kinds asked", func(ix *Index) {
+			ix.recent.wrote([]kgmem.VectorRecord{rec("a", "e1", kgmem.KindEpisode), rec("a", "f1", kgmem.KindFact)})
+		}, []kgmem.Kind{kgmem.KindFact}, entity.ClBounded, []string{"f1"}},
+		{"deleted ids are dropped", func(ix *Index) {
+			ix.recent.wrote([]kgmem.VectorRecord{rec("a", "e1", kgmem.KindEpisode), rec("a", "e2", kgmem.KindEpisode)})
+			ix.recent.forget("a", []string{"e1"})
+		}, nil, entity.ClBounded, []string{"e2"}},
+		{"a purged namespace holds nothing", func(ix *Index) {
+			ix.recent.wrote([]kgmem.VectorRecord{rec("a", "e1", kgmem.KindEpisode)})
+			ix.recent.forget("a", nil)
+		}, nil, entity.ClBounded, []string{}},
+		{"right after a delete", func(ix *Index) {
+			ix.recent.wrote([]kgmem.VectorRecord{rec("a", "e1", kgmem.KindEpisode)})
+			ix.deleted()
+		}, nil, entity.ClStrong, []string{}},
+		{"more writes than held", func(ix *Index) {
+			ix.recent.limit = 1
+			ix.sessions.wrote(100, []kgmem.Namespace{"a"})
+			ix.recent.wrote([]kgmem.VectorRecord{rec("a", "e1", kgmem.KindEpisode), rec("a", "e2", kgmem.KindEpisode)})
+		}, nil, entity.ClCustomized, []string{}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ix := &Index{level: entity.ClSession}
+			tt.setup(ix)
+			opts, recent := ix.rankedReadOptions("a", tt.kinds)
+			if got := optionsOf(opts); got.ConsistencyLevel != tt.level {
+				t.Fatalf("read at %v, want %v", got.ConsistencyLevel, tt.level)
+			}
+			var ids []string
+			for id := range recent {
+				ids = append(ids, id)
+			}
+			slices.Sort(ids)
+			if len(ids) != len(tt.overlaid) || !slices.Equal(ids, tt.overlaid) {
+				t.Fatalf("overlaid %v, want %v", ids, tt.overlaid)
+			}
+		})
+	}
+	// Other levels read as configured, with nothing laid over.
+	ix := &Index{level: entity.ClStrong}
+	ix.recent.wrote([]kgmem.VectorRecord{rec("a", "e1", kgmem.KindEpisode)})
+	if opts, recent := ix.rankedReadOptions("a", nil); optionsOf(opts).ConsistencyLevel != entity.ClStrong || recent != nil {
+		t.Fatalf("Strong: read at %v with %v laid over", optionsOf(opts).ConsistencyLevel, recent)
 	}
 }

@@ -27,11 +27,15 @@ import (
 // re-import) and fresh ingests sit in growing segments until Milvus seals
 // them, so their searches were the ones that lost recall. Small filtered sets
 // are the ones hurt most and the cheapest to rank exactly.
+//
+// At Session the read does not wait for this index's last write to ns:
+// it is Bounded, and this index's recent writes are laid over its rows
+// (rankedReadOptions).
 func (ix *Index) exactSearch(ctx context.Context, expr string, q kgmem.VectorQuery) ([]kgmem.Hit, bool, error) {
 	if ix.large.known(expr) {
 		return nil, false, nil
 	}
-	level := ix.readOptions(q.Namespace)
+	level, recent := ix.rankedReadOptions(q.Namespace, dedupKinds(q.Kinds))
 	// One read: the vectors of up to ExactBelow+1 records; one more than
 	// ExactBelow means the filter is too large. Counting first cost every
 	// search a second sequential round trip.
@@ -52,31 +56,43 @@ func (ix *Index) exactSearch(ctx context.Context, expr string, q kgmem.VectorQue
 	if err != nil {
 		return nil, false, wrap("search: read vectors", err)
 	}
-	if col := rs.GetColumn(fieldID); col == nil || col.Len() == 0 {
-		return []kgmem.Hit{}, true, nil
+	var ids, kinds []string
+	var vecs [][]float32
+	if col := rs.GetColumn(fieldID); col != nil && col.Len() > 0 {
+		idCol, ok1 := col.(*entity.ColumnVarChar)
+		kindCol, ok2 := rs.GetColumn(fieldKind).(*entity.ColumnVarChar)
+		vecCol, ok3 := rs.GetColumn(fieldVector).(*entity.ColumnFloatVector)
+		if !ok1 || !ok2 || !ok3 {
+			return nil, false, fmt.Errorf("milvus search: read vectors: unexpected columns %v", rs)
+		}
+		ids, kinds, vecs = idCol.Data(), kindCol.Data(), vecCol.Data()
 	}
-	ids, ok1 := rs.GetColumn(fieldID).(*entity.ColumnVarChar)
-	kinds, ok2 := rs.GetColumn(fieldKind).(*entity.ColumnVarChar)
-	vecs, ok3 := rs.GetColumn(fieldVector).(*entity.ColumnFloatVector)
-	if !ok1 || !ok2 || !ok3 {
-		return nil, false, fmt.Errorf("milvus search: read vectors: unexpected columns %v", rs)
-	}
-	if ids.Len() > ix.cfg.ExactBelow {
+	if len(ids) > ix.cfg.ExactBelow {
 		ix.large.mark(expr)
 		return nil, false, nil
 	}
-	out := make([]kgmem.Hit, 0, ids.Len())
+	out := make([]kgmem.Hit, 0, len(ids)+len(recent))
 	qn := norm(q.Vector)
-	for i, v := range vecs.Data() {
+	score := func(kind kgmem.Kind, id string, v []float32) {
 		vn := norm(v)
 		if vn == 0 {
-			continue
+			return
 		}
 		var dot float64
 		for j, x := range v {
 			dot += float64(x) * float64(q.Vector[j])
 		}
-		out = append(out, kgmem.Hit{Kind: kgmem.Kind(kinds.Data()[i]), ID: ids.Data()[i], Score: dot / (qn * vn)})
+		out = append(out, kgmem.Hit{Kind: kind, ID: id, Score: dot / (qn * vn)})
+	}
+	// This index's recent writes replace the rows the read returned of
+	// them, which may be older versions or missing.
+	for i, v := range vecs {
+		if _, rewritten := recent[ids[i]]; !rewritten {
+			score(kgmem.Kind(kinds[i]), ids[i], v)
+		}
+	}
+	for id, rec := range recent {
+		score(rec.kind, id, rec.vector)
 	}
 	slices.SortFunc(out, func(a, b kgmem.Hit) int {
 		return cmp.Or(cmp.Compare(b.Score, a.Score), cmp.Compare(a.ID, b.ID))

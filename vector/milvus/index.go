@@ -26,8 +26,10 @@ type Index struct {
 	// missing); collectionID is the server's id of the collection prepared.
 	created      bool
 	collectionID int64
-	// sessions keeps Session reads per namespace (consistency.go).
+	// sessions keeps Session reads per namespace (consistency.go), and
+	// recent the vectors written within their window (recent.go).
 	sessions sessions
+	recent   recentWrites
 	// large remembers the filters too large for exact search (exact.go).
 	large largeFilters
 }

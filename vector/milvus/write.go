@@ -73,8 +73,11 @@ func (ix *Index) upsertBatch(ctx context.Context, batch []kgmem.VectorRecord) er
 	}
 	grpc, ok := ix.cl.(*client.GrpcClient)
 	if !ok || grpc.Service == nil {
-		_, err := ix.cl.Upsert(ctx, ix.cfg.Collection, "", cols...)
-		return wrap("upsert", err)
+		if _, err := ix.cl.Upsert(ctx, ix.cfg.Collection, "", cols...); err != nil {
+			return wrap("upsert", err)
+		}
+		ix.recent.wrote(batch)
+		return nil
 	}
 	// The request is sent directly, as the SDK's Upsert builds it from the
 	// same columns, for two reasons: the SDK describes the collection again
@@ -92,6 +95,7 @@ func (ix *Index) upsertBatch(ctx context.Context, batch []kgmem.VectorRecord) er
 		return wrap("upsert", err)
 	}
 	ix.sessions.wrote(resp.GetTimestamp(), slices.Compact(slices.Sorted(slices.Values(asNamespaces(nss)))))
+	ix.recent.wrote(batch)
 	return nil
 }
 
@@ -118,6 +122,7 @@ func (ix *Index) Delete(ctx context.Context, ns kgmem.Namespace, ids []string) e
 	for start := 0; start < len(ids); start += deleteBatch {
 		end := min(start+deleteBatch, len(ids))
 		ix.deleted()
+		ix.recent.forget(ns, ids[start:end])
 		if err := ix.cl.Delete(ctx, ix.cfg.Collection, "", idsExpr(ns, ids[start:end])); err != nil {
 			return wrap("delete", err)
 		}
@@ -131,6 +136,7 @@ func (ix *Index) DeleteNamespace(ctx context.Context, ns kgmem.Namespace) error 
 		return fmt.Errorf("milvus delete namespace: %w", err)
 	}
 	ix.deleted()
+	ix.recent.forget(ns, nil)
 	if err := ix.cl.Delete(ctx, ix.cfg.Collection, "", namespaceExpr(ns, nil)); err != nil {
 		return wrap("delete namespace "+string(ns), err)
 	}
