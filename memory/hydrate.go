@@ -52,7 +52,7 @@ func (e *Engine) hydrate(ctx context.Context, st *searchState, cands map[kgmem.K
 		}
 	}
 	goKind(kgmem.KindFact, func() (err error) {
-		res.Facts, err = pick(cands[kgmem.KindFact], depth,
+		res.Facts, err = pick(cands[kgmem.KindFact], depth, e.firstLoad(),
 			func(ids []string) ([]kgmem.Fact, error) { return e.graph.Facts(ctx, ns, ids) },
 			func(f kgmem.Fact) string { return f.ID },
 			func(f kgmem.Fact) bool { return visible(f.Decay) && inView(&req, st.named, &f) },
@@ -69,7 +69,7 @@ func (e *Engine) hydrate(ctx context.Context, st *searchState, cands map[kgmem.K
 	})
 	goKind(kgmem.KindEpisode, func() (err error) {
 		epBonus := e.speakerBonuses(ctx, st, cands[kgmem.KindEpisode], depth, speakerBonus)
-		res.Episodes, err = pick(cands[kgmem.KindEpisode], depth,
+		res.Episodes, err = pick(cands[kgmem.KindEpisode], depth, e.firstLoad(),
 			func(ids []string) ([]kgmem.Episode, error) { return e.graph.Episodes(ctx, ns, ids) },
 			func(ep kgmem.Episode) string { return ep.ID },
 			func(ep kgmem.Episode) bool {
@@ -91,7 +91,7 @@ func (e *Engine) hydrate(ctx context.Context, st *searchState, cands map[kgmem.K
 		return nil
 	})
 	goKind(kgmem.KindEntity, func() (err error) {
-		res.Entities, err = pick(cands[kgmem.KindEntity], depth,
+		res.Entities, err = pick(cands[kgmem.KindEntity], depth, e.firstLoad(),
 			func(ids []string) ([]kgmem.Entity, error) { return e.graph.Entities(ctx, ns, ids) },
 			func(ent kgmem.Entity) string { return ent.ID },
 			func(ent kgmem.Entity) bool {
@@ -109,7 +109,7 @@ func (e *Engine) hydrate(ctx context.Context, st *searchState, cands map[kgmem.K
 		return nil
 	})
 	goKind(kgmem.KindItem, func() (err error) {
-		items, err := pick(cands[kgmem.KindItem], depth,
+		items, err := pick(cands[kgmem.KindItem], depth, e.firstLoad(),
 			func(ids []string) ([]kgmem.Item, error) { return e.graph.Items(ctx, ns, ids) },
 			func(it kgmem.Item) string { return it.ID },
 			func(it kgmem.Item) bool {
@@ -137,7 +137,7 @@ func (e *Engine) hydrate(ctx context.Context, st *searchState, cands map[kgmem.K
 // only: a failure to read them leaves every candidate the bonus, and the
 // episodes' loading reports the store's failure.
 func (e *Engine) speakerBonuses(ctx context.Context, st *searchState, cands []*fused, limit int, bonus float64) []float64 {
-	if bonus == 0 || st.opts.MMRLambda < 1 || len(cands) <= firstLoad*limit {
+	if bonus == 0 || st.opts.MMRLambda < 1 || len(cands) <= e.firstLoad()*limit {
 		return nil
 	}
 	out := make([]float64, len(cands))
@@ -201,22 +201,37 @@ func matchRecords[T any](chunk []*fused, records []T, id func(T) string) []match
 	return out
 }
 
-// firstLoad is how many candidates pick loads first, per result wanted; it
-// loads more (doubling) only while an unloaded candidate could still place.
-const firstLoad = 2
+// localFirstLoad is how many candidates pick loads first, per result
+// wanted, from stores in this process; it loads more (doubling) only while
+// an unloaded candidate could still place. From a remote store a load
+// costs a round trip more than its records, so pick loads remoteFirstLoad
+// per result first.
+const (
+	localFirstLoad  = 2
+	remoteFirstLoad = 8
+)
+
+// firstLoad is how many candidates pick loads first per result wanted,
+// from this engine's graph store.
+func (e *Engine) firstLoad() int {
+	if e.inlineWhenBusy {
+		return localFirstLoad
+	}
+	return remoteFirstLoad
+}
 
 // pick completes the scores of cands (ordered by relevance, best first) with
 // rank, keeps those that pass keep, and returns the best limit by final
 // score, equal ones in the order of cands. With maximal marginal relevance
 // (lambda < 1) it loads every candidate and lets diversify choose.
 // Otherwise it loads the records in growing batches: first the best
-// candidates, then, once it holds limit results, only the candidates that
+// first*limit candidates, then, once it holds limit results, only the candidates that
 // could still place: those whose best final score (relevance plus the most
 // rank can add to it, bonus[i] for cands[i], none when bonus is nil, times
 // the largest decay weight maxWeight) beats the limit-th held. A search so
 // loads about the records it returns, not every candidate; a bonus only some
 // candidates can get (the speaker's) loads those, not all in between.
-func pick[T, R any](cands []*fused, limit int, load func([]string) ([]T, error), id func(T) string,
+func pick[T, R any](cands []*fused, limit, first int, load func([]string) ([]T, error), id func(T) string,
 	keep func(T) bool, rank func(T, *Score), wrap func(T, Score) R, final func(R) float64,
 	lambda float64, text func(R) string, bonus []float64, maxWeight float64) ([]R, error) {
 	if lambda < 1 {
@@ -235,7 +250,7 @@ func pick[T, R any](cands []*fused, limit int, load func([]string) ([]T, error),
 	loaded := make([]bool, len(cands))
 	next := 0 // cands[:next] are all loaded
 	chunk, places := []*fused{}, []int{}
-	for batch := max(1, firstLoad*limit); ; batch *= 2 {
+	for batch := max(1, first*limit); ; batch *= 2 {
 		chunk, places = chunk[:0], places[:0]
 		for i := next; i < len(cands) && len(chunk) < batch; i++ {
 			if loaded[i] {

@@ -142,7 +142,7 @@ func pickAndScoreEvery(t *testing.T, cands []*fused, limit int, recs map[string]
 		s.DecayWeight = x.weight
 		s.Final = s.Relevance * x.weight
 	}
-	got, err := pick(cands, limit, load, func(x pickRecord) string { return x.id }, func(x pickRecord) bool { return !x.hidden },
+	got, err := pick(cands, limit, localFirstLoad, load, func(x pickRecord) string { return x.id }, func(x pickRecord) bool { return !x.hidden },
 		rank, func(x pickRecord, s Score) pickResult { return pickResult{x.id, s.Final} }, func(x pickResult) float64 { return x.final },
 		1, func(x pickResult) string { return x.id }, bounds, 1)
 	if err != nil {

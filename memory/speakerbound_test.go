@@ -15,16 +15,17 @@ import (
 	"github.com/kgmem/kgmem/memory"
 )
 
-// countingGraph counts the episodes a search loads and, with hideSpeakers,
-// answers EpisodeSpeakers as a store that cannot tell them.
+// countingGraph counts the episodes a search loads, and the loads, and, with
+// hideSpeakers, answers EpisodeSpeakers as a store that cannot tell them.
 type countingGraph struct {
 	kgmem.GraphStore
-	hideSpeakers bool
-	loaded       *atomic.Int64
+	hideSpeakers  bool
+	loaded, loads *atomic.Int64
 }
 
 func (g countingGraph) Episodes(ctx context.Context, ns kgmem.Namespace, ids []string) ([]kgmem.Episode, error) {
 	g.loaded.Add(int64(len(ids)))
+	g.loads.Add(1)
 	return g.GraphStore.Episodes(ctx, ns, ids)
 }
 
@@ -45,12 +46,17 @@ func TestSpeakerBonusBoundedPerEpisode(t *testing.T) {
 	g := searchBackends(t)["sqlite"](t)
 	v := openVectors(t, embed.NewHashing(256))
 	clock := &fakeClock{now: time.Date(2024, 3, 1, 12, 0, 0, 0, time.UTC)}
-	engine := func(hide bool, loaded *atomic.Int64) *memory.Engine {
-		return newSearchEngineWith(t, countingGraph{GraphStore: g, hideSpeakers: hide, loaded: loaded},
-			memory.Config{Vectors: v, Clock: clock, Search: memory.SearchOptions{VectorWeight: 0.01, TextWeight: 1}})
+	// The stores are in this process (InlineWhenBusy), as the engine is
+	// told in cmd/server: its first loads are small, and the speakers'
+	// bound shows in the episodes loaded. remote is the same store as a
+	// remote one, whose first loads are larger to save round trips.
+	engine := func(hide, inProcess bool, loaded, loads *atomic.Int64) *memory.Engine {
+		return newSearchEngineWith(t, countingGraph{GraphStore: g, hideSpeakers: hide, loaded: loaded, loads: loads},
+			memory.Config{Vectors: v, Clock: clock, Search: memory.SearchOptions{VectorWeight: 0.01, TextWeight: 1}, InlineWhenBusy: inProcess})
 	}
-	var loadedKnown, loadedHidden atomic.Int64
-	known, hidden := engine(false, &loadedKnown), engine(true, &loadedHidden)
+	var loadedKnown, loadedHidden, loadedRemote, loadsKnown, loadsHidden, loadsRemote atomic.Int64
+	known, hidden := engine(false, true, &loadedKnown, &loadsKnown), engine(true, true, &loadedHidden, &loadsHidden)
+	remote := engine(false, false, &loadedRemote, &loadsRemote)
 
 	ns := kgmem.Namespace("memtest/speakerbound")
 	speakers := []string{"Caroline", "Melanie", "Oscar", "Priya", "Dmitri", "Kara", "Yusuf", "Ines"}
@@ -67,6 +73,7 @@ func TestSpeakerBonusBoundedPerEpisode(t *testing.T) {
 		t.Fatal(err)
 	}
 	loadedKnown.Store(0) // the ingest's own reads aside
+	loadsKnown.Store(0)
 	var queries []string
 	for _, topic := range topics {
 		queries = append(queries,
@@ -88,6 +95,9 @@ func TestSpeakerBonusBoundedPerEpisode(t *testing.T) {
 		if len(want.Episodes) == 0 || !reflect.DeepEqual(got.Episodes, want.Episodes) {
 			t.Errorf("%q: with speakers known %v, unknown %v", q, episodeIDs(got.Episodes), episodeIDs(want.Episodes))
 		}
+		if fromRemote, err := remote.Search(ctx, req); err != nil || !reflect.DeepEqual(fromRemote.Episodes, want.Episodes) {
+			t.Errorf("%q: from a remote store %v (%v), in process %v", q, episodeIDs(fromRemote.Episodes), err, episodeIDs(want.Episodes))
+		}
 		if loadedKnown.Load() == before {
 			t.Fatalf("%q: the search loaded no episodes", q)
 		}
@@ -96,5 +106,10 @@ func TestSpeakerBonusBoundedPerEpisode(t *testing.T) {
 		t.Errorf("%d queries loaded %d episodes with speakers known, %d without: want fewer", len(queries), k, h)
 	} else {
 		t.Logf("%d queries loaded %d episodes with speakers known, %d without", len(queries), k, h)
+	}
+	if r, k := loadsRemote.Load(), loadsKnown.Load(); r >= k {
+		t.Errorf("%d queries loaded episodes %d times from a remote store, %d in process: want fewer round trips", len(queries), r, k)
+	} else {
+		t.Logf("%d queries loaded episodes %d times from a remote store, %d in process", len(queries), r, k)
 	}
 }

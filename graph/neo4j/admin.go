@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/kgmem/kgmem"
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
@@ -116,6 +117,8 @@ func (s *Store) PurgeNamespace(ctx context.Context, ns kgmem.Namespace) (kgmem.P
 		return kgmem.PurgeStats{}, fmt.Errorf("neo4j: purge: %w", err)
 	}
 	key := s.key(ns)
+	// Its settings go too: none is held while it runs, nor after.
+	defer s.settings.change(key)()
 	recs, err := s.read(ctx, `CALL () { MATCH (n:Episode {namespace: $ns}) RETURN count(n) AS episodes }
 		CALL () { MATCH (n:Entity {namespace: $ns}) RETURN count(n) AS entities }
 		CALL () { MATCH (n:FactText {namespace: $ns}) RETURN count(n) AS facts }
@@ -178,15 +181,23 @@ func (s *Store) Settings(ctx context.Context, ns kgmem.Namespace) (kgmem.Namespa
 	if err := checkNamespace(ns); err != nil {
 		return kgmem.NamespaceSettings{}, fmt.Errorf("neo4j: settings: %w", err)
 	}
-	recs, err := s.read(ctx, stablePlan+`MATCH (n:KgmemSettings {namespace: $ns}) RETURN n.json`, map[string]any{"ns": s.key(ns)})
-	if err != nil {
-		return kgmem.NamespaceSettings{}, fmt.Errorf("neo4j: settings of %s: %w", ns, err)
+	key := s.key(ns)
+	raw, cached, gen := s.settings.get(key)
+	if !cached {
+		readAt := time.Now()
+		recs, err := s.read(ctx, stablePlan+`MATCH (n:KgmemSettings {namespace: $ns}) RETURN n.json`, map[string]any{"ns": key})
+		if err != nil {
+			return kgmem.NamespaceSettings{}, fmt.Errorf("neo4j: settings of %s: %w", ns, err)
+		}
+		if len(recs) > 0 {
+			raw, _ = recs[0].Values[0].(string)
+		}
+		s.settings.put(key, raw, gen, readAt)
 	}
 	var out kgmem.NamespaceSettings
-	if len(recs) == 0 {
+	if raw == "" {
 		return out, nil
 	}
-	raw, _ := recs[0].Values[0].(string)
 	if err := json.Unmarshal([]byte(raw), &out); err != nil {
 		return kgmem.NamespaceSettings{}, fmt.Errorf("neo4j: settings of %s: decode: %w", ns, err)
 	}
@@ -205,6 +216,7 @@ func (s *Store) PutSettings(ctx context.Context, ns kgmem.Namespace, set kgmem.N
 	if err != nil {
 		return fmt.Errorf("neo4j: put settings: %w", errors.Join(kgmem.ErrInvalid, err))
 	}
+	defer s.settings.change(s.key(ns))()
 	err = s.write(ctx, func(tx neo4j.ManagedTransaction) error {
 		_, err := run(ctx, tx, stablePlan+`MERGE (n:KgmemSettings {namespace: $ns}) SET n.json = $json, n.updated_at = datetime()`,
 			map[string]any{"ns": s.key(ns), "json": string(raw)})

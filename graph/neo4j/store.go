@@ -30,6 +30,9 @@ type Store struct {
 	// applied holds the vector outbox's applied ops whose nodes are still
 	// to be deleted (applied.go).
 	applied appliedOps
+	// settings holds namespaces' settings for settingsMaxAge
+	// (settingscache.go).
+	settings settingsCache
 	// writes counts the write transactions run (tests read it).
 	writes atomic.Int64
 }
