@@ -141,7 +141,11 @@ func openBackendsWith(ctx context.Context, cfg *config, log *slog.Logger, mode o
 	models := decay.StoreModels(b.graph)
 	// The engine and the reinforcer serialise their writes of a namespace
 	// on the same locks.
-	locks := namespaceLocks(b.graph, log)
+	// The engine's store calls are timed on /metrics, and their failures
+	// counted (kgmem_backend_call_duration_seconds by backend and
+	// operation; kgmem_backend_errors_total by backend, operation and kind).
+	backendMetrics := instrument.New(b.metrics)
+	locks := namespaceLocks(b.graph, cfg.Graph, backendMetrics, log)
 	b.reinforcer, err = decay.NewReinforcer(decay.ReinforcerConfig{
 		Store: b.graph, JournalPath: filepath.Join(cfg.DataDir, "recall.journal"), Models: models,
 		Interval: cfg.ReinforceInterval, Logger: log, Lock: locks,
@@ -172,10 +176,6 @@ func openBackendsWith(ctx context.Context, cfg *config, log *slog.Logger, mode o
 			return nil, fmt.Errorf("configure reranker: %w", err)
 		}
 	}
-	// The engine's store calls are timed on /metrics, and their failures
-	// counted (kgmem_backend_call_duration_seconds by backend and
-	// operation; kgmem_backend_errors_total by backend, operation and kind).
-	backendMetrics := instrument.New(b.metrics)
 	graph, vectors := instrument.Graph(b.graph, cfg.Graph, backendMetrics), instrument.Vectors(b.vectors, cfg.Vector, backendMetrics)
 	if box != nil {
 		keeper := "file"
@@ -206,11 +206,11 @@ func openBackendsWith(ctx context.Context, cfg *config, log *slog.Logger, mode o
 // namespaceLocks returns the namespace write locks of this process,
 // chained, when the graph store offers them (kgmem.NamespaceLeases, as
 // Neo4j does), with the store's lease locks, which every server on it
-// shares.
-func namespaceLocks(graph kgmem.GraphStore, log *slog.Logger) kgmem.NamespaceLocker {
+// shares, timed under backend on m.
+func namespaceLocks(graph kgmem.GraphStore, backend string, m *instrument.Metrics, log *slog.Logger) kgmem.NamespaceLocker {
 	var locks kgmem.NamespaceLocker = new(nslock.Local)
 	if shared, ok := graph.(kgmem.NamespaceLeases); ok {
-		locks = nslock.Chain{locks, shared.NamespaceLocks(0, log)}
+		locks = nslock.Chain{locks, instrument.Locks(shared.NamespaceLocks(0, log), backend, m)}
 	}
 	return locks
 }

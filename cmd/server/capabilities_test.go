@@ -10,10 +10,12 @@ import (
 
 	"github.com/kgmem/kgmem"
 	"github.com/kgmem/kgmem/auth"
+	"github.com/kgmem/kgmem/instrument"
 	"github.com/kgmem/kgmem/internal/nslock"
 	"github.com/kgmem/kgmem/internal/serverid"
 	"github.com/kgmem/kgmem/jobs"
 	"github.com/kgmem/kgmem/outbox"
+	"github.com/prometheus/client_golang/prometheus"
 )
 
 // plainGraph is a graph store of a third backend that offers no optional
@@ -100,16 +102,36 @@ func TestCapabilitiesByInterface(t *testing.T) {
 	plain := &plainGraph{}
 
 	t.Run("namespace locks", func(t *testing.T) {
-		if _, chained := namespaceLocks(plain, log).(nslock.Chain); chained {
+		reg := prometheus.NewRegistry()
+		m := instrument.New(reg)
+		if _, chained := namespaceLocks(plain, "plain", m, log).(nslock.Chain); chained {
 			t.Error("a store without NamespaceLeases got shared locks")
 		}
-		unlock, err := namespaceLocks(shared, log).Lock(ctx, "acme/a")
+		unlock, err := namespaceLocks(shared, "shared", m, log).Lock(ctx, "acme/a")
 		if err != nil {
 			t.Fatal(err)
 		}
 		unlock()
 		if shared.locks.taken.Load() != 1 {
 			t.Error("a store with NamespaceLeases: its lock was not taken")
+		}
+		// Taking the store's lock is timed as the store's "Lock".
+		fams, err := reg.Gather()
+		if err != nil {
+			t.Fatal(err)
+		}
+		timed := false
+		for _, f := range fams {
+			for _, s := range f.GetMetric() {
+				labels := map[string]string{}
+				for _, l := range s.GetLabel() {
+					labels[l.GetName()] = l.GetValue()
+				}
+				timed = timed || f.GetName() == instrument.CallDuration && labels["backend"] == "shared" && labels["op"] == "Lock" && s.GetHistogram().GetSampleCount() == 1
+			}
+		}
+		if !timed {
+			t.Error("taking the store's lock was not timed as its Lock")
 		}
 	})
 
