@@ -298,6 +298,10 @@ func permanent(err error) bool {
 	return errors.Is(err, kgmem.ErrInvalid) || errors.Is(err, kgmem.ErrConflict)
 }
 
+// ErrVectorIndexDown is what DrainOutbox returns when the vector index does
+// not answer: no queued write was tried.
+var ErrVectorIndexDown = errors.New("vector index unreachable")
+
 // DrainOutbox applies one batch of queued vector writes (leaving those whose
 // write is in progress to their writer) and reports how many ops it settled.
 // Each op is applied from the graph's current state: a record that exists is
@@ -330,7 +334,7 @@ func (e *Engine) DrainOutbox(ctx context.Context) (int, error) {
 	err := e.vectors.Ping(pctx)
 	cancel()
 	if err != nil {
-		return 0, fmt.Errorf("vector index: %w", err)
+		return 0, fmt.Errorf("%w: %w", ErrVectorIndexDown, err)
 	}
 	var order []kgmem.Namespace
 	byNS := map[kgmem.Namespace][]kgmem.QueuedVectorOp{}

@@ -14,6 +14,7 @@ import (
 	"github.com/kgmem/kgmem/chatlog"
 	"github.com/kgmem/kgmem/chatlog/importer"
 	"github.com/kgmem/kgmem/internal/cpuprofile"
+	"github.com/kgmem/kgmem/memory"
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
@@ -276,8 +277,13 @@ func nothingRead(s importer.Summary, firstBad, errPath string) error {
 // settleOutboxTimeout bounds settleOutbox.
 const settleOutboxTimeout = 2 * time.Minute
 
-// settleOutbox applies the queued vector writes until none is left, a round
-// fails, or settleOutboxTimeout passes, and returns how many it applied.
+// settleOutbox applies the queued vector writes until none is left, the
+// vector index does not answer (memory.ErrVectorIndexDown), or
+// settleOutboxTimeout passes, and returns how many it applied. A round
+// that could not apply some namespaces (one whose lock a killed run still
+// holds until its lease lapses, a write that timed out) is tried again,
+// after a pause when it applied nothing: a run that took over queued
+// writes applies them all before it ends.
 func settleOutbox(ctx context.Context, e interface {
 	DrainOutbox(context.Context) (int, error)
 	OutboxDepth() int
@@ -285,18 +291,32 @@ func settleOutbox(ctx context.Context, e interface {
 	ctx, cancel := context.WithTimeout(ctx, settleOutboxTimeout)
 	defer cancel()
 	total := 0
+	pause := settleOutboxPause
 	for e.OutboxDepth() > 0 {
 		n, err := e.DrainOutbox(ctx)
 		total += n
-		if err != nil {
+		switch {
+		case err == nil && n == 0:
+			return total, nil // what is left is in flight elsewhere
+		case err == nil || n > 0:
+			pause = settleOutboxPause
+			continue
+		case errors.Is(err, memory.ErrVectorIndexDown) || ctx.Err() != nil:
 			return total, err
 		}
-		if n == 0 {
-			break // what is left is in flight elsewhere
+		select {
+		case <-ctx.Done():
+			return total, err
+		case <-time.After(pause):
 		}
+		pause = min(2*pause, 2*time.Second)
 	}
 	return total, nil
 }
+
+// settleOutboxPause is settleOutbox's first pause after a round that
+// applied nothing.
+const settleOutboxPause = 100 * time.Millisecond
 
 func trimExt(path, ext string) string {
 	if len(path) > len(ext) && path[len(path)-len(ext):] == ext {
