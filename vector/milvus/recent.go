@@ -22,10 +22,10 @@ const maxRecentRecords = 50_000
 // returned. A write older than Milvus's graceful time is in the read itself,
 // so holding it for sessionWindow, longer than that, loses nothing.
 //
-// Deletes are not held: reads after one are Strong for deleteSettle
-// (sessions.guarantee), and a namespace with a delete is read so. Another
-// server's writes are not seen sooner than Bounded allows, as with the
-// session timestamp, which is this index's own too.
+// Deletes are not laid over: a delete drops what is held of the records it
+// deletes, and every read within deleteSettle of one is Strong
+// (sessions.guarantee). Another server's writes are seen when Bounded
+// allows, as with the session timestamp, which is this index's own too.
 type recentWrites struct {
 	// limit bounds the records held (maxRecentRecords when 0).
 	limit   int
