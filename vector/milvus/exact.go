@@ -15,8 +15,9 @@ import (
 	"github.com/kgmem/kgmem"
 )
 
-// exactSearch answers q exactly when expr matches at most Config.ExactBelow
-// records: it reads their vectors and ranks them by cosine similarity here.
+// exactSearch answers q exactly when expr (q's namespace and kinds, without
+// repeats) matches at most Config.ExactBelow records: it reads their
+// vectors and ranks them by cosine similarity here.
 // ok is false (and nothing is returned) when expr matches more.
 //
 // Milvus 2.3 searches the rows of growing (not yet sealed and indexed)
@@ -31,11 +32,11 @@ import (
 // At Session the read does not wait for this index's last write to ns:
 // it is Bounded, and this index's recent writes are laid over its rows
 // (rankedReadOptions).
-func (ix *Index) exactSearch(ctx context.Context, expr string, q kgmem.VectorQuery) ([]kgmem.Hit, bool, error) {
+func (ix *Index) exactSearch(ctx context.Context, expr string, kinds []kgmem.Kind, q kgmem.VectorQuery) ([]kgmem.Hit, bool, error) {
 	if ix.large.known(expr) {
 		return nil, false, nil
 	}
-	level, recent := ix.rankedReadOptions(q.Namespace, dedupKinds(q.Kinds))
+	level, recent := ix.rankedReadOptions(q.Namespace, kinds)
 	// One read: the vectors of up to ExactBelow+1 records; one more than
 	// ExactBelow means the filter is too large. Counting first cost every
 	// search a second sequential round trip.
@@ -56,7 +57,7 @@ func (ix *Index) exactSearch(ctx context.Context, expr string, q kgmem.VectorQue
 	if err != nil {
 		return nil, false, wrap("search: read vectors", err)
 	}
-	var ids, kinds []string
+	var ids, rowKinds []string
 	var vecs [][]float32
 	if col := rs.GetColumn(fieldID); col != nil && col.Len() > 0 {
 		idCol, ok1 := col.(*entity.ColumnVarChar)
@@ -65,7 +66,7 @@ func (ix *Index) exactSearch(ctx context.Context, expr string, q kgmem.VectorQue
 		if !ok1 || !ok2 || !ok3 {
 			return nil, false, fmt.Errorf("milvus search: read vectors: unexpected columns %v", rs)
 		}
-		ids, kinds, vecs = idCol.Data(), kindCol.Data(), vecCol.Data()
+		ids, rowKinds, vecs = idCol.Data(), kindCol.Data(), vecCol.Data()
 	}
 	if len(ids) > ix.cfg.ExactBelow {
 		ix.large.mark(expr)
@@ -88,16 +89,19 @@ func (ix *Index) exactSearch(ctx context.Context, expr string, q kgmem.VectorQue
 	// them, which may be older versions or missing.
 	for i, v := range vecs {
 		if _, rewritten := recent[ids[i]]; !rewritten {
-			score(kgmem.Kind(kinds[i]), ids[i], v)
+			score(kgmem.Kind(rowKinds[i]), ids[i], v)
 		}
 	}
 	for id, rec := range recent {
 		score(rec.kind, id, rec.vector)
 	}
-	slices.SortFunc(out, func(a, b kgmem.Hit) int {
-		return cmp.Or(cmp.Compare(b.Score, a.Score), cmp.Compare(a.ID, b.ID))
-	})
+	slices.SortFunc(out, bestFirst)
 	return topK(out, q.K, q.KEach), true, nil
+}
+
+// bestFirst orders hits by score, best first, then by id.
+func bestFirst(a, b kgmem.Hit) int {
+	return cmp.Or(cmp.Compare(b.Score, a.Score), cmp.Compare(a.ID, b.ID))
 }
 
 // topK is the first k of hits (sorted best first), or with each the first

@@ -1,7 +1,6 @@
 package milvus
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -28,7 +27,7 @@ func (ix *Index) Search(ctx context.Context, q kgmem.VectorQuery) ([]kgmem.Hit, 
 	kinds := dedupKinds(q.Kinds)
 	expr := namespaceExpr(q.Namespace, kinds)
 	if ix.cfg.ExactBelow > 0 {
-		hits, ok, err := ix.exactSearch(ctx, expr, q)
+		hits, ok, err := ix.exactSearch(ctx, expr, kinds, q)
 		if err != nil || ok {
 			return hits, err
 		}
@@ -78,9 +77,7 @@ func (ix *Index) searchEach(ctx context.Context, q kgmem.VectorQuery, kinds []kg
 		return nil, err
 	}
 	hits := slices.Concat(perKind...)
-	slices.SortFunc(hits, func(a, b kgmem.Hit) int {
-		return cmp.Or(cmp.Compare(b.Score, a.Score), cmp.Compare(a.ID, b.ID))
-	})
+	slices.SortFunc(hits, bestFirst)
 	return hits, nil
 }
 
