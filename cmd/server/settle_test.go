@@ -36,9 +36,7 @@ func (d *scriptedDrain) OutboxDepth() int { return d.depth }
 // TestSettleOutboxRetriesWhatCouldNotApplyYet: a run that took over queued
 // vector writes applies them all before it ends, though a round could not
 // apply some (a namespace whose lock a killed run holds until its lease
-// lapses); it stops at once when the vector index does not answer. CI met a
-// resumed import that gave up after its first round and left 288 vector
-// writes queued.
+// lapses); it stops at once when the vector index does not answer.
 func TestSettleOutboxRetriesWhatCouldNotApplyYet(t *testing.T) {
 	locked := fmt.Errorf("apply 288 queued vector ops of %q: lock namespace: %w", "gen/ns2", context.DeadlineExceeded)
 	down := fmt.Errorf("%w: connection refused", memory.ErrVectorIndexDown)

@@ -10,8 +10,8 @@ import (
 // TestNodesDeletedWhileReadAreLeftOut decodes what Neo4j returns for a node
 // a concurrent transaction deleted between the match and the property read:
 // no properties. Decoded as an item, its value was empty, not JSON, and the
-// API's answer failed to encode (a 500 CI met under LangGraph's concurrent
-// put, delete and search); it must be left out, as a moment later.
+// API's answer failed to encode (a 500 under concurrent put, delete and
+// search); it must be left out, as a moment later.
 func TestNodesDeletedWhileReadAreLeftOut(t *testing.T) {
 	ns := kgmem.Namespace("a/b")
 	live := map[string]any{"id": "x", "key": "k", "value": `{"n":1}`}
