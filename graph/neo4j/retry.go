@@ -85,6 +85,36 @@ func (s *Store) probe(ctx context.Context) probeResult {
 // execute runs work in a managed transaction of mode, retrying as the
 // package comment above says. The error is the driver's (mapErr applies).
 func execute[T any](ctx context.Context, s *Store, mode neo4j.AccessMode, work neo4j.ManagedTransactionWorkT[T]) (T, error) {
+	return retrying(ctx, s, mode, func(sess neo4j.SessionWithContext) (T, error) {
+		if mode == neo4j.AccessModeRead {
+			return neo4j.ExecuteRead(ctx, sess, work)
+		}
+		return neo4j.ExecuteWrite(ctx, sess, work)
+	})
+}
+
+// autoCommit runs one read query in an auto-commit transaction, retrying as
+// execute does. A managed transaction costs the server a BEGIN and a COMMIT
+// around the query, each a message it schedules and answers; a single read
+// query needs neither, and the searches send several per request.
+func autoCommit(ctx context.Context, s *Store, query string, params map[string]any) ([]*neo4j.Record, error) {
+	return retrying(ctx, s, neo4j.AccessModeRead, func(sess neo4j.SessionWithContext) ([]*neo4j.Record, error) {
+		res, err := sess.Run(ctx, query, params)
+		if err != nil {
+			return nil, err
+		}
+		return res.Collect(ctx)
+	})
+}
+
+// retrying runs attempt in one session of mode until it succeeds, fails for
+// good, or the retry budget is spent (the package comment above). A
+// failure is retried when it is a managed transaction's
+// TransactionExecutionLimit (with no retry budget, the driver ends a
+// retryable failure with one, holding the attempt's error, and returns any
+// other error as it is) or, from an auto-commit query, an error the driver
+// judges retryable.
+func retrying[T any](ctx context.Context, s *Store, mode neo4j.AccessMode, attempt func(neo4j.SessionWithContext) (T, error)) (T, error) {
 	sess := s.session(ctx, mode)
 	defer func() { _ = sess.Close(ctx) }()
 	var (
@@ -93,24 +123,17 @@ func execute[T any](ctx context.Context, s *Store, mode neo4j.AccessMode, work n
 		dead  int
 	)
 	for {
-		var v T
-		var err error
-		if mode == neo4j.AccessModeRead {
-			v, err = neo4j.ExecuteRead(ctx, sess, work)
-		} else {
-			v, err = neo4j.ExecuteWrite(ctx, sess, work)
-		}
-		// With no retry budget the driver ends a retryable failure with a
-		// TransactionExecutionLimit holding the attempt's error, and returns
-		// any other error as it is.
+		v, err := attempt(sess)
 		if err != nil && ctx.Err() != nil {
 			return v, deadlineError(ctx, err)
 		}
-		var limit *neo4j.TransactionExecutionLimit
-		if err == nil || !errors.As(err, &limit) || len(limit.Errors) == 0 {
+		if err == nil {
+			return v, nil
+		}
+		cause := retryCause(err)
+		if cause == nil {
 			return v, err
 		}
-		cause := limit.Errors[len(limit.Errors)-1]
 		if time.Since(start) >= s.cfg.MaxRetryTime {
 			return v, err
 		}
@@ -137,6 +160,28 @@ func execute[T any](ctx context.Context, s *Store, mode neo4j.AccessMode, work n
 		}
 		wait *= 2
 	}
+}
+
+// retryCause is the error of the failed attempt that err reports when it
+// is worth another attempt, or nil when err is final.
+func retryCause(err error) error {
+	var (
+		limit *neo4j.TransactionExecutionLimit
+		lost  *neo4j.ConnectivityError
+	)
+	switch {
+	case errors.As(err, &limit):
+		if len(limit.Errors) == 0 {
+			return nil
+		}
+		return limit.Errors[len(limit.Errors)-1]
+	case neo4j.IsRetryable(err):
+		return err
+	case errors.As(err, &lost) && neo4j.IsRetryable(lost):
+		// The driver asserts the type, so a wrapped one reads as final.
+		return err
+	}
+	return nil
 }
 
 // maxDead is how many dead pooled connections a call may meet in a row (the

@@ -122,15 +122,10 @@ func (s *Store) session(ctx context.Context, mode neo4j.AccessMode) neo4j.Sessio
 	return s.driver.NewSession(ctx, neo4j.SessionConfig{DatabaseName: s.cfg.Database, AccessMode: mode})
 }
 
-// read runs one query in a managed read transaction and returns its records.
+// read runs one read query in an auto-commit transaction and returns its
+// records.
 func (s *Store) read(ctx context.Context, query string, params map[string]any) ([]*neo4j.Record, error) {
-	recs, err := execute(ctx, s, neo4j.AccessModeRead, func(tx neo4j.ManagedTransaction) ([]*neo4j.Record, error) {
-		res, err := tx.Run(ctx, query, params)
-		if err != nil {
-			return nil, err
-		}
-		return res.Collect(ctx)
-	})
+	recs, err := autoCommit(ctx, s, query, params)
 	if err != nil {
 		return nil, mapErr(err)
 	}
