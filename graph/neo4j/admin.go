@@ -140,17 +140,28 @@ func (s *Store) PurgeNamespace(ctx context.Context, ns kgmem.Namespace) (kgmem.P
 	if err != nil {
 		return kgmem.PurgeStats{}, fmt.Errorf("neo4j: purge %s: mark the graph version: %w", ns, err)
 	}
-	// The graph version goes last, when no fact is left.
-	for _, label := range []string{labelFactText, labelEpisode, labelEntity, labelItem, labelSettings, labelGraphVersion} {
-		err := s.autoCommit(ctx, `MATCH (n:$($label) {namespace: $ns})
-			CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF `+fmt.Sprint(purgeBatch)+` ROWS`,
-			map[string]any{"ns": key, "label": label})
+	for _, label := range purgedLabels {
+		err := s.autoCommit(ctx, qPurge(label), map[string]any{"ns": key})
 		if err != nil {
 			return st, fmt.Errorf("neo4j: purge %s: delete %s: %w", ns, label, err)
 		}
 	}
 	return st, nil
 }
+
+// purgedLabels are the labels of a namespace's nodes, in the order a purge
+// deletes them: the graph version last, when no fact is left.
+var purgedLabels = []string{labelFactText, labelEpisode, labelEntity, labelItem, labelSettings, labelGraphVersion}
+
+// qPurge deletes the nodes of label in $ns, in batches. The label is
+// written into the query, not passed as a parameter: Neo4j plans a dynamic
+// label ($($label)) as a scan of every node in the database, filtered.
+func qPurge(label string) string {
+	return qPurgeMatch(label) + ` CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF ` + fmt.Sprint(purgeBatch) + ` ROWS`
+}
+
+// qPurgeMatch binds n to each node of label in $ns: qPurge's reading part.
+func qPurgeMatch(label string) string { return `MATCH (n:` + label + ` {namespace: $ns})` }
 
 // Namespaces lists, in byte order, every namespace of this store's scope
 // that holds a record or settings.

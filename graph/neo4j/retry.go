@@ -93,11 +93,11 @@ func execute[T any](ctx context.Context, s *Store, mode neo4j.AccessMode, work n
 	})
 }
 
-// autoCommit runs one read query in an auto-commit transaction, retrying as
+// readAutoCommit runs one read query in an auto-commit transaction, retrying as
 // execute does. A managed transaction costs the server a BEGIN and a COMMIT
 // around the query, each a message it schedules and answers; a single read
 // query needs neither, and the searches send several per request.
-func autoCommit(ctx context.Context, s *Store, query string, params map[string]any) ([]*neo4j.Record, error) {
+func readAutoCommit(ctx context.Context, s *Store, query string, params map[string]any) ([]*neo4j.Record, error) {
 	return retrying(ctx, s, neo4j.AccessModeRead, func(sess neo4j.SessionWithContext) ([]*neo4j.Record, error) {
 		res, err := sess.Run(ctx, query, params)
 		if err != nil {

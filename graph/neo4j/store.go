@@ -125,7 +125,7 @@ func (s *Store) session(ctx context.Context, mode neo4j.AccessMode) neo4j.Sessio
 // read runs one read query in an auto-commit transaction and returns its
 // records.
 func (s *Store) read(ctx context.Context, query string, params map[string]any) ([]*neo4j.Record, error) {
-	recs, err := autoCommit(ctx, s, query, params)
+	recs, err := readAutoCommit(ctx, s, query, params)
 	if err != nil {
 		return nil, mapErr(err)
 	}
