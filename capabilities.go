@@ -42,6 +42,9 @@ type VectorOutboxStore interface {
 	// starts adopting the writes of servers that stopped; lease 0 takes the
 	// store's default, log nil slog.Default(). The caller closes it.
 	OpenVectorOutbox(ctx context.Context, owner string, lease time.Duration, log *slog.Logger) (SharedVectorOutbox, error)
+	// QueuedVectorWrites counts the writes queued by every server, by
+	// namespace, without opening the queue or taking any over.
+	QueuedVectorWrites(ctx context.Context) (map[Namespace]int, error)
 }
 
 // SharedVectorOutbox is a VectorOutbox shared by several servers.

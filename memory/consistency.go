@@ -24,7 +24,9 @@ type ConsistencyReport struct {
 	Unembeddable   int `json:"unembeddable"`
 	// OrphanVectors counts vectors without a graph record of their kind.
 	OrphanVectors int `json:"orphan_vectors"`
-	// Queued counts the namespace's ops waiting in this engine's outbox.
+	// Queued counts the namespace's ops waiting in this engine's outbox
+	// (`server check`, which opens none, fills in those of the durable
+	// outbox).
 	Queued int `json:"queued"`
 	// Missing and Orphans list up to 20 examples of each.
 	Missing []kgmem.VectorKey `json:"missing,omitempty"`

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"slices"
@@ -212,11 +213,30 @@ func TestIngestStartsWithoutMilvus(t *testing.T) {
 			if err := backend.proxy.Restore(); err != nil {
 				t.Fatal(err)
 			}
+			// `server check` counts the writes still queued, wherever the
+			// outbox is kept, and says what applies them.
+			checkArgs := slices.Concat([]string{"check", "--data-dir", dataDir}, backendArgs)
+			var report, said bytes.Buffer
+			check := serverProcess(t, checkArgs...)
+			check.Stdout, check.Stderr = &report, &said
+			if err := check.Run(); err == nil {
+				t.Fatalf("`server check` with the vector writes still queued passed:\n%s", tail(report.Bytes(), 1500))
+			}
+			var sum checkSummary
+			if err := json.Unmarshal(report.Bytes(), &sum); err != nil {
+				t.Fatalf("`server check` printed no report (%v):\n%s\n%s", err, tail(report.Bytes(), 1500), tail(said.Bytes(), 1500))
+			}
+			queued := 0
+			for _, r := range sum.Namespaces {
+				queued += r.Queued
+			}
+			if queued < messages || !bytes.Contains(said.Bytes(), []byte("still queued")) {
+				t.Errorf("`server check` reported %d queued vector writes, want at least the %d episodes', and said:\n%s", queued, messages, tail(said.Bytes(), 1500))
+			}
 			second, err := serverProcess(t, args...).CombinedOutput()
 			if err != nil {
 				t.Fatalf("the run after Milvus returned: %v\n%s", err, tail(second, 3000))
 			}
-			checkArgs := slices.Concat([]string{"check", "--data-dir", dataDir}, backendArgs)
 			if out, err := serverProcess(t, checkArgs...).CombinedOutput(); err != nil {
 				t.Fatalf("`server check` after the queued vector writes were applied: %v\n%s\nthe second run said:\n%s", err, tail(out, 1500), tail(second, 1500))
 			}

@@ -6,10 +6,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/kgmem/kgmem"
 	"github.com/kgmem/kgmem/memory"
+	"github.com/kgmem/kgmem/outbox"
 	"github.com/spf13/cobra"
 )
 
@@ -139,21 +143,56 @@ func check(ctx context.Context, cfg *config, only []kgmem.Namespace, stdout io.W
 	if err != nil {
 		return fmt.Errorf("check: %w", err)
 	}
+	queued, err := queuedVectorWrites(ctx, cfg, b.graph)
+	if err != nil {
+		return fmt.Errorf("check: %w", err)
+	}
 	sum := checkSummary{Consistent: true, Namespaces: reports}
-	bad := 0
-	for _, r := range reports {
+	bad, waiting := 0, 0
+	for i := range reports {
+		r := &reports[i]
+		r.Queued = queued[r.Namespace]
 		if !r.Consistent() {
 			sum.Consistent = false
 			bad++
+			waiting += r.Queued
 		}
 	}
 	if err := printJSON(stdout, sum); err != nil {
 		return err
 	}
-	if bad > 0 {
+	switch {
+	case bad > 0 && waiting > 0:
+		return fmt.Errorf("%w in %d of %d namespaces, where %d vector writes are still queued: the next `server serve` or `server ingest` on these backends applies them, and `server reindex` repairs what they do not", errInconsistent, bad, len(reports), waiting)
+	case bad > 0:
 		return fmt.Errorf("%w in %d of %d namespaces; `server reindex` repairs them", errInconsistent, bad, len(reports))
 	}
 	return nil
+}
+
+// queuedVectorWrites counts, by namespace, the vector writes queued in the
+// durable outbox: every server's, in a graph store that keeps it
+// (kgmem.VectorOutboxStore), or else the journal in the data directory,
+// which check may open since it holds the directory's lock. A maintenance
+// command opens no outbox of its own, so the engine's count is always 0.
+func queuedVectorWrites(ctx context.Context, cfg *config, graph kgmem.GraphStore) (map[kgmem.Namespace]int, error) {
+	if kept, ok := graph.(kgmem.VectorOutboxStore); ok {
+		return kept.QueuedVectorWrites(ctx)
+	}
+	path := filepath.Join(cfg.DataDir, outboxFile)
+	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	box, _, err := outbox.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer box.Close()
+	out := map[kgmem.Namespace]int{}
+	for _, op := range box.Pending(0) {
+		out[op.Namespace]++
+	}
+	return out, nil
 }
 
 // printJSON writes a maintenance command's summary, indented, to w.

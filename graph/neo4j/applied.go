@@ -100,6 +100,6 @@ func (a *appliedOps) flushLocked(s *Store, log *slog.Logger) {
 
 // deleteApplied deletes the outbox nodes of seqs in tx.
 func deleteApplied(ctx context.Context, tx neo4j.ManagedTransaction, scope string, seqs []int64) error {
-	_, err := run(ctx, tx, stablePlan+`MATCH (v:`+labelVectorOp+` {scope: $scope}) WHERE v.seq IN $seqs DELETE v`, map[string]any{"scope": scope, "seqs": seqs})
+	_, err := run(ctx, tx, qDeleteApplied, map[string]any{"scope": scope, "seqs": seqs})
 	return err
 }

@@ -2,6 +2,7 @@ package neo4j
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"time"
 
@@ -29,4 +30,20 @@ func (s *Store) OpenVectorOutbox(ctx context.Context, owner string, lease time.D
 		return nil, err
 	}
 	return box, nil
+}
+
+// QueuedVectorWrites implements kgmem.VectorOutboxStore: it counts the
+// vector outbox's ops of every owner in the store's scope, by namespace.
+func (s *Store) QueuedVectorWrites(ctx context.Context) (map[kgmem.Namespace]int, error) {
+	recs, err := s.read(ctx, qQueuedOps, map[string]any{"scope": s.cfg.Scope})
+	if err != nil {
+		return nil, fmt.Errorf("neo4j: count queued vector writes: %w", err)
+	}
+	out := make(map[kgmem.Namespace]int, len(recs))
+	for _, rec := range recs {
+		ns, _ := rec.Values[0].(string)
+		n, _ := rec.Values[1].(int64)
+		out[kgmem.Namespace(ns)] += int(n)
+	}
+	return out, nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"maps"
 	"path/filepath"
 	"sync/atomic"
 	"testing"
@@ -184,4 +185,54 @@ func TestAppliedOpsDeletedWithoutALock(t *testing.T) {
 	addDone(300)
 	polltest.Until(t, 30*time.Second, "a backlog of applied ops deleted while a lock is held", func() bool { return stored() == 0 })
 	unlock()
+}
+
+// TestQueuedVectorWritesCountsEveryOwner: the count a maintenance command
+// reports covers the ops queued by every server of the scope, by
+// namespace, without taking any over, and drops the ones applied.
+func TestQueuedVectorWritesCountsEveryOwner(t *testing.T) {
+	s := openStore(t)
+	ctx := t.Context()
+	add := func(box *neo4j.VectorOutbox, ns kgmem.Namespace, n int) []uint64 {
+		t.Helper()
+		ops := make([]kgmem.VectorOp, n)
+		for i := range ops {
+			ops[i] = kgmem.VectorOp{Namespace: ns, Kind: kgmem.KindEpisode, ID: fmt.Sprintf("ep_%d", i), Op: kgmem.VectorUpsert}
+		}
+		seqs, err := box.Add(ctx, ops)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return seqs
+	}
+	var boxes []*neo4j.VectorOutbox
+	for _, owner := range []string{"server-a", "server-b"} {
+		box, err := s.VectorOutbox(ctx, owner, time.Hour, slog.New(slog.DiscardHandler))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = box.Close() })
+		boxes = append(boxes, box)
+	}
+	applied := add(boxes[0], "count/a", 3)
+	add(boxes[0], "count/b", 2)
+	add(boxes[1], "count/b", 4)
+
+	got, err := s.QueuedVectorWrites(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := map[kgmem.Namespace]int{"count/a": 3, "count/b": 6}; !maps.Equal(got, want) {
+		t.Errorf("queued vector writes %v, want %v", got, want)
+	}
+	if n := boxes[1].Len(); n != 4 {
+		t.Errorf("counting took ops over: the second server holds %d, want its 4", n)
+	}
+	if err := boxes[0].Done(applied); err != nil {
+		t.Fatal(err)
+	}
+	polltest.Until(t, 30*time.Second, "applied ops left out of the count", func() bool {
+		got, err := s.QueuedVectorWrites(ctx)
+		return err == nil && got["count/a"] == 0 && got["count/b"] == 6
+	})
 }

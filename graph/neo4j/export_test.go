@@ -53,10 +53,10 @@ func (s *Store) WriteTransactions() int64 { return s.writes.Load() }
 
 // StoredVectorOps counts the vector outbox's nodes of the store's scope.
 func (s *Store) StoredVectorOps(ctx context.Context) (int64, error) {
-	recs, err := s.read(ctx, `MATCH (v:`+labelVectorOp+` {scope: $scope}) RETURN count(v)`, map[string]any{"scope": s.cfg.Scope})
-	if err != nil || len(recs) == 0 {
-		return 0, err
+	byNS, err := s.QueuedVectorWrites(ctx)
+	var n int64
+	for _, c := range byNS {
+		n += int64(c)
 	}
-	n, _ := recs[0].Values[0].(int64)
-	return n, nil
+	return n, err
 }

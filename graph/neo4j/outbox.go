@@ -67,7 +67,7 @@ func (s *Store) VectorOutbox(ctx context.Context, owner string, lease time.Durat
 	if err := o.beat(ctx); err != nil {
 		return nil, err
 	}
-	own, err := o.take(ctx, `WHERE v.owner = $owner`)
+	own, err := o.take(ctx, whereOwn)
 	if err != nil {
 		return nil, err
 	}
@@ -137,8 +137,7 @@ func (o *VectorOutbox) beat(ctx context.Context) error {
 // adopt takes over the ops of owners whose heartbeat is older than the
 // lease (or missing) and queues them here.
 func (o *VectorOutbox) adopt(ctx context.Context) (int, error) {
-	ops, err := o.take(ctx, `WHERE v.owner <> $owner AND NOT EXISTS {
-			MATCH (h:`+labelOutboxOwner+` {scope: $scope, owner: v.owner}) WHERE h.seen > timestamp() - $lease }`)
+	ops, err := o.take(ctx, whereAdoptable)
 	if err != nil {
 		return 0, err
 	}
@@ -148,6 +147,32 @@ func (o *VectorOutbox) adopt(ctx context.Context) (int, error) {
 	return len(ops), nil
 }
 
+// Queries of the outbox's ops. Each seeks an index of (scope, owner) or
+// (scope, seq): matching the scope alone scans every op of every scope, and
+// a Milvus outage queues an op per record written.
+const (
+	// whereOwn selects this owner's ops.
+	whereOwn = `WHERE v.owner = $owner`
+	// whereAdoptable selects the ops of owners whose heartbeat is older than
+	// the lease, or missing.
+	whereAdoptable = `WHERE v.owner IS NOT NULL AND v.owner <> $owner AND NOT EXISTS {
+			MATCH (h:` + labelOutboxOwner + ` {scope: $scope, owner: v.owner}) WHERE h.seen > timestamp() - $lease }`
+	// qDeleteApplied deletes the ops of $seqs.
+	qDeleteApplied = stablePlan + `MATCH (v:` + labelVectorOp + ` {scope: $scope}) WHERE v.seq IN $seqs DELETE v`
+	// qQueuedOps counts the ops of every owner by namespace.
+	qQueuedOps = stablePlan + `MATCH (v:` + labelVectorOp + ` {scope: $scope}) WHERE v.seq IS NOT NULL RETURN v.ns AS ns, count(v) AS ops`
+)
+
+// qTake makes the ops that where selects this owner's and returns them
+// (take).
+func qTake(where string) string {
+	return stablePlan + `MATCH (v:` + labelVectorOp + ` {scope: $scope}) ` + where + `
+			SET v.taking = true REMOVE v.taking
+			WITH v ` + where + `
+			SET v.owner = $owner
+			RETURN v.seq, v.ns, v.kind, v.id, v.op ORDER BY v.at, v.seq`
+}
+
 // take makes the ops matching where (over v) this owner's and returns them
 // in the order they were added. Setting the owner takes each node's write
 // lock, and the check after it reads what a concurrent taker committed, so
@@ -155,12 +180,7 @@ func (o *VectorOutbox) adopt(ctx context.Context) (int, error) {
 func (o *VectorOutbox) take(ctx context.Context, where string) ([]kgmem.QueuedVectorOp, error) {
 	var out []kgmem.QueuedVectorOp
 	err := o.s.write(ctx, func(tx neo4j.ManagedTransaction) error {
-		recs, err := run(ctx, tx, stablePlan+`MATCH (v:`+labelVectorOp+` {scope: $scope}) `+where+`
-			SET v.taking = true REMOVE v.taking
-			WITH v `+where+`
-			SET v.owner = $owner
-			RETURN v.seq, v.ns, v.kind, v.id, v.op ORDER BY v.at, v.seq`,
-			o.params(map[string]any{"lease": o.lease.Milliseconds()}))
+		recs, err := run(ctx, tx, qTake(where), o.params(map[string]any{"lease": o.lease.Milliseconds()}))
 		if err != nil {
 			return err
 		}

@@ -19,7 +19,7 @@ func TestStablePlansSeek(t *testing.T) {
 	}
 	t.Cleanup(func() { _ = s.Close() })
 	params := map[string]any{"ns": "plans/ns", "scope": "plans", "ids": []any{"a"}, "rows": []any{}, "window": int64(2),
-		"version": int64(1), "token": "t", "lease": int64(1000), "limit": int64(10),
+		"version": int64(1), "token": "t", "seqs": []any{int64(1)}, "owner": "o", "lease": int64(1000), "limit": int64(10),
 		"searches": []any{map[string]any{"index": ftEpisode, "query": "x", "kind": "episode"}, map[string]any{"index": ftFact, "query": "x", "kind": "fact"}}}
 	queries := map[string]string{
 		"thread neighbours": qThreadNeighbors,
@@ -27,6 +27,8 @@ func TestStablePlansSeek(t *testing.T) {
 		"upsert entities": qUpsertEntities, "delete fact relationships": qDeleteFactRels, "create facts": qCreateFacts,
 		"upsert items": qUpsertItems, "mentions": qMentions, "take lock": qTakeLock, "full-text search": qSearch,
 		"bump version": qBumpVersion, "mark purging": qMarkPurging, "seeds and version": qSeedsAndVersion,
+		"delete applied vector ops": qDeleteApplied, "count queued vector ops": qQueuedOps,
+		"take own vector ops": qTake(whereOwn), "adopt vector ops": qTake(whereAdoptable),
 	}
 	// A purge's deletes are planned afresh for each namespace, but must seek
 	// too: a scan per label reads the whole database for each namespace.
