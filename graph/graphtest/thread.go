@@ -3,6 +3,8 @@ package graphtest
 import (
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"testing"
 
 	"github.com/kgmem/kgmem"
@@ -100,11 +102,46 @@ func testThreadNeighbors(t *testing.T, open Opener) {
 			}
 		})
 	}
+	t.Run("gaps of days", func(t *testing.T) { testThreadGaps(t, h) })
 	for _, w := range []int{-1, kgmem.MaxThreadWindow + 1} {
 		_, err := h.s.ThreadNeighbors(h.ctx, ns, kgmem.ThreadNeighborsQuery{IDs: []string{"ep_th_2"}, Window: w})
 		var fe *kgmem.FieldError
 		if !errors.Is(err, kgmem.ErrInvalid) || !errors.As(err, &fe) || fe.Field != "window" {
 			t.Errorf("window %d: err = %v, want ErrInvalid naming window", w, err)
 		}
+	}
+}
+
+// testThreadGaps covers neighbours hours and months apart in one thread, so
+// that a store which looks near an episode first must look further for the
+// rest of the window, in order, and stop at the thread's ends.
+func testThreadGaps(t *testing.T, h *h) {
+	ns := kgmem.Namespace("graph/thread-gaps")
+	hours := []int{0, 1, 720, 721, 1440, 1440}
+	cs := kgmem.ChangeSet{Namespace: ns}
+	for i, hr := range hours {
+		e := Episode(ns, fmt.Sprintf("ep_gap_%d", i), "Ann", fmt.Sprintf("turn %d", i))
+		e.MessageID, e.ThreadID = fmt.Sprintf("g%d", i), "gaps"
+		e.Timestamp, e.CreatedAt = at(hr), at(hr)
+		cs.Episodes = append(cs.Episodes, e)
+	}
+	h.apply(cs)
+	got, err := h.s.ThreadNeighbors(h.ctx, ns, kgmem.ThreadNeighborsQuery{IDs: []string{"ep_gap_2", "ep_gap_3", "ep_gap_0", "ep_gap_5"}, Window: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	have := map[string][]string{} // "of offset" -> id
+	for _, n := range got {
+		key := fmt.Sprintf("%s %+d", n.Of, n.Offset)
+		have[key] = append(have[key], n.ID)
+	}
+	want := map[string][]string{
+		"ep_gap_2 -1": {"ep_gap_1"}, "ep_gap_2 -2": {"ep_gap_0"}, "ep_gap_2 +1": {"ep_gap_3"}, "ep_gap_2 +2": {"ep_gap_4"}, "ep_gap_2 +3": {"ep_gap_5"},
+		"ep_gap_3 -1": {"ep_gap_2"}, "ep_gap_3 -2": {"ep_gap_1"}, "ep_gap_3 -3": {"ep_gap_0"}, "ep_gap_3 +1": {"ep_gap_4"}, "ep_gap_3 +2": {"ep_gap_5"},
+		"ep_gap_0 +1": {"ep_gap_1"}, "ep_gap_0 +2": {"ep_gap_2"}, "ep_gap_0 +3": {"ep_gap_3"},
+		"ep_gap_5 -1": {"ep_gap_4"}, "ep_gap_5 -2": {"ep_gap_3"}, "ep_gap_5 -3": {"ep_gap_2"},
+	}
+	if !maps.EqualFunc(have, want, slices.Equal) {
+		t.Errorf("ThreadNeighbors across gaps of days =\n%v\nwant\n%v", have, want)
 	}
 }

@@ -19,11 +19,11 @@ func TestStablePlansSeek(t *testing.T) {
 	}
 	t.Cleanup(func() { _ = s.Close() })
 	params := map[string]any{"ns": "plans/ns", "scope": "plans", "ids": []any{"a"}, "rows": []any{}, "window": int64(2),
-		"version": int64(1), "token": "t", "seqs": []any{int64(1)}, "owner": "o", "lease": int64(1000), "limit": int64(10),
+		"version": int64(1), "token": "t", "seqs": []any{int64(1)}, "owner": "o", "inner": neo4j.DurationOf(0, 0, 60, 0), "outer": neo4j.DurationOf(0, 0, 600, 0), "lease": int64(1000), "limit": int64(10),
 		"searches": []any{map[string]any{"index": ftEpisode, "query": "x", "kind": "episode"}, map[string]any{"index": ftFact, "query": "x", "kind": "fact"}}}
 	queries := map[string]string{
-		"thread neighbours": qThreadNeighbors,
-		"missing entities":  qMissingEntities, "missing episodes": qMissingEpisodes, "insert episodes": qInsertEpisodes,
+		"thread neighbours, first ring": qThreadFirst, "thread neighbours, middle rings": qThreadMiddle, "thread neighbours, last ring": qThreadLast,
+		"missing entities": qMissingEntities, "missing episodes": qMissingEpisodes, "insert episodes": qInsertEpisodes,
 		"upsert entities": qUpsertEntities, "delete fact relationships": qDeleteFactRels, "create facts": qCreateFacts,
 		"upsert items": qUpsertItems, "mentions": qMentions, "take lock": qTakeLock, "full-text search": qSearch,
 		"bump version": qBumpVersion, "mark purging": qMarkPurging, "seeds and version": qSeedsAndVersion,

@@ -80,6 +80,7 @@ var schemaStatements = []string{
 	"CREATE INDEX kgmem_entity_type IF NOT EXISTS FOR (n:Entity) ON (n.namespace, n.type)",
 	"CREATE INDEX kgmem_episode_ns IF NOT EXISTS FOR (n:Episode) ON (n.namespace)",
 	"CREATE INDEX kgmem_episode_thread IF NOT EXISTS FOR (n:Episode) ON (n.namespace, n.thread_id)",
+	"CREATE INDEX kgmem_episode_thread_time IF NOT EXISTS FOR (n:Episode) ON (n.namespace, n.thread_id, n.timestamp)",
 	"CREATE INDEX kgmem_item_ns IF NOT EXISTS FOR (n:" + labelItem + ") ON (n.namespace)",
 	"CREATE INDEX kgmem_item_expires IF NOT EXISTS FOR (n:" + labelItem + ") ON (n.namespace, n.expires_at)",
 	"CREATE INDEX kgmem_fact_ns IF NOT EXISTS FOR (n:FactText) ON (n.namespace)",
