@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/milvus-io/milvus-sdk-go/v2/client"
@@ -26,6 +27,9 @@ type Backends struct {
 	// Neo4jURI and MilvusAddr locate the shared servers of BackendsNeo4jMilvus.
 	Neo4jURI   string
 	MilvusAddr string
+	// ServerFlags are passed to every run's server after the backends' own,
+	// so that both builds run with the same settings.
+	ServerFlags []string
 }
 
 // validate checks the pair and that the shared servers are named.
@@ -50,7 +54,7 @@ func (b Backends) validate() error {
 // other run uses, so every run starts empty. cleanup drops the collection.
 func (b Backends) serverArgs() (args []string, cleanup func(context.Context) error, err error) {
 	if b.Pair != BackendsNeo4jMilvus {
-		return nil, func(context.Context) error { return nil }, nil
+		return slices.Clone(b.ServerFlags), func(context.Context) error { return nil }, nil
 	}
 	var id [6]byte
 	if _, err := rand.Read(id[:]); err != nil {
@@ -60,6 +64,7 @@ func (b Backends) serverArgs() (args []string, cleanup func(context.Context) err
 	collection := "kgmem_" + tag
 	args = []string{"--graph", "neo4j", "--neo4j-uri", b.Neo4jURI, "--neo4j-scope", tag,
 		"--vector", "milvus", "--milvus-addr", b.MilvusAddr, "--milvus-collection", collection}
+	args = append(args, b.ServerFlags...)
 	return args, func(ctx context.Context) error { return dropCollection(ctx, b.MilvusAddr, collection) }, nil
 }
 

@@ -220,6 +220,7 @@ func TestCompareFlags(t *testing.T) {
 		{[]string{"-compare", "HEAD", "-backends", "postgres+pgvector"}, "-backends"},
 		{[]string{"-compare", "HEAD", "-backends", "neo4j+milvus", "-milvus-addr", ""}, "-milvus-addr"},
 		{[]string{"-compare", "no-such-revision-xyz", "-duration", "1s"}, "no-such-revision-xyz"},
+		{[]string{"-compare", "HEAD", "-server-flag", "milvus-exact-below=-1"}, "-server-flag"},
 	} {
 		err := run(t.Context(), tc.args, &bytes.Buffer{}, &bytes.Buffer{})
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
@@ -272,6 +273,14 @@ func TestCompareBackendArgs(t *testing.T) {
 	for _, flag := range []string{"--neo4j-scope", "--milvus-collection"} {
 		if first[flag] == "" || first[flag] == second[flag] {
 			t.Errorf("%s: %q then %q, want a fresh one per run", flag, first[flag], second[flag])
+		}
+	}
+	// The flags given for both builds come after the backends', on either pair.
+	for _, pair := range []string{BackendsEmbedded, BackendsNeo4jMilvus} {
+		b := Backends{Pair: pair, Neo4jURI: b.Neo4jURI, MilvusAddr: b.MilvusAddr, ServerFlags: []string{"--milvus-exact-below=-1"}}
+		args, _, err := b.serverArgs()
+		if err != nil || len(args) == 0 || args[len(args)-1] != "--milvus-exact-below=-1" {
+			t.Errorf("%s with a server flag: %q, %v; want it last", pair, args, err)
 		}
 	}
 }

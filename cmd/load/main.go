@@ -30,6 +30,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -67,6 +68,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&backends.Pair, "backends", BackendsEmbedded, "with -compare: what the servers store their data in: embedded (SQLite + HNSW) or neo4j+milvus (every run in a fresh Neo4j scope and Milvus collection on -neo4j-uri and -milvus-addr)")
 	fs.StringVar(&backends.Neo4jURI, "neo4j-uri", "bolt://127.0.0.1:7687", "with -backends neo4j+milvus: the Neo4j Bolt URI (authentication off)")
 	fs.StringVar(&backends.MilvusAddr, "milvus-addr", "127.0.0.1:19530", "with -backends neo4j+milvus: the Milvus gRPC address")
+	fs.Func("server-flag", "with -compare: a flag for every run's server, both builds alike, as --name=value (repeat it for several), e.g. -server-flag=--milvus-exact-below=-1", func(v string) error {
+		if !strings.HasPrefix(v, "--") {
+			return fmt.Errorf("%q: want a server flag as --name=value", v)
+		}
+		backends.ServerFlags = append(backends.ServerFlags, v)
+		return nil
+	})
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of this process (the clients, not the server) to this file")
 	if err := fs.Parse(args); err != nil {
 		return err
