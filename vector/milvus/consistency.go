@@ -105,8 +105,9 @@ func (s *sessions) recentlyDeleted() bool {
 	return !s.lastDelete.IsZero() && time.Since(s.lastDelete) < deleteSettle
 }
 
-// rankedReadOptions are the consistency options of a read whose rows are
-// ranked here (exactSearch), and the recent writes to lay over its rows:
+// rankedReadOptions are the consistency options of a search, ranked here
+// (exactSearch) or by Milvus (annReadOptions), and the recent writes to
+// lay over what it reads:
 // at Session, with no delete within deleteSettle and every recent write of
 // ns held, Bounded and those writes (recentWrites), which cost no wait;
 // otherwise readOptions and none.

@@ -149,3 +149,45 @@ func TestRankedReadsLayRecentWritesOver(t *testing.T) {
 		t.Fatalf("Strong: read at %v with %v laid over", optionsOf(opts).ConsistencyLevel, recent)
 	}
 }
+
+// TestSearchesMilvusRanksLayRecentWritesOver: a Session search too large to
+// rank here reads Bounded too, asks Milvus for one more hit per recent
+// write, and scores those writes from the vectors written, replacing what
+// Milvus ranked of them (an older vector, or nothing yet); with more recent
+// writes than it may lay over, it reads with its session timestamp.
+func TestSearchesMilvusRanksLayRecentWritesOver(t *testing.T) {
+	ix := &Index{level: entity.ClSession}
+	ix.sessions.wrote(100, []kgmem.Namespace{"a"})
+	ix.recent.wrote([]kgmem.VectorRecord{
+		{Namespace: "a", ID: "b", Kind: kgmem.KindEpisode, Vector: []float32{0, 1}},  // rewritten away from the query
+		{Namespace: "a", ID: "d", Kind: kgmem.KindFact, Vector: []float32{1, 0.1}},   // new, near it
+		{Namespace: "a", ID: "z", Kind: kgmem.KindEpisode, Vector: []float32{-1, 0}}, // new, far from it
+	})
+	opts, recent, k := ix.annReadOptions("a", nil, 3)
+	if level := optionsOf(opts).ConsistencyLevel; level != entity.ClBounded || k != 6 || len(recent) != 3 {
+		t.Fatalf("read at %v for %d hits with %d writes laid over, want Bounded, 6 and 3", level, k, len(recent))
+	}
+	ranked := []kgmem.Hit{ // as Milvus ranked the stored vectors
+		{Kind: kgmem.KindEpisode, ID: "a", Score: 0.9},
+		{Kind: kgmem.KindEpisode, ID: "b", Score: 0.8},
+		{Kind: kgmem.KindEpisode, ID: "c", Score: 0.7},
+	}
+	var got []string
+	for _, h := range layOver(ranked, recent, []float32{1, 0}, 3) {
+		got = append(got, h.ID)
+	}
+	if want := []string{"d", "a", "c"}; !slices.Equal(got, want) {
+		t.Errorf("laid over: %v, want %v", got, want)
+	}
+
+	ix.recent.limit = maxRecentRecords
+	var many []kgmem.VectorRecord
+	for i := range maxOverlaid + 1 {
+		many = append(many, kgmem.VectorRecord{Namespace: "a", ID: string(rune('A' + i)), Kind: kgmem.KindEpisode, Vector: []float32{1, 0}})
+	}
+	ix.recent.wrote(many)
+	if opts, recent, k := ix.annReadOptions("a", nil, 3); optionsOf(opts).ConsistencyLevel != entity.ClCustomized || recent != nil || k != 3 {
+		t.Errorf("with %d recent writes: read at %v for %d hits with %d laid over, want the session timestamp, 3 and none",
+			maxOverlaid+4, optionsOf(opts).ConsistencyLevel, k, len(recent))
+	}
+}

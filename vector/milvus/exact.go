@@ -75,15 +75,9 @@ func (ix *Index) exactSearch(ctx context.Context, expr string, kinds []kgmem.Kin
 	out := make([]kgmem.Hit, 0, len(ids)+len(recent))
 	qn := norm(q.Vector)
 	score := func(kind kgmem.Kind, id string, v []float32) {
-		vn := norm(v)
-		if vn == 0 {
-			return
+		if sim, ok := cosine(q.Vector, qn, v); ok {
+			out = append(out, kgmem.Hit{Kind: kind, ID: id, Score: sim})
 		}
-		var dot float64
-		for j, x := range v {
-			dot += float64(x) * float64(q.Vector[j])
-		}
-		out = append(out, kgmem.Hit{Kind: kind, ID: id, Score: dot / (qn * vn)})
 	}
 	// This index's recent writes replace the rows the read returned of
 	// them, which may be older versions or missing.
@@ -162,6 +156,20 @@ func (l *largeFilters) forget() {
 	l.mu.Lock()
 	l.seen = nil
 	l.mu.Unlock()
+}
+
+// cosine is the cosine similarity of query (of norm qn) and v, or ok false
+// for a zero v.
+func cosine(query []float32, qn float64, v []float32) (sim float64, ok bool) {
+	vn := norm(v)
+	if vn == 0 {
+		return 0, false
+	}
+	var dot float64
+	for j, x := range v {
+		dot += float64(x) * float64(query[j])
+	}
+	return dot / (qn * vn), true
 }
 
 // norm is the Euclidean length of v.

@@ -15,8 +15,9 @@ import (
 const maxRecentRecords = 50_000
 
 // recentWrites holds the vectors this index upserted within sessionWindow,
-// per namespace, so that a Session search ranked here (exactSearch) reads
-// Bounded, without waiting for Milvus to apply the namespace's last write
+// per namespace, so that a Session search (ranked here, exactSearch, or by
+// Milvus, layOver) reads Bounded, without waiting for Milvus to apply the
+// namespace's last write
 // (most of a time tick, ~200 ms, when writes keep coming), and still sees
 // every write this index acknowledged: its rows are laid over what the read
 // returned. A write older than Milvus's graceful time is in the read itself,

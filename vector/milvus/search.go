@@ -35,10 +35,11 @@ func (ix *Index) Search(ctx context.Context, q kgmem.VectorQuery) ([]kgmem.Hit, 
 	if q.KEach && len(kinds) != 1 {
 		return ix.searchEach(ctx, q, kinds)
 	}
+	level, recent, k := ix.annReadOptions(q.Namespace, kinds, q.K)
 	sp := ix.search
-	if q.K > ix.cfg.Ef {
+	if k > ix.cfg.Ef {
 		// HNSW needs ef >= k to return k results.
-		p, err := entity.NewIndexHNSWSearchParam(q.K)
+		p, err := entity.NewIndexHNSWSearchParam(k)
 		if err != nil {
 			return nil, fmt.Errorf("milvus search: %w", kgmem.Invalidf("k", "%v", err))
 		}
@@ -46,14 +47,54 @@ func (ix *Index) Search(ctx context.Context, q kgmem.VectorQuery) ([]kgmem.Hit, 
 	}
 	res, err := ix.cl.Search(ctx, ix.cfg.Collection, nil, expr,
 		[]string{fieldKind}, []entity.Vector{entity.FloatVector(q.Vector)}, fieldVector,
-		entity.COSINE, q.K, sp, ix.readOptions(q.Namespace)...)
+		entity.COSINE, k, sp, level...)
 	if err != nil {
 		return nil, wrap("search", err)
 	}
-	if len(res) == 0 {
-		return []kgmem.Hit{}, nil
+	var found []kgmem.Hit
+	if len(res) > 0 {
+		if found, err = hits(res[0]); err != nil {
+			return nil, err
+		}
 	}
-	return hits(res[0])
+	return layOver(found, recent, q.Vector, q.K), nil
+}
+
+// maxOverlaid bounds the recent writes a search that Milvus ranks lays over
+// its answer; with more, it reads with its session timestamp instead.
+const maxOverlaid = 1024
+
+// annReadOptions are the consistency options of a search Milvus ranks, the
+// recent writes to lay over its answer and how many hits to ask for: as
+// rankedReadOptions, asking for k more than q.K for each recent write,
+// since each may replace one of the hits (the hit's stored vector is older
+// than its write).
+func (ix *Index) annReadOptions(ns kgmem.Namespace, kinds []kgmem.Kind, k int) ([]client.SearchQueryOptionFunc, map[string]recentRecord, int) {
+	level, recent := ix.rankedReadOptions(ns, kinds)
+	if len(recent) > maxOverlaid || k+len(recent) > maxTopK {
+		return ix.readOptions(ns), nil, k
+	}
+	return level, recent, k + len(recent)
+}
+
+// layOver returns the k best of found, hits Milvus ranked, with recent
+// laid over them: a hit of a recent write is scored again from the vector
+// written, and every recent write is scored against query.
+func layOver(found []kgmem.Hit, recent map[string]recentRecord, query []float32, k int) []kgmem.Hit {
+	out := make([]kgmem.Hit, 0, len(found)+len(recent))
+	for _, h := range found {
+		if _, rewritten := recent[h.ID]; !rewritten {
+			out = append(out, h)
+		}
+	}
+	qn := norm(query)
+	for id, rec := range recent {
+		if score, ok := cosine(query, qn, rec.vector); ok {
+			out = append(out, kgmem.Hit{Kind: rec.kind, ID: id, Score: score})
+		}
+	}
+	slices.SortFunc(out, bestFirst)
+	return out[:min(k, len(out))]
 }
 
 // searchEach answers a KEach query of several kinds that is too large to
