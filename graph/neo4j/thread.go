@@ -25,13 +25,13 @@ import (
 // ring is read for every side, each further ring only for the sides that
 // found fewer episodes than the window and have some beyond (a check that
 // stops at the first one). The answer is exactly what one unbounded seek
-// would give; a hit in the middle of a conversation costs one query that
-// reads the turns near it, and one at a thread's end no more.
+// would give; a hit costs one query that reads the turns of the day around
+// it, and one at a thread's end no more.
 
 // threadRings are the bounds, in time from the episode, of the rings of
 // thread neighbours read one after the other; the last ring has no outer
 // bound.
-var threadRings = []time.Duration{10 * time.Minute, 24 * time.Hour}
+var threadRings = []time.Duration{24 * time.Hour, 30 * 24 * time.Hour}
 
 // Predicates of a thread neighbour n of a on each side, in thread order.
 const (
@@ -48,35 +48,64 @@ const (
 // outer) from it in time; with outer, whether any episode of the thread
 // lies beyond $outer on each side.
 func qThreadRing(inner, outer bool) string {
-	before, after := []string{threadBefore}, []string{threadAfter}
+	// The bounds are computed once per episode asked about, not once per
+	// neighbour read: date-time arithmetic is not cheap in Cypher.
+	before, after, bounds := []string{threadBefore}, []string{threadAfter}, []string{}
 	if inner {
-		before = append(before, `n.timestamp < a.timestamp - $inner`)
-		after = append(after, `n.timestamp > a.timestamp + $inner`)
+		before = append(before, `n.timestamp < innerBefore`)
+		after = append(after, `n.timestamp > innerAfter`)
+		bounds = append(bounds, `a.timestamp - $inner AS innerBefore`, `a.timestamp + $inner AS innerAfter`)
 	}
-	beyond := `false AS moreBefore, false AS moreAfter`
+	beyond, probes := `false AS moreBefore, false AS moreAfter`, ``
 	if outer {
-		before = append(before, `n.timestamp >= a.timestamp - $outer`)
-		after = append(after, `n.timestamp <= a.timestamp + $outer`)
-		beyond = `row.before AND EXISTS { MATCH (m:Episode {namespace: $ns, thread_id: a.thread_id}) WHERE m.timestamp < a.timestamp - $outer } AS moreBefore,
-		row.after AND EXISTS { MATCH (m:Episode {namespace: $ns, thread_id: a.thread_id}) WHERE m.timestamp > a.timestamp + $outer } AS moreAfter`
+		before = append(before, `n.timestamp >= outerBefore`)
+		after = append(after, `n.timestamp <= outerAfter`)
+		bounds = append(bounds, `a.timestamp - $outer AS outerBefore`, `a.timestamp + $outer AS outerAfter`)
+		beyond = `moreBefore, moreAfter`
+		probes = `
+	CALL (a, outerBefore, wantBefore) {
+		WITH a, outerBefore WHERE wantBefore
+		MATCH (m:Episode {namespace: $ns, thread_id: a.thread_id}) USING INDEX m:Episode(namespace, thread_id, timestamp)
+		WHERE m.timestamp < outerBefore
+		WITH m LIMIT 1
+		RETURN count(m) > 0 AS moreBefore
 	}
+	CALL (a, outerAfter, wantAfter) {
+		WITH a, outerAfter WHERE wantAfter
+		MATCH (m:Episode {namespace: $ns, thread_id: a.thread_id}) USING INDEX m:Episode(namespace, thread_id, timestamp)
+		WHERE m.timestamp > outerAfter
+		WITH m LIMIT 1
+		RETURN count(m) > 0 AS moreAfter
+	}`
+	}
+	scope := strings.Join(append([]string{"a"}, boundNames(bounds)...), ", ")
 	return stablePlan + `UNWIND $rows AS row
 	MATCH (a:Episode {namespace: $ns, id: row.id})
-	CALL (a, row) {
-		WITH a, row WHERE row.before
+	WITH ` + strings.Join(append([]string{"a", "row.id AS id", "row.before AS wantBefore", "row.after AS wantAfter"}, bounds...), ", ") + `
+	CALL (` + scope + `, wantBefore) {
+		WITH ` + scope + ` WHERE wantBefore
 		MATCH (n:Episode {namespace: $ns, thread_id: a.thread_id}) USING INDEX n:Episode(namespace, thread_id, timestamp)
 		WHERE ` + strings.Join(before, " AND ") + `
 		WITH n ORDER BY n.timestamp DESC, n.created_at DESC, coalesce(n.seq, 0) DESC LIMIT $window
 		RETURN collect([n.id, n.role]) AS before
 	}
-	CALL (a, row) {
-		WITH a, row WHERE row.after
+	CALL (` + scope + `, wantAfter) {
+		WITH ` + scope + ` WHERE wantAfter
 		MATCH (n:Episode {namespace: $ns, thread_id: a.thread_id}) USING INDEX n:Episode(namespace, thread_id, timestamp)
 		WHERE ` + strings.Join(after, " AND ") + `
 		WITH n ORDER BY n.timestamp, n.created_at, coalesce(n.seq, 0) LIMIT $window
 		RETURN collect([n.id, n.role]) AS after
+	}` + probes + `
+	RETURN id, a.role, before, after, ` + beyond
+}
+
+// boundNames are the variables "expr AS name" items bind.
+func boundNames(items []string) []string {
+	names := make([]string, len(items))
+	for i, item := range items {
+		_, names[i], _ = strings.Cut(item, " AS ")
 	}
-	RETURN row.id, a.role, before, after, ` + beyond
+	return names
 }
 
 var (

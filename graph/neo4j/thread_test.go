@@ -12,8 +12,8 @@ import (
 )
 
 // TestThreadNeighborsReadNearTheEpisode profiles the first ring of thread
-// neighbours for an episode in the middle of a thread of 300 turns a
-// minute apart and of one of 3,000: the database reads about as much for
+// neighbours for an episode in the middle of a thread of 300 turns an hour
+// apart and of one of 3,000: the database reads about as much for
 // both. The seek of the whole thread on each side, which it replaced, read
 // every turn of the thread for every search hit.
 func TestThreadNeighborsReadNearTheEpisode(t *testing.T) {
@@ -33,7 +33,7 @@ func TestThreadNeighborsReadNearTheEpisode(t *testing.T) {
 		for first := 0; first < turns; first += 1000 {
 			cs := kgmem.ChangeSet{Namespace: ns}
 			for i := first; i < min(turns, first+1000); i++ {
-				at := start.Add(time.Duration(i) * time.Minute)
+				at := start.Add(time.Duration(i) * time.Hour)
 				cs.Episodes = append(cs.Episodes, kgmem.Episode{ID: fmt.Sprintf("ep_%s_%d", thread, i), Namespace: ns, ThreadID: thread,
 					MessageID: fmt.Sprint(i), Name: "Ann", Role: "user", Content: "turn", Timestamp: at, CreatedAt: at})
 			}
