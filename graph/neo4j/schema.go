@@ -67,7 +67,6 @@ var schemaStatements = []string{
 	"CREATE CONSTRAINT kgmem_job_seq IF NOT EXISTS FOR (n:" + labelJobSeq + ") REQUIRE n.scope IS UNIQUE",
 	"CREATE INDEX kgmem_job_lease IF NOT EXISTS FOR (n:" + labelJob + ") ON (n.scope, n.status)",
 	"CREATE INDEX kgmem_vector_op IF NOT EXISTS FOR (n:" + labelVectorOp + ") ON (n.scope, n.owner)",
-	"CREATE INDEX kgmem_vector_op_seq IF NOT EXISTS FOR (n:" + labelVectorOp + ") ON (n.scope, n.seq)",
 	"CREATE CONSTRAINT kgmem_outbox_owner IF NOT EXISTS FOR (n:" + labelOutboxOwner + ") REQUIRE (n.scope, n.owner) IS UNIQUE",
 	"CREATE CONSTRAINT kgmem_settings_key IF NOT EXISTS FOR (n:KgmemSettings) REQUIRE n.namespace IS UNIQUE",
 	"CREATE CONSTRAINT kgmem_schema_key IF NOT EXISTS FOR (n:KgmemSchema) REQUIRE n.name IS UNIQUE",
