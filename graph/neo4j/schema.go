@@ -78,7 +78,10 @@ var schemaStatements = []string{
 	"CREATE TEXT INDEX kgmem_entity_name_keys IF NOT EXISTS FOR (n:Entity) ON (n.name_keys)",
 	"CREATE INDEX kgmem_entity_type IF NOT EXISTS FOR (n:Entity) ON (n.namespace, n.type)",
 	"CREATE INDEX kgmem_episode_ns IF NOT EXISTS FOR (n:Episode) ON (n.namespace)",
-	"CREATE INDEX kgmem_episode_thread IF NOT EXISTS FOR (n:Episode) ON (n.namespace, n.thread_id)",
+	// Thread neighbours seek (namespace, thread_id, timestamp). Databases
+	// written by older servers also hold kgmem_episode_thread on (namespace,
+	// thread_id), which those servers' queries name; it is left for them,
+	// and may be dropped once every server is this version or newer.
 	"CREATE INDEX kgmem_episode_thread_time IF NOT EXISTS FOR (n:Episode) ON (n.namespace, n.thread_id, n.timestamp)",
 	"CREATE INDEX kgmem_item_ns IF NOT EXISTS FOR (n:" + labelItem + ") ON (n.namespace)",
 	"CREATE INDEX kgmem_item_expires IF NOT EXISTS FOR (n:" + labelItem + ") ON (n.namespace, n.expires_at)",

@@ -33,12 +33,14 @@ import (
 // bound.
 var threadRings = []time.Duration{24 * time.Hour, 30 * 24 * time.Hour}
 
-// Predicates of a thread neighbour n of a on each side, in thread order.
+// Predicates of a thread neighbour n of a on each side, in thread order:
+// a closed range of timestamps, which the index seeks, and the order of
+// the sort keys, compared as lists. Written as ORs of comparisons, the
+// order made the planner seek each alternative apart, one of them over
+// the whole thread before the anchor, and filter the ring's bound after.
 const (
-	threadBefore = `(n.timestamp < a.timestamp OR (n.timestamp = a.timestamp AND (n.created_at < a.created_at
-			OR (n.created_at = a.created_at AND coalesce(n.seq, 0) < coalesce(a.seq, 0)))))`
-	threadAfter = `(n.timestamp > a.timestamp OR (n.timestamp = a.timestamp AND (n.created_at > a.created_at
-			OR (n.created_at = a.created_at AND coalesce(n.seq, 0) > coalesce(a.seq, 0)))))`
+	threadBefore = `n.timestamp <= a.timestamp AND [n.timestamp, n.created_at, coalesce(n.seq, 0)] < threadKey`
+	threadAfter  = `n.timestamp >= a.timestamp AND [n.timestamp, n.created_at, coalesce(n.seq, 0)] > threadKey`
 )
 
 // qThreadRing lists, for each row {id, before, after} of $rows, the ids and
@@ -50,7 +52,8 @@ const (
 func qThreadRing(inner, outer bool) string {
 	// The bounds are computed once per episode asked about, not once per
 	// neighbour read: date-time arithmetic is not cheap in Cypher.
-	before, after, bounds := []string{threadBefore}, []string{threadAfter}, []string{}
+	before, after := []string{threadBefore}, []string{threadAfter}
+	bounds := []string{`[a.timestamp, a.created_at, coalesce(a.seq, 0)] AS threadKey`}
 	if inner {
 		before = append(before, `n.timestamp < innerBefore`)
 		after = append(after, `n.timestamp > innerAfter`)
