@@ -51,6 +51,13 @@ func (g *sharedGraph) OpenVectorOutbox(_ context.Context, owner string, _ time.D
 	g.owner = owner
 	return g.box, nil
 }
+func (g *sharedGraph) QueuedVectorWrites(context.Context) (map[kgmem.Namespace]int, error) {
+	out := map[kgmem.Namespace]int{}
+	for _, op := range g.box.Pending(0) {
+		out[op.Namespace]++
+	}
+	return out, nil
+}
 
 // countingLocker is a namespace lock that counts the locks taken.
 type countingLocker struct {
