@@ -173,7 +173,7 @@ func TestSearchesMilvusRanksLayRecentWritesOver(t *testing.T) {
 		{Kind: kgmem.KindEpisode, ID: "c", Score: 0.7},
 	}
 	var got []string
-	for _, h := range layOver(ranked, recent, []float32{1, 0}, 3) {
+	for _, h := range layOver(ranked, recent, []float32{1, 0}, 3, false) {
 		got = append(got, h.ID)
 	}
 	if want := []string{"d", "a", "c"}; !slices.Equal(got, want) {

@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"slices"
 	"sync"
 	"time"
 
@@ -72,25 +71,19 @@ func (ix *Index) exactSearch(ctx context.Context, expr string, kinds []kgmem.Kin
 		ix.large.mark(expr)
 		return nil, false, nil
 	}
-	out := make([]kgmem.Hit, 0, len(ids)+len(recent))
+	rows := make([]kgmem.Hit, 0, len(ids))
 	qn := norm(q.Vector)
-	score := func(kind kgmem.Kind, id string, v []float32) {
-		if sim, ok := cosine(q.Vector, qn, v); ok {
-			out = append(out, kgmem.Hit{Kind: kind, ID: id, Score: sim})
-		}
-	}
-	// This index's recent writes replace the rows the read returned of
-	// them, which may be older versions or missing.
 	for i, v := range vecs {
-		if _, rewritten := recent[ids[i]]; !rewritten {
-			score(kgmem.Kind(rowKinds[i]), ids[i], v)
+		// This index's recent writes replace the rows the read returned of
+		// them, which may be older versions or missing (layOver).
+		if _, rewritten := recent[ids[i]]; rewritten {
+			continue
+		}
+		if sim, ok := cosine(q.Vector, qn, v); ok {
+			rows = append(rows, kgmem.Hit{Kind: kgmem.Kind(rowKinds[i]), ID: ids[i], Score: sim})
 		}
 	}
-	for id, rec := range recent {
-		score(rec.kind, id, rec.vector)
-	}
-	slices.SortFunc(out, bestFirst)
-	return topK(out, q.K, q.KEach), true, nil
+	return layOver(rows, recent, q.Vector, q.K, q.KEach), true, nil
 }
 
 // bestFirst orders hits by score, best first, then by id.

@@ -57,7 +57,7 @@ func (ix *Index) Search(ctx context.Context, q kgmem.VectorQuery) ([]kgmem.Hit, 
 			return nil, err
 		}
 	}
-	return layOver(found, recent, q.Vector, q.K), nil
+	return layOver(found, recent, q.Vector, q.K, false), nil
 }
 
 // maxOverlaid bounds the recent writes a search that Milvus ranks lays over
@@ -77,10 +77,11 @@ func (ix *Index) annReadOptions(ns kgmem.Namespace, kinds []kgmem.Kind, k int) (
 	return level, recent, k + len(recent)
 }
 
-// layOver returns the k best of found, hits Milvus ranked, with recent
-// laid over them: a hit of a recent write is scored again from the vector
-// written, and every recent write is scored against query.
-func layOver(found []kgmem.Hit, recent map[string]recentRecord, query []float32, k int) []kgmem.Hit {
+// layOver returns the k best of found (with each, of each kind), hits
+// ranked from what Milvus returned, with recent laid over them: a hit of a
+// recent write is scored again from the vector written, and every recent
+// write is scored against query.
+func layOver(found []kgmem.Hit, recent map[string]recentRecord, query []float32, k int, each bool) []kgmem.Hit {
 	out := make([]kgmem.Hit, 0, len(found)+len(recent))
 	for _, h := range found {
 		if _, rewritten := recent[h.ID]; !rewritten {
@@ -94,7 +95,7 @@ func layOver(found []kgmem.Hit, recent map[string]recentRecord, query []float32,
 		}
 	}
 	slices.SortFunc(out, bestFirst)
-	return out[:min(k, len(out))]
+	return topK(out, k, each)
 }
 
 // searchEach answers a KEach query of several kinds that is too large to
