@@ -154,24 +154,24 @@ func (s *Store) ThreadNeighbors(ctx context.Context, ns kgmem.Namespace, q kgmem
 		if ring < len(threadRings) {
 			params["outer"] = cypherDuration(threadRings[ring])
 		}
-		more, err := s.threadSides(ctx, query, params)
+		more, err := s.readThreadSides(ctx, query, params)
 		if err != nil {
 			return nil, fmt.Errorf("neo4j: thread neighbors in %s: %w", ns, err)
 		}
 		rows = rows[:0:0]
 		for _, id := range q.IDs {
-			ring, ok := more[id]
+			got, ok := more[id]
 			if !ok {
 				continue
 			}
 			delete(more, id) // an id asked twice is answered once
 			sides := found[id]
-			sides.role = ring.role
-			sides.before = append(sides.before, ring.before[:min(len(ring.before), window-len(sides.before))]...)
-			sides.after = append(sides.after, ring.after[:min(len(ring.after), window-len(sides.after))]...)
+			sides.role = got.role
+			sides.before = append(sides.before, got.before[:min(len(got.before), window-len(sides.before))]...)
+			sides.after = append(sides.after, got.after[:min(len(got.after), window-len(sides.after))]...)
 			found[id] = sides
-			before := ring.moreBefore && len(sides.before) < window
-			after := ring.moreAfter && len(sides.after) < window
+			before := got.moreBefore && len(sides.before) < window
+			after := got.moreAfter && len(sides.after) < window
 			if before || after {
 				rows = append(rows, map[string]any{"id": id, "before": before, "after": after})
 			}
@@ -213,9 +213,9 @@ type threadSides struct {
 	moreBefore, moreAfter bool
 }
 
-// threadSides runs a thread neighbours query and returns its sides by the
-// id asked about; ids not stored in the namespace are absent.
-func (s *Store) threadSides(ctx context.Context, query string, params map[string]any) (map[string]threadSides, error) {
+// readThreadSides runs a thread neighbours query and returns its sides by
+// the id asked about; ids not stored in the namespace are absent.
+func (s *Store) readThreadSides(ctx context.Context, query string, params map[string]any) (map[string]threadSides, error) {
 	recs, err := s.read(ctx, query, params)
 	if err != nil {
 		return nil, err
