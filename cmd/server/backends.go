@@ -462,15 +462,22 @@ func openOutbox(ctx context.Context, cfg *config, graph kgmem.GraphStore, owner 
 	return box, nil
 }
 
+// openExistingOutbox opens the outbox journal at path, or returns nil
+// without creating one when there is none.
+func openExistingOutbox(path string) (*outbox.File, error) {
+	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	f, _, err := outbox.Open(path)
+	return f, err
+}
+
 // moveOutbox moves into dst the ops queued in the journal at path (a
 // server that ran before its outbox was kept in Neo4j); a missing journal
 // holds none.
 func moveOutbox(ctx context.Context, path string, dst kgmem.VectorOutbox, log *slog.Logger) error {
-	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
-		return nil
-	}
-	f, _, err := outbox.Open(path)
-	if err != nil {
+	f, err := openExistingOutbox(path)
+	if err != nil || f == nil {
 		return err
 	}
 	defer f.Close()

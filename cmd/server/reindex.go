@@ -6,14 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
-	"os"
 	"path/filepath"
 	"time"
 
 	"github.com/kgmem/kgmem"
 	"github.com/kgmem/kgmem/memory"
-	"github.com/kgmem/kgmem/outbox"
 	"github.com/spf13/cobra"
 )
 
@@ -179,12 +176,8 @@ func queuedVectorWrites(ctx context.Context, cfg *config, graph kgmem.GraphStore
 	if kept, ok := graph.(kgmem.VectorOutboxStore); ok {
 		return kept.QueuedVectorWrites(ctx)
 	}
-	path := filepath.Join(cfg.DataDir, outboxFile)
-	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	box, _, err := outbox.Open(path)
-	if err != nil {
+	box, err := openExistingOutbox(filepath.Join(cfg.DataDir, outboxFile))
+	if err != nil || box == nil {
 		return nil, err
 	}
 	defer box.Close()

@@ -151,8 +151,8 @@ func (o *VectorOutbox) adopt(ctx context.Context) (int, error) {
 // op has an owner): matching the scope alone scans every op of every scope,
 // and a Milvus outage queues an op per record written. An index of (scope,
 // seq) would let a delete seek its ops alone, but updating it on every
-// op's creation and deletion cost a quarter of the requests a Neo4j server
-// answers under a mixed load.
+// op's creation and deletion cost a mixed load more throughput than the
+// seek saves.
 const (
 	// whereOwn selects this owner's ops.
 	whereOwn = `WHERE v.owner = $owner`
